@@ -1,0 +1,185 @@
+"""Tree utilities shared by metrics, baselines and probes.
+
+Conventions: a sentence of ``n`` words has 0-based word indices ``0..n-1``; heads are
+1-based with ``0`` for the root, as in CoNLL-U; undirected edges are pairs ``(i, j)``
+with ``i < j``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import minimum_spanning_tree, shortest_path
+
+__all__ = [
+    "heads_to_edges",
+    "tree_distances",
+    "minimum_spanning_edges",
+    "prim_maximum_spanning_tree",
+    "edges_to_distances",
+]
+
+
+def heads_to_edges(heads: Sequence[int]) -> list[tuple[int, int]]:
+    """Undirected edges ``(i, j)``, ``i < j``, of a tree given by 1-based heads.
+
+    Parameters
+    ----------
+    heads : array-like of int of shape (n_words,)
+        ``heads[k]`` is the 1-based head of word ``k``, ``0`` for the root.
+
+    Returns
+    -------
+    list of (int, int)
+        ``n_words - 1`` edges for a single-rooted tree, 0-based.
+    """
+    edges = []
+    for child, head in enumerate(heads):
+        head = int(head)
+        if head > 0:
+            a, b = child, head - 1
+            edges.append((a, b) if a < b else (b, a))
+    return edges
+
+
+def edges_to_distances(n: int, edges: Sequence[tuple[int, int]]) -> np.ndarray:
+    """Path-length matrix of an undirected graph on ``n`` nodes.
+
+    Parameters
+    ----------
+    n : int
+        Number of words.
+    edges : sequence of (int, int)
+        0-based undirected edges.
+
+    Returns
+    -------
+    ndarray of float64 of shape (n, n)
+        Number of edges on the shortest path; ``inf`` between disconnected nodes.
+    """
+    if n == 0:
+        return np.zeros((0, 0))
+    if not edges:
+        d = np.full((n, n), np.inf)
+        np.fill_diagonal(d, 0.0)
+        return d
+    rows, cols = zip(*edges)
+    graph = csr_matrix((np.ones(len(edges)), (rows, cols)), shape=(n, n))
+    return shortest_path(graph, method="D", directed=False, unweighted=True)
+
+
+def tree_distances(heads: Sequence[int]) -> np.ndarray:
+    """Gold tree distances d_T(i, j): the number of edges between words i and j.
+
+    This is the target of the structural probe (Hewitt & Manning, 2019, §2).
+
+    Parameters
+    ----------
+    heads : array-like of int of shape (n_words,)
+        1-based heads, ``0`` for the root.
+
+    Returns
+    -------
+    ndarray of float64 of shape (n_words, n_words)
+        Symmetric, zero diagonal, integer-valued.
+    """
+    return edges_to_distances(len(heads), heads_to_edges(heads))
+
+
+def minimum_spanning_edges(distances: np.ndarray, keep: np.ndarray | None = None) -> set[tuple[int, int]]:
+    """Minimum spanning tree over predicted distances, with Hewitt & Manning's tie-breaking.
+
+    Hewitt & Manning (2019) decode a tree from a distance matrix with Kruskal's algorithm
+    over the word pairs sorted by distance (a stable sort, so equal distances are taken
+    in ``(i, j)`` order), skipping punctuation words. This function returns exactly that
+    tree. It replaces each candidate edge's weight by its rank in that order before
+    calling :func:`scipy.sparse.csgraph.minimum_spanning_tree`; a spanning tree is
+    minimal for the ranks iff Kruskal picks it, and distinct ranks make it unique.
+
+    Parameters
+    ----------
+    distances : array-like of shape (n_words, n_words)
+        Predicted distances. An asymmetric matrix is symmetrised with the elementwise
+        minimum, which is what Kruskal over all ordered pairs does.
+    keep : array-like of bool of shape (n_words,), optional
+        Words that take part (for example, not punctuation). Default: all.
+
+    Returns
+    -------
+    set of (int, int)
+        Edges ``(i, j)``, ``i < j``, in original 0-based word indices; ``k - 1`` edges
+        for ``k`` kept words.
+
+    Raises
+    ------
+    ValueError
+        If ``distances`` is not square or contains NaN.
+    """
+    d = np.asarray(distances, dtype=np.float64)
+    if d.ndim != 2 or d.shape[0] != d.shape[1]:
+        raise ValueError(f"distances must be a square matrix, got shape {d.shape}")
+    if np.isnan(d).any():
+        raise ValueError("distances contain NaN")
+    n = d.shape[0]
+    idx = np.arange(n) if keep is None else np.flatnonzero(np.asarray(keep, dtype=bool))
+    k = len(idx)
+    if k < 2:
+        return set()
+    sub = d[np.ix_(idx, idx)]
+    sub = np.minimum(sub, sub.T)
+    iu, ju = np.triu_indices(k, 1)
+    # Rank by (distance, i, j): lexsort sorts by the last key first.
+    order = np.lexsort((ju, iu, sub[iu, ju]))
+    ranks = np.empty(len(order), dtype=np.float64)
+    ranks[order] = np.arange(1, len(order) + 1)
+    graph = csr_matrix((ranks, (iu, ju)), shape=(k, k))
+    tree = minimum_spanning_tree(graph).tocoo()
+    return {(int(idx[a]), int(idx[b])) if idx[a] < idx[b] else (int(idx[b]), int(idx[a]))
+            for a, b in zip(tree.row, tree.col)}
+
+
+def prim_maximum_spanning_tree(weights: np.ndarray) -> list[tuple[int, int]]:
+    """Maximum spanning tree with Prim's algorithm (dense, O(n^2)).
+
+    Used by the Majority baseline of Hall Maudslay & Cotterell (2021, §5.1). The tree is
+    grown from word 0; among equal weights the lowest-index candidate wins, which makes
+    the result deterministic.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_words, n_words)
+        Symmetric edge weights (for example, edge counts).
+
+    Returns
+    -------
+    list of (int, int)
+        ``n_words - 1`` undirected edges ``(i, j)``, ``i < j``, in the order Prim added them.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is not square.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 2 or w.shape[0] != w.shape[1]:
+        raise ValueError(f"weights must be a square matrix, got shape {w.shape}")
+    n = w.shape[0]
+    if n < 2:
+        return []
+    in_tree = np.zeros(n, dtype=bool)
+    in_tree[0] = True
+    best = w[0].copy()
+    parent = np.zeros(n, dtype=np.int64)
+    edges = []
+    for _ in range(n - 1):
+        cand = np.where(in_tree, -np.inf, best)
+        v = int(np.argmax(cand))  # first maximum: lowest index on ties
+        in_tree[v] = True
+        u = int(parent[v])
+        edges.append((u, v) if u < v else (v, u))
+        better = (~in_tree) & (w[v] > best)
+        best[better] = w[v][better]
+        parent[better] = v
+    return edges
