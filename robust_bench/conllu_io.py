@@ -94,6 +94,8 @@ class Sentence:
         Source file.
     line : int
         1-based line on which the sentence starts.
+    word_lines : tuple of int of shape (n_words,)
+        1-based line of each syntactic word, for error messages.
     """
 
     sent_id: str
@@ -109,6 +111,7 @@ class Sentence:
     tokenlist: conllu.TokenList = field(repr=False, compare=False)
     path: str = field(default="<string>", compare=False)
     line: int = field(default=1, compare=False)
+    word_lines: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.forms)
@@ -145,7 +148,7 @@ class Sentence:
             sent_id=self.sent_id, text=self.text, forms=tuple(forms), lemmas=self.lemmas,
             upos=self.upos, xpos=self.xpos, feats=self.feats, heads=self.heads,
             deprels=self.deprels, multiword_tokens=self.multiword_tokens, tokenlist=tl,
-            path=self.path, line=self.line,
+            path=self.path, line=self.line, word_lines=self.word_lines,
         )
 
 
@@ -289,6 +292,7 @@ def _parse_block(path: str, start: int, block: list[tuple[int, str]], index: int
         tokenlist=tl,
         path=path,
         line=start,
+        word_lines=tuple(word_lines),
     )
 
 

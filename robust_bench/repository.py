@@ -1,0 +1,226 @@
+"""The dataset repository: Parquet files per config and split, plus a README card.
+
+Layout (a folder that ``datasets.load_dataset(folder, config)`` reads, locally or as a Hub
+dataset repository)::
+
+    DIR/README.md                       YAML ``configs:`` for every config built so far + card
+    DIR/data/<config>/<split>.parquet
+    DIR/data/<config>/metadata.json     what the card says about <config>
+
+Builds are atomic: everything is written to a staging folder beside ``DIR`` and moved into
+place only when complete. An interrupted or failed build leaves the previous repository as
+it was, and a repository that did not exist is not created.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from robust_bench import __version__
+from robust_bench.registry import get_config
+from robust_bench.sources import sha256_file
+
+__all__ = ["DEFAULT_REPO", "BuildReport", "build_config", "read_metadata", "render_card", "write_card"]
+
+#: Default repository folder, so that ``load_dataset("robust-bench", CONFIG)`` works from the working directory.
+DEFAULT_REPO = "robust-bench"
+METADATA = "metadata.json"
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a build produced."""
+
+    config: str
+    repo: Path
+    files: dict[str, Path]
+    metadata: dict[str, Any]
+    seconds: float
+
+
+def _versions() -> dict[str, str]:
+    import datasets
+    import pyarrow
+
+    return {"robust_bench": __version__, "datasets": datasets.__version__, "pyarrow": pyarrow.__version__,
+            "python": platform.python_version()}
+
+
+def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: str | os.PathLike | None = None,
+                 seed: int = 0, num_proc: int | None = None) -> BuildReport:
+    """Materialise ``config`` into the dataset repository ``out``.
+
+    Parameters
+    ----------
+    config : str
+        A registered config name (see ``robust-bench list``).
+    out : path-like
+        Repository folder; created if needed.
+    source : path-like, optional
+        Local mirror of the source corpora (laid out like ``../shared/data``).
+    seed : int
+        Base seed; the same seed gives byte-identical Parquet files.
+    num_proc : int, optional
+        Worker processes for example generation.
+
+    Returns
+    -------
+    BuildReport
+
+    Raises
+    ------
+    UnknownConfigError
+        If no builder owns ``config``.
+    ConlluError, SourceNotFoundError, PseudowordError
+        From the builder; the repository is left untouched.
+    """
+    start = time.perf_counter()
+    entry = get_config(config)
+    out = Path(out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-staging-", dir=out.parent))
+    try:
+        builder = entry.builder(config_name=config, cache_dir=str(staging / "cache"), seed=seed,
+                                source_dir=None if source is None else str(source))
+        builder.download_and_prepare(num_proc=num_proc)
+        dataset = builder.as_dataset()
+        stage_cfg = staging / "data" / config
+        stage_cfg.mkdir(parents=True)
+        files = {}
+        for split in entry.splits:
+            path = stage_cfg / f"{split}.parquet"
+            dataset[split].to_parquet(str(path))
+            files[split] = path
+        stats = builder.statistics(dataset)
+        metadata = {
+            "config": config,
+            "family": entry.family,
+            "builder": f"{entry.builder.__module__}.{entry.builder.__name__}",
+            "builder_version": str(builder.config.version or entry.builder.VERSION),
+            "seed": seed,
+            "splits": list(entry.splits),
+            "description": entry.builder.DESCRIPTION.strip(),
+            "citation": entry.builder.CITATION.strip(),
+            "license": entry.builder.LICENSE,
+            "source": {"name": entry.builder.SOURCE.name, "version": entry.builder.SOURCE.version,
+                       "license": entry.builder.SOURCE.license, "url": entry.builder.SOURCE.url},
+            "provenance": builder.provenance,
+            "files": {split: {"path": f"data/{config}/{split}.parquet", "sha256": sha256_file(p),
+                              "bytes": p.stat().st_size, "rows": len(dataset[split])}
+                      for split, p in files.items()},
+            "statistics": stats,
+            "coverage_notes": builder.coverage_notes(stats),
+            "versions": _versions(),
+        }
+        del dataset, builder
+        shutil.rmtree(staging / "cache", ignore_errors=True)
+        (stage_cfg / METADATA).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
+        _commit(out, config, stage_cfg)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    final = {split: out / "data" / config / f"{split}.parquet" for split in entry.splits}
+    return BuildReport(config=config, repo=out, files=final, metadata=metadata,
+                       seconds=time.perf_counter() - start)
+
+
+def _commit(out: Path, config: str, stage_cfg: Path) -> None:
+    """Move a staged config into the repository and rewrite the card; roll back on failure."""
+    created = not out.exists()
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    final = out / "data" / config
+    backup = None
+    try:
+        if final.exists():
+            backup = Path(tempfile.mkdtemp(prefix=f".{config}-old-", dir=out))
+            os.rename(final, backup / config)
+        os.rename(stage_cfg, final)
+        write_card(out)
+    except BaseException:
+        if final.exists() and backup is not None:
+            shutil.rmtree(final, ignore_errors=True)
+        if backup is not None and (backup / config).exists():
+            os.rename(backup / config, final)
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    finally:
+        if backup is not None:
+            shutil.rmtree(backup, ignore_errors=True)
+
+
+def read_metadata(repo: str | os.PathLike) -> dict[str, dict[str, Any]]:
+    """The metadata of every config materialised in ``repo``, by config name."""
+    data = Path(repo) / "data"
+    out = {}
+    if data.is_dir():
+        for cfg in sorted(p for p in data.iterdir() if (p / METADATA).is_file()):
+            out[cfg.name] = json.loads((cfg / METADATA).read_text(encoding="utf-8"))
+    return out
+
+
+def render_card(metas: dict[str, dict[str, Any]]) -> str:
+    """The repository README: YAML ``configs:`` for ``load_dataset`` and a card per config."""
+    header = {
+        "pretty_name": "robust-bench",
+        "language": ["en"],
+        "license": "other",
+        "tags": ["robustness", "perturbation", "contrast-sets", "probing"],
+        "configs": [
+            {"config_name": name,
+             "data_files": [{"split": split, "path": f["path"]} for split, f in m["files"].items()]}
+            for name, m in metas.items()
+        ],
+    }
+    parts = ["---", yaml.safe_dump(header, sort_keys=False).rstrip(), "---", "",
+             "# robust-bench", "",
+             "Perturbed corpora for testing how robust NLP models are to natural, linguistically controlled "
+             "perturbations. Written by `robust-bench build`; do not edit by hand.", "",
+             "```python", "from datasets import load_dataset",
+             *[f'ds = load_dataset("robust-bench", "{name}")' for name in metas], "```", ""]
+    for name, m in metas.items():
+        src = m["source"]
+        parts += [f"## {name}", "", m["description"], "",
+                  f"- **Family:** {m['family']}",
+                  f"- **Source corpus:** {src['name']} {src['version']} ({src['license']}), {src['url']}",
+                  f"- **Licence:** {m['license']}",
+                  f"- **Builder:** `{m['builder']}` version {m['builder_version']}",
+                  f"- **Seed:** {m['seed']}",
+                  f"- **Built with:** " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()), "",
+                  "| split | rows | file | SHA-256 |", "|---|---:|---|---|"]
+        for split, f in m["files"].items():
+            parts.append(f"| {split} | {f['rows']:,} | `{f['path']}` | `{f['sha256']}` |")
+        parts += ["", "### Statistics", ""]
+        if m.get("coverage_notes"):
+            parts += [m["coverage_notes"], ""]
+        parts += ["```json", json.dumps(m["statistics"], indent=2, sort_keys=True), "```", ""]
+        prov = m.get("provenance") or {}
+        if prov:
+            parts += ["### Provenance", "", "```json", json.dumps(prov, indent=2, sort_keys=True), "```", ""]
+        parts += ["### Citation", "", "```bibtex", m["citation"], "```", ""]
+    return "\n".join(parts)
+
+
+def write_card(repo: str | os.PathLike) -> Path:
+    """Rewrite ``repo/README.md`` from the metadata of every config, atomically."""
+    repo = Path(repo)
+    text = render_card(read_metadata(repo))
+    fd, tmp = tempfile.mkstemp(prefix=".README.", suffix=".tmp", dir=repo)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, repo / "README.md")
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return repo / "README.md"
