@@ -1,0 +1,78 @@
+"""UUAS: undirected unlabelled attachment score (Hewitt & Manning, 2019)."""
+
+import datasets
+import evaluate
+
+from robust_bench.scoring import punctuation_mask, uuas_counts
+
+_CITATION = """\
+@inproceedings{hewitt-manning-2019-structural,
+    title = "A Structural Probe for Finding Syntax in Word Representations",
+    author = "Hewitt, John and Manning, Christopher D.",
+    booktitle = "Proceedings of NAACL-HLT 2019",
+    year = "2019",
+    pages = "4129--4138",
+    url = "https://aclanthology.org/N19-1419",
+}
+"""
+
+_DESCRIPTION = """\
+UUAS is the fraction of gold undirected dependency edges that a predicted tree recovers,
+micro-averaged over all edges of the corpus. The predicted tree is given either as heads or
+as a matrix of predicted distances, decoded with a minimum spanning tree. Punctuation words
+(UPOS PUNCT) are excluded, and the gold edges are the minimum spanning tree of gold tree
+distances over the remaining words, exactly as in Hewitt & Manning (2019, §3.1, reporter.py).
+Range [0, 1]; higher is better; 1 means every gold edge is found.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of per-sentence predictions): either distance matrices of shape
+        (n_words, n_words) (list of lists of floats) or 1-based predicted heads of shape (n_words,).
+    references (`list` of `list` of `int`): 1-based gold heads, 0 for the root, shape (n_words,).
+    upos (`list` of `list` of `str`): UPOS tags, shape (n_words,); words tagged PUNCT are excluded.
+    exclude_punctuation (`bool`, default True): set False to score every word.
+Returns:
+    uuas (`float`): fraction in [0, 1], higher is better.
+    correct (`int`), total (`int`): gold edges recovered and scored.
+    n_sentences (`int`): sentences with at least one scored edge; n_skipped (`int`): the others.
+Raises:
+    ValueError: on shape mismatches or when no sentence has an edge to score.
+Examples:
+    >>> import evaluate
+    >>> uuas = evaluate.load("metrics/uuas")
+    >>> results = uuas.compute(predictions=[[3, 0, 2]], references=[[2, 0, 2]], upos=[["NOUN", "VERB", "NOUN"]])
+    >>> results["uuas"]
+    0.5
+    >>> distances = [[[0.0, 1.0, 3.0, 9.0], [1.0, 0.0, 2.0, 9.0], [3.0, 2.0, 0.0, 9.0], [9.0, 9.0, 9.0, 0.0]]]
+    >>> uuas.compute(predictions=distances, references=[[2, 0, 2, 2]], upos=[["NOUN", "VERB", "NOUN", "PUNCT"]])["uuas"]
+    1.0
+"""
+
+_UPOS = datasets.Sequence(datasets.Value("string"))
+_HEADS = datasets.Sequence(datasets.Value("int32"))
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Uuas(evaluate.Metric):
+    """UUAS as an `evaluate` metric; the logic is `robust_bench.scoring.uuas_counts`."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[
+                datasets.Features({"predictions": datasets.Sequence(datasets.Sequence(datasets.Value("float64"))),
+                                   "references": _HEADS, "upos": _UPOS}),
+                datasets.Features({"predictions": _HEADS, "references": _HEADS, "upos": _UPOS}),
+            ],
+            reference_urls=["https://aclanthology.org/N19-1419",
+                            "https://github.com/john-hewitt/structural-probes"],
+        )
+
+    def _compute(self, predictions, references, upos, exclude_punctuation=True):
+        punct = [punctuation_mask(u) for u in upos] if exclude_punctuation else None
+        r = uuas_counts(references, predictions, punctuation=punct)
+        return {"uuas": r.score, "correct": r.correct, "total": r.total,
+                "n_sentences": r.n_sentences, "n_skipped": r.n_skipped}

@@ -1,0 +1,159 @@
+"""The ``robust-bench`` command line.
+
+Commands follow the Hugging Face CLI style: a verb, a positional config where one is
+needed, long options with defaults shown in ``--help``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from robust_bench.repository import DEFAULT_REPO
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="robust-bench: perturbed corpora and robustness scores for NLP models.")
+
+
+def _fail(exc: BaseException) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _known_errors() -> tuple[type[BaseException], ...]:
+    from robust_bench.conllu_io import ConlluError
+    from robust_bench.leaderboard.records import RecordError
+    from robust_bench.pseudowords import PseudowordError
+    from robust_bench.registry import UnknownConfigError
+    from robust_bench.sources import SourceNotFoundError
+
+    return (ConlluError, SourceNotFoundError, PseudowordError, UnknownConfigError, RecordError,
+            BaselineCheckError)
+
+
+class BaselineCheckError(RuntimeError):
+    """Plain and Jabberwocky baselines differ: the Jabberwocky trees do not equal their source."""
+
+
+@app.command("list")
+def list_cmd() -> None:
+    """Show every config with its family, source corpus and splits."""
+    from robust_bench.registry import list_configs
+
+    rows = [("config", "family", "source", "splits")]
+    rows += [(e.name, e.family, e.source, ", ".join(e.splits)) for e in list_configs()]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in rows:
+        typer.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+@app.command()
+def build(
+    config: str = typer.Argument(..., help="Config to materialise (see `robust-bench list`)."),
+    out: Path = typer.Option(Path(DEFAULT_REPO), "--out", help="Dataset repository folder."),
+    source: Optional[Path] = typer.Option(None, "--source",
+                                          help="Local mirror of the source corpora (like ../shared/data). "
+                                               "Default: $ROBUST_BENCH_SOURCES, else download."),
+    seed: int = typer.Option(0, "--seed", help="Base seed; the same seed gives identical Parquet files."),
+    num_proc: Optional[int] = typer.Option(None, "--num-proc", help="Worker processes for generation."),
+) -> None:
+    """Build CONFIG into OUT/data/CONFIG/<split>.parquet and rewrite OUT/README.md."""
+    from robust_bench.repository import build_config
+
+    try:
+        report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc)
+    except _known_errors() as exc:
+        _fail(exc)
+    typer.echo(f"built {config} into {report.repo} in {report.seconds:.1f} s")
+    for split, f in report.metadata["files"].items():
+        typer.echo(f"  {split:<12} {f['rows']:>7,} rows  sha256 {f['sha256'][:16]}…  {f['path']}")
+
+
+@app.command()
+def baselines(
+    config: str = typer.Option("jabberwocky_ewt", "--config", help="A Jabberwocky config."),
+    repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built config."),
+    source: Optional[Path] = typer.Option(None, "--source", help="Local mirror of the source treebank."),
+    split: str = typer.Option("test", "--split", help="Split to score."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where result records are written."),
+) -> None:
+    """Score the Path and Majority baselines (UUAS, DSpr) on plain and Jabberwocky text.
+
+    Both baselines ignore the words, so the plain and Jabberwocky scores must be identical;
+    the command fails if they are not.
+    """
+    try:
+        _baselines(config, repo, source, split, output_dir)
+    except _known_errors() as exc:
+        _fail(exc)
+
+
+def _baselines(config: str, repo: Path, source: Optional[Path], split: str, output_dir: Path) -> None:
+    import tempfile
+
+    import datasets
+
+    from robust_bench.baselines import score_baselines
+    from robust_bench.leaderboard.records import make_record, write_record
+    from robust_bench.registry import get_config
+    from robust_bench.repository import read_metadata
+    from robust_bench.sources import sha256_file
+
+    entry = get_config(config)
+    if entry.family != "jabberwocky":
+        raise BaselineCheckError(f"the Path and Majority baselines are defined for Jabberwocky configs, not {config!r}")
+    meta = read_metadata(repo).get(config)
+    if meta is None:
+        raise BaselineCheckError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    if split not in meta["files"]:
+        raise BaselineCheckError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
+    data_file = repo / meta["files"][split]["path"]
+    digest = sha256_file(data_file)
+    if digest != meta["files"][split]["sha256"]:
+        raise BaselineCheckError(f"{data_file} does not match the SHA-256 on the card; rebuild {config!r}")
+
+    with tempfile.TemporaryDirectory() as cache:
+        builder = entry.builder(config_name=config, cache_dir=cache,
+                                source_dir=None if source is None else str(source))
+        dl = datasets.DownloadManager(dataset_name=config, download_config=datasets.DownloadConfig())
+        treebank, paths = builder.read_treebank(dl)
+    plain = treebank[split]
+    jab = datasets.load_dataset(str(repo), config, split=split)
+    names = jab.features["upos"].feature.names
+    eval_sets = {
+        "plain": ([s.heads for s in plain], [s.upos for s in plain]),
+        "jabberwocky": (jab["head"], [[names[t] for t in row] for row in jab["upos"]]),
+    }
+    results = score_baselines([s.heads for s in treebank["train"]], eval_sets)
+    hashes = {"plain": sha256_file(paths[split]), "jabberwocky": digest}
+
+    typer.echo(f"{config} / {split}: model-free baselines (Hall Maudslay & Cotterell, 2021, §5.1)")
+    typer.echo(f"{'baseline':<10} {'variant':<12} {'UUAS':>7} {'DSpr':>7}")
+    written = []
+    for name, by_variant in results.items():
+        for variant, r in by_variant.items():
+            typer.echo(f"{name:<10} {variant:<12} {r['uuas']:>7.4f} {r['dspr']:>7.4f}")
+            rec = make_record(model_id=f"baseline:{name}", revision=None, config=config, split=split,
+                              corpus_sha256=hashes[variant], metrics={"uuas": r["uuas"], "dspr": r["dspr"]},
+                              seed=meta["seed"], variant=variant, details=r["details"])
+            written.append(write_record(rec, output_dir))
+        p, j = by_variant["plain"], by_variant["jabberwocky"]
+        if (p["uuas"], p["dspr"]) != (j["uuas"], j["dspr"]):
+            raise BaselineCheckError(f"{name}: plain and Jabberwocky scores differ ({p['uuas']}, {p['dspr']}) vs "
+                                     f"({j['uuas']}, {j['dspr']}); the Jabberwocky trees do not equal the source")
+    typer.echo("check passed: plain and Jabberwocky scores are identical for both baselines")
+    for path in written:
+        typer.echo(f"  wrote {path}")
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
