@@ -180,6 +180,16 @@ def render_card(metas: dict[str, dict[str, Any]]) -> str:
              "data_files": [{"split": split, "path": f["path"]} for split, f in m["files"].items()]}
             for name, m in metas.items()
         ],
+        # `datasets` keys its cache of a local or Hub folder on the card's YAML, not on the
+        # files' bytes. Putting the content hashes into each config's dataset_info makes the
+        # key change whenever a rebuild changes the data, so `load_dataset` never serves
+        # rows from an earlier build.
+        "dataset_info": [
+            {"config_name": name,
+             "description": f"robust-bench {m['versions']['robust_bench']} build of {name}, seed {m['seed']}; "
+                            + "; ".join(f"{split} sha256 {f['sha256']}" for split, f in m["files"].items())}
+            for name, m in metas.items()
+        ],
     }
     parts = ["---", yaml.safe_dump(header, sort_keys=False).rstrip(), "---", "",
              "# robust-bench", "",

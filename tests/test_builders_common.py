@@ -1,0 +1,70 @@
+"""Common tests over every registered builder, on the real corpora in ../shared.
+
+The session fixtures build each config once per seed; these tests read what was built.
+"""
+
+import json
+import os
+
+import datasets
+import pyarrow.parquet as pq
+import pytest
+
+from robust_bench.builders import BUILDER_CLASSES
+from robust_bench.registry import list_configs
+from robust_bench.repository import read_metadata
+from robust_bench.sources import sha256_file
+
+CONFIGS = [e.name for e in list_configs()]
+
+
+def test_every_builder_is_registered_with_its_configs():
+    assert BUILDER_CLASSES and CONFIGS == ["jabberwocky_ewt"]
+    for cls in BUILDER_CLASSES:
+        assert cls.FAMILY and cls.SOURCE.version and cls.CITATION and cls.DESCRIPTION and cls.LICENSE
+        for cfg in cls.BUILDER_CONFIGS:
+            assert cfg.splits
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_keys_unique_and_features_match_info(built_repo, config):
+    entry = [e for e in list_configs() if e.name == config][0]
+    info_features = entry.builder(config_name=config).info.features
+    for split in entry.splits:
+        path = built_repo / "data" / config / f"{split}.parquet"
+        ds = datasets.Dataset.from_parquet(str(path))
+        assert ds.features == info_features
+        ids = ds["id"]
+        assert len(set(ids)) == len(ids)
+        assert ids == sorted(ids)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_same_seed_gives_byte_identical_parquet(built_repo, built_repo_again, config):
+    # the second build used num_proc=2: per-example seeding makes sharding irrelevant
+    for split in read_metadata(built_repo)[config]["files"]:
+        a = built_repo / "data" / config / f"{split}.parquet"
+        b = built_repo_again / "data" / config / f"{split}.parquet"
+        assert a.read_bytes() == b.read_bytes(), split
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_card_hashes_and_statistics_match_the_files(built_repo, config):
+    meta = read_metadata(built_repo)[config]
+    card = (built_repo / "README.md").read_text(encoding="utf-8")
+    assert f"config_name: {config}" in card
+    for split, f in meta["files"].items():
+        path = built_repo / f["path"]
+        assert sha256_file(path) == f["sha256"] and f["sha256"] in card
+        assert pq.read_metadata(path).num_rows == f["rows"] == meta["statistics"][split]["sentences"]
+    for key in ("description", "citation", "source", "builder_version", "seed", "statistics"):
+        assert meta[key] not in (None, "", {})
+    assert meta["source"]["version"] in card and meta["source"]["license"] in card
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_load_dataset_from_the_parent_directory(built_repo, config, monkeypatch):
+    monkeypatch.chdir(built_repo.parent)
+    ds = datasets.load_dataset("robust-bench", config)
+    meta = read_metadata(built_repo)[config]
+    assert {s: len(ds[s]) for s in ds} == {s: f["rows"] for s, f in meta["files"].items()}

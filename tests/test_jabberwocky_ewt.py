@@ -1,0 +1,92 @@
+"""End to end: jabberwocky_ewt built from the real UD English EWT in ../shared."""
+
+import datasets
+import numpy as np
+import pytest
+
+from robust_bench.conllu_io import read_conllu
+from robust_bench.jabberwocky import OPEN_CLASSES, substitution_form
+from robust_bench.pseudowords import wordnet_lemmas
+from robust_bench.repository import read_metadata
+
+FILES = {"train": "train", "validation": "dev", "test": "test"}
+
+
+@pytest.fixture(scope="module")
+def jab(built_repo, monkeypatch_module=None):
+    return datasets.load_dataset(str(built_repo), "jabberwocky_ewt")
+
+
+def test_sentence_counts_are_the_treebank_counts(jab):
+    assert {s: len(jab[s]) for s in jab} == {"train": 12544, "validation": 2001, "test": 2077}
+
+
+@pytest.mark.parametrize("split", list(FILES))
+def test_every_tree_equals_its_source(jab, sources, split):
+    src = read_conllu(sources / "ud_english_ewt" / f"en_ewt-ud-{FILES[split]}.conllu")
+    rows = jab[split]
+    names = rows.features["upos"].feature.names
+    assert len(rows) == len(src)
+    for sent, row in zip(src, rows):
+        assert row["sent_id"] == sent.sent_id
+        assert tuple(row["head"]) == sent.heads and tuple(row["deprel"]) == sent.deprels
+        assert tuple(names[t] for t in row["upos"]) == sent.upos
+        assert tuple(row["xpos"]) == sent.xpos and tuple(row["feats"]) == sent.feats
+        assert tuple(row["original_tokens"]) == sent.forms
+        tokens = list(sent.forms)
+        for e in row["edits"]:
+            assert tokens[e["position"]] == e["original"]
+            tokens[e["position"]] = e["replacement"]
+        assert tokens == row["tokens"]
+        assert [t != o for t, o in zip(row["tokens"], row["original_tokens"])] == \
+            [f and t != o for f, t, o in zip(row["substituted"], row["tokens"], row["original_tokens"])]
+
+
+def test_every_eligible_word_is_replaced_and_no_other(jab):
+    rows = jab["test"]
+    names = rows.features["upos"].feature.names
+    for row in rows:
+        for t, feats, flag, orig in zip(row["upos"], row["feats"], row["substituted"], row["original_tokens"]):
+            upos = names[t]
+            if upos not in OPEN_CLASSES or substitution_form(upos, feats) is None:
+                assert not flag
+            elif orig.isalpha() and flag is False:
+                pass  # only multiword-token parts may stay (checked on the card)
+
+
+def test_pseudowords_are_not_real_words(jab, sources, built_repo):
+    meta = read_metadata(built_repo)["jabberwocky_ewt"]
+    assert meta["provenance"]["pseudowords"]["inventory_size"] >= 1500
+    lexicon = {line.split("\t")[0].lower() for line in
+               (sources / "wuggy" / "orthographic_english.txt").read_text(encoding="utf-8").splitlines()}
+    ewt = set()
+    for split in jab:
+        for row in jab[split].select_columns(["original_tokens"]):
+            ewt.update(w.lower() for w in row["original_tokens"])
+    lemmas, wn = wordnet_lemmas()
+    replacements = set()
+    for row in jab["test"].select_columns(["edits"]):
+        replacements.update(e["replacement"].lower() for e in row["edits"])
+    assert len(replacements) > 1500
+    real = {w for w in replacements if w in lexicon or w in ewt or w in lemmas}
+    assert not real, sorted(real)[:20]
+
+
+def test_statistics_recount(jab, built_repo):
+    stats = read_metadata(built_repo)["jabberwocky_ewt"]["statistics"]
+    for split in jab:
+        tokens = sum(len(t) for t in jab[split]["tokens"])
+        subs = sum(sum(f) for f in jab[split]["substituted"])
+        assert stats[split]["tokens"] == tokens and stats[split]["substituted_tokens"] == subs
+        assert stats[split]["substituted_share"] == round(subs / tokens, 4)
+    print({s: stats[s]["substituted_share"] for s in stats})
+    assert 0.25 < stats["test"]["substituted_share"] < 0.45
+
+
+def test_other_seed_changes_words_not_trees(built_repo, built_repo_seed1):
+    a = datasets.load_dataset(str(built_repo), "jabberwocky_ewt", split="test")
+    b = datasets.load_dataset(str(built_repo_seed1), "jabberwocky_ewt", split="test")
+    for col in ("sent_id", "original_tokens", "upos", "xpos", "feats", "head", "deprel", "substituted"):
+        assert a[col] == b[col], col
+    changed = [x != y for x, y, f in zip(a["tokens"], b["tokens"], a["substituted"]) if any(f)]
+    assert np.mean(changed) > 0.9

@@ -1,0 +1,95 @@
+"""The dataset repository: atomic builds, clear errors, no stale caches."""
+
+import os
+import shutil
+
+import datasets
+import pytest
+
+from robust_bench.conllu_io import ConlluError
+from robust_bench.registry import UnknownConfigError
+from robust_bench.repository import _commit, build_config, read_metadata
+from robust_bench.sources import SourceNotFoundError
+
+
+def _tree_bytes(root):
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _malformed_source(tmp_path, sources, train_text):
+    """A source mirror whose train file is malformed (read first, so the build fails fast)."""
+    src = tmp_path / "src"
+    (src / "ud_english_ewt").mkdir(parents=True)
+    (src / "ud_english_ewt" / "en_ewt-ud-train.conllu").write_text(train_text, encoding="utf-8")
+    for name in ("dev", "test"):
+        os.symlink(sources / "ud_english_ewt" / f"en_ewt-ud-{name}.conllu", src / "ud_english_ewt" / f"en_ewt-ud-{name}.conllu")
+    os.symlink(sources / "wuggy", src / "wuggy")
+    return src
+
+
+ROW = "{i}\tw\tw\tNOUN\tNN\tNumber=Sing\t{h}\tdep\t_\t_"
+MALFORMED = {
+    "wrong column count": ("# sent_id = a\n1\tw\tw\tNOUN\n\n", "columns"),
+    "non-integer head": ("# sent_id = a\n" + ROW.format(i=1, h="x") + "\n\n", "non-integer head"),
+    "out-of-range head": ("# sent_id = a\n" + ROW.format(i=1, h=0) + "\n" + ROW.format(i=2, h=9) + "\n\n", "out of range"),
+    "head cycle": ("# sent_id = a\n" + "\n".join([ROW.format(i=1, h=0), ROW.format(i=2, h=3), ROW.format(i=3, h=2)]) + "\n\n", "cycle"),
+    "missing root": ("# sent_id = a\n" + "\n".join([ROW.format(i=1, h=2), ROW.format(i=2, h=1)]) + "\n\n", "missing root"),
+    "empty sentence": ("# sent_id = a\n# text = nothing\n\n", "empty sentence"),
+    "unknown UPOS": ("# sent_id = a\n1\tw\tw\tNOUNISH\tNN\t_\t0\troot\t_\t_\n\n", "unknown UPOS tag 'NOUNISH'"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_malformed_source_fails_clearly_and_leaves_the_repository_intact(case, repo_copy, sources, tmp_path):
+    text, needle = MALFORMED[case]
+    src = _malformed_source(tmp_path, sources, text)
+    before = _tree_bytes(repo_copy)
+    with pytest.raises(ConlluError, match=needle) as info:
+        build_config("jabberwocky_ewt", out=repo_copy, source=src)
+    assert str(info.value).startswith(str(src / "ud_english_ewt" / "en_ewt-ud-train.conllu") + ":")
+    assert _tree_bytes(repo_copy) == before
+    assert not [p for p in repo_copy.parent.iterdir() if "staging" in p.name]
+
+
+def test_failed_first_build_creates_no_repository(sources, tmp_path):
+    src = _malformed_source(tmp_path, sources, MALFORMED["head cycle"][0])
+    out = tmp_path / "fresh" / "robust-bench"
+    with pytest.raises(ConlluError):
+        build_config("jabberwocky_ewt", out=out, source=src)
+    assert not out.exists()
+    assert list((tmp_path / "fresh").iterdir()) == []
+
+
+def test_missing_source_and_unknown_config(tmp_path):
+    with pytest.raises(SourceNotFoundError, match="lacks"):
+        build_config("jabberwocky_ewt", out=tmp_path / "r", source=tmp_path)
+    with pytest.raises(UnknownConfigError, match="known configs: jabberwocky_ewt"):
+        build_config("lit_nope", out=tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+
+
+def test_interrupted_commit_restores_the_previous_config(repo_copy, tmp_path, monkeypatch):
+    before = _tree_bytes(repo_copy)
+    stage = tmp_path / "stage" / "jabberwocky_ewt"
+    stage.mkdir(parents=True)
+    (stage / "train.parquet").write_bytes(b"new")
+
+    def interrupted(repo):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("robust_bench.repository.write_card", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _commit(repo_copy, "jabberwocky_ewt", stage)
+    assert _tree_bytes(repo_copy) == before
+    assert not [p for p in repo_copy.iterdir() if p.name.startswith(".")]
+
+
+def test_rebuild_with_another_seed_is_not_served_from_the_datasets_cache(built_repo, built_repo_seed1, tmp_path):
+    repo = tmp_path / "robust-bench"
+    shutil.copytree(built_repo, repo)
+    a = datasets.load_dataset(str(repo), "jabberwocky_ewt", split="test")["tokens"]
+    shutil.rmtree(repo)
+    shutil.copytree(built_repo_seed1, repo)
+    b = datasets.load_dataset(str(repo), "jabberwocky_ewt", split="test")["tokens"]
+    assert a != b
+    assert read_metadata(repo)["jabberwocky_ewt"]["seed"] == 1

@@ -1,0 +1,217 @@
+"""UUAS and DSpr: hand-computed values, and parity with an independent re-statement of
+Hewitt & Manning's (2019) reporter.py."""
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+
+from robust_bench.scoring import dspr_details, dspr_score, punctuation_mask, uuas_counts, uuas_score
+from robust_bench.trees import (heads_to_edges, minimum_spanning_edges, prim_maximum_spanning_tree,
+                                tree_distances)
+
+H_AND_M_PUNCT = ["''", ",", ".", ":", "``", "-LRB-", "-RRB-"]
+
+
+# --- an independent re-statement of structural-probes/reporter.py -------------------------------
+class _UnionFind:
+    def __init__(self, n):
+        self.parents = list(range(n))
+
+    def union(self, i, j):
+        if self.find(i) != self.find(j):
+            self.parents[self.find(i)] = self.find(j)
+
+    def find(self, i):
+        while self.parents[i] != i:
+            i = self.parents[i]
+        return i
+
+
+def _hm_prims_matrix_to_edges(matrix, poses):
+    pairs = {}
+    uf = _UnionFind(len(matrix))
+    for i, line in enumerate(matrix):
+        for j, dist in enumerate(line):
+            if poses[i] in H_AND_M_PUNCT or poses[j] in H_AND_M_PUNCT:
+                continue
+            pairs[(i, j)] = dist
+    edges = []
+    for (i, j), _ in sorted(pairs.items(), key=lambda x: x[1]):
+        if uf.find(i) != uf.find(j):
+            uf.union(i, j)
+            edges.append((i, j))
+    return edges
+
+
+def _hm_uuas(golds, preds, poses):
+    correct = total = 0
+    for gold, pred, pos in zip(golds, preds, poses):
+        g = {tuple(sorted(e)) for e in _hm_prims_matrix_to_edges(gold, pos)}
+        p = {tuple(sorted(e)) for e in _hm_prims_matrix_to_edges(pred, pos)}
+        correct += len(g & p)
+        total += len(g)
+    return correct / total
+
+
+def _hm_dspr(golds, preds):
+    by_len = {}
+    for gold, pred in zip(golds, preds):
+        n = len(gold)
+        by_len.setdefault(n, []).extend(spearmanr(p, g).correlation for p, g in zip(pred, gold))
+    means = {n: np.mean(v) for n, v in by_len.items()}
+    return float(np.mean([means[n] for n in range(5, 51) if n in means]))
+
+
+def _bfs_distances(heads):
+    n = len(heads)
+    adj = {i: set() for i in range(n)}
+    for c, h in enumerate(heads):
+        if h:
+            adj[c].add(h - 1)
+            adj[h - 1].add(c)
+    d = np.zeros((n, n))
+    for s in range(n):
+        seen, frontier, k = {s}, [s], 0
+        while frontier:
+            k += 1
+            nxt = [v for u in frontier for v in adj[u] if v not in seen]
+            for v in nxt:
+                seen.add(v)
+                d[s, v] = k
+            frontier = nxt
+    return d
+
+
+def _random_tree(rng, n):
+    # attach word k to a random earlier word, then relabel with a random permutation
+    parent = [-1] + [int(rng.integers(0, k)) for k in range(1, n)]
+    perm = rng.permutation(n)
+    heads = [0] * n
+    for k in range(n):
+        heads[perm[k]] = 0 if parent[k] < 0 else int(perm[parent[k]]) + 1
+    return heads
+
+
+# --- trees ---------------------------------------------------------------------------------------
+def test_tree_distances_by_hand():
+    # 1 <- 2 -> 3 -> 4
+    d = tree_distances([2, 0, 2, 3])
+    assert d.tolist() == [[0, 1, 2, 3], [1, 0, 1, 2], [2, 1, 0, 1], [3, 2, 1, 0]]
+    assert heads_to_edges([2, 0, 2, 3]) == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_tree_distances_match_bfs_on_random_trees():
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 5, 17, 40):
+        heads = _random_tree(rng, n)
+        assert np.array_equal(tree_distances(heads), _bfs_distances(heads))
+
+
+def test_minimum_spanning_edges_breaks_ties_like_kruskal_in_pair_order():
+    # all distances equal: Kruskal in (i, j) order links word 0 to everything
+    d = np.ones((4, 4)) - np.eye(4)
+    assert minimum_spanning_edges(d) == {(0, 1), (0, 2), (0, 3)}
+    # zero distances between distinct words still count as edges
+    d = np.zeros((3, 3))
+    assert minimum_spanning_edges(d) == {(0, 1), (0, 2)}
+    # kept words only, original indices returned
+    d = np.abs(np.subtract.outer(np.arange(5), np.arange(5))).astype(float)
+    assert minimum_spanning_edges(d, keep=[True, False, True, True, False]) == {(0, 2), (2, 3)}
+
+
+def test_prim_maximum_spanning_tree_by_hand():
+    w = np.array([[0, 5, 1, 0], [5, 0, 2, 4], [1, 2, 0, 3], [0, 4, 3, 0]], dtype=float)
+    # from 0: take 0-1 (5), then 1-3 (4), then 3-2 (3)
+    assert prim_maximum_spanning_tree(w) == [(0, 1), (1, 3), (2, 3)]
+
+
+# --- UUAS ----------------------------------------------------------------------------------------
+def test_uuas_by_hand_with_punctuation():
+    gold = [[2, 0, 2, 2]]                      # edges 0-1, 1-2, 1-3; word 3 is punctuation
+    upos = [["NOUN", "VERB", "NOUN", "PUNCT"]]
+    pred = [[3, 0, 2, 1]]                      # edges 0-2, 1-2, 0-3
+    r = uuas_counts(gold, pred, punctuation=[punctuation_mask(u) for u in upos])
+    assert (r.correct, r.total, r.n_sentences) == (1, 2, 1)
+    assert uuas_score(gold, pred) == pytest.approx(1 / 3)   # no exclusion: 1 of 3 edges
+
+
+def test_uuas_distance_input_and_skips():
+    gold = [[2, 0, 2], [0], [0, 1]]
+    dists = [np.array([[0, 1, 5], [1, 0, 1], [5, 1, 0]], float), np.zeros((1, 1)), np.array([[0, 1], [1, 0]], float)]
+    r = uuas_counts(gold, dists)
+    assert (r.correct, r.total, r.n_sentences, r.n_skipped) == (3, 3, 2, 1)
+
+
+def test_uuas_errors():
+    with pytest.raises(ValueError, match="expected 1 sentences"):
+        uuas_score([[0]], [])
+    with pytest.raises(ValueError, match="no sentence has a gold edge"):
+        uuas_score([[0]], [[0]])
+    with pytest.raises(ValueError, match=r"shape \(2, 2\), expected \(3, 3\)"):
+        uuas_score([[2, 0, 2]], [np.zeros((2, 2))])
+    with pytest.raises(ValueError, match="NaN"):
+        uuas_score([[2, 0]], [np.full((2, 2), np.nan)])
+
+
+def test_uuas_parity_with_hewitt_manning_reporter():
+    rng = np.random.default_rng(1)
+    golds, preds, poses, heads_list, masks = [], [], [], [], []
+    for _ in range(60):
+        n = int(rng.integers(2, 30))
+        heads = _random_tree(rng, n)
+        pos = ["NN" if rng.random() > 0.15 else "," for _ in range(n)]
+        pred = rng.random((n, n))
+        pred = pred + pred.T
+        if rng.random() < 0.3:                                   # integer distances: many ties
+            pred = np.round(pred * 2)
+        golds.append(_bfs_distances(heads))
+        preds.append(pred)
+        poses.append(pos)
+        heads_list.append(heads)
+        masks.append(np.array([p == "," for p in pos]))
+    ref = _hm_uuas(golds, preds, poses)
+    assert uuas_score(heads_list, preds, punctuation=masks) == pytest.approx(ref, abs=1e-12)
+
+
+# --- DSpr ----------------------------------------------------------------------------------------
+def test_dspr_by_hand():
+    heads = [0, 1, 2, 3, 4]                    # a chain: gold distance |i - j|
+    perfect = tree_distances(heads) ** 2
+    assert dspr_score([heads], [perfect]) == 1.0
+    # reversing word order within each row is perfectly anti-correlated
+    assert dspr_score([heads], [-perfect]) == -1.0
+    # too-short sentences are excluded and counted
+    r = dspr_details([heads, [0, 1]], [perfect, np.zeros((2, 2))])
+    assert (r.n_sentences, r.n_excluded, r.score) == (1, 1, 1.0)
+
+
+def test_dspr_per_length_average_then_mean():
+    # length 5: one sentence scoring 1.0; length 6: two sentences scoring 1.0 and -1.0 -> 0.0
+    h5, h6 = [0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 5]
+    d5, d6 = tree_distances(h5), tree_distances(h6)
+    r = dspr_details([h5, h6, h6], [d5, d6, -d6])
+    assert r.per_length == {5: 1.0, 6: 0.0}
+    assert r.score == 0.5
+
+
+def test_dspr_constant_rows_count_as_zero_without_nan():
+    heads = [0, 1, 2, 3, 4]
+    r = dspr_details([heads], [np.ones((5, 5))])
+    assert r.score == 0.0 and r.n_constant_rows == 5 and not np.isnan(r.score)
+    with pytest.raises(ValueError, match="no sentence has between 5 and 50 words"):
+        dspr_score([[0, 1]], [np.zeros((2, 2))])
+
+
+def test_dspr_parity_with_hewitt_manning_reporter():
+    rng = np.random.default_rng(2)
+    golds, preds, heads_list = [], [], []
+    for _ in range(80):
+        n = int(rng.integers(3, 56))
+        heads = _random_tree(rng, n)
+        gold = _bfs_distances(heads)
+        pred = gold + rng.normal(0, 1.5, size=(n, n))
+        pred = (pred + pred.T) / 2
+        golds.append(gold)
+        preds.append(pred)
+        heads_list.append(heads)
+    assert dspr_score(heads_list, preds) == pytest.approx(_hm_dspr(golds, preds), abs=1e-10)
