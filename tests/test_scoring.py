@@ -215,3 +215,24 @@ def test_dspr_parity_with_hewitt_manning_reporter():
         preds.append(pred)
         heads_list.append(heads)
     assert dspr_score(heads_list, preds) == pytest.approx(_hm_dspr(golds, preds), abs=1e-10)
+
+
+def test_minimum_spanning_edges_equals_scipy_on_distinct_weights():
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 10, 40):
+        d = rng.random((n, n))
+        d = d + d.T
+        t = minimum_spanning_tree(np.triu(d, 1)).tocoo()
+        assert minimum_spanning_edges(d) == {(min(a, b), max(a, b)) for a, b in zip(t.row, t.col)}
+
+
+def test_edges_to_heads_and_cycles():
+    from robust_bench.trees import edges_to_heads
+
+    assert edges_to_heads(3, [(1, 2), (0, 1)]) == [0, 1, 2]
+    with pytest.raises(ValueError, match="do not connect"):
+        edges_to_heads(4, [(0, 1), (0, 1), (2, 3)])
+    with pytest.raises(ValueError, match="cycle"):
+        tree_distances([2, 1])
