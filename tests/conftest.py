@@ -12,8 +12,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ROBUST_BENCH_SHARED", ROOT.parent / "shared")).resolve()
 SOURCES = SHARED / "data"
 
-# Defaults for the real data; the README documents the same variables.
-os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
+# Defaults for the real data; the README documents the same variables. Relative paths (as in
+# the README's `NLTK_DATA=../shared/nltk_data`) are made absolute, because tests run commands
+# from other working directories.
+os.environ["NLTK_DATA"] = str(Path(os.environ.get("NLTK_DATA", SHARED / "nltk_data")).resolve())
+if os.environ.get("ROBUST_BENCH_SOURCES"):
+    os.environ["ROBUST_BENCH_SOURCES"] = str(Path(os.environ["ROBUST_BENCH_SOURCES"]).resolve())
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
