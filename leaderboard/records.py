@@ -129,8 +129,10 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
 
 
-def write_record(record: Mapping[str, Any], out_dir: str | os.PathLike) -> Path:
-    """Validate and write a record as ``<model>__<config>__<split>[__<variant>].json``, atomically.
+def write_record(record: Mapping[str, Any], out_dir: str | os.PathLike, *, tag: str | None = None) -> Path:
+    """Validate and write a record as ``<model>__<config>__<split>[__<variant>][__<tag>].json``, atomically.
+
+    ``tag`` tells apart several records of one model on one split (for example the probe and layer).
 
     Returns
     -------
@@ -143,6 +145,8 @@ def write_record(record: Mapping[str, Any], out_dir: str | os.PathLike) -> Path:
     parts = [record["model"]["id"], record["config"], record["split"]]
     if record.get("variant"):
         parts.append(record["variant"])
+    if tag:
+        parts.append(tag)
     path = out_dir / ("__".join(_slug(p) for p in parts) + ".json")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=out_dir)
     try:

@@ -150,6 +150,75 @@ def _baselines(config: str, repo: Path, source: Optional[Path], split: str, outp
         typer.echo(f"  wrote {path}")
 
 
+def _parse_layers(text: Optional[str]) -> Optional[tuple[int, ...]]:
+    if not text:
+        return None
+    try:
+        return tuple(int(x) for x in text.replace(" ", "").split(",") if x)
+    except ValueError:
+        raise typer.BadParameter(f"--layers takes comma-separated integers, got {text!r}") from None
+
+
+@app.command()
+def probe(
+    model: str = typer.Option(..., "--model", help="AutoModel id or local path (BERT, RoBERTa, ELECTRA, GPT-2, ...)."),
+    config: str = typer.Option("jabberwocky_ewt", "--config", help="A Jabberwocky config."),
+    probe_kind: str = typer.Option("both", "--probe", help="structural, perceptron or both."),
+    layers: Optional[str] = typer.Option(None, "--layers", help="Comma-separated layers; default 0 and every fourth."),
+    trials: int = typer.Option(10, "--trials", help="Random-search trials per probe and layer (App. B: 10)."),
+    epochs: int = typer.Option(20, "--epochs", help="Maximum epochs (App. B: 20)."),
+    batch_size: int = typer.Option(64, "--batch-size", help="Sentences per probe training step (App. B: 64)."),
+    train_on: str = typer.Option("plain", "--train-on", help="plain (the paper) or jabberwocky (train and test on Jabberwocky)."),
+    static_vectors: Optional[Path] = typer.Option(None, "--static-vectors",
+                                                  help="word2vec/GloVe text file for the Fast+Pos baseline."),
+    revision: Optional[str] = typer.Option(None, "--revision", help="Model revision on the Hub."),
+    device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
+    dtype: str = typer.Option("auto", "--dtype", help="auto (bf16/fp16 on GPU, fp32 on CPU), float32, bfloat16, float16."),
+    pooling: str = typer.Option("first", "--pooling", help="first subword (the paper) or mean."),
+    seed: int = typer.Option(0, "--seed"),
+    max_sentences: Optional[int] = typer.Option(None, "--max-sentences", help="Use only the first N sentences per split (quick runs)."),
+    repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the config."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where records and figures go."),
+) -> None:
+    """Train structural and perceptron probes on a model and score them on plain and Jabberwocky EWT."""
+    from robust_bench.encoders import EncoderError
+    from robust_bench.probing import ProbeSettings, ProbingError, run_probing
+
+    kinds = ("structural", "perceptron") if probe_kind == "both" else (probe_kind,)
+    settings = ProbeSettings(probes=kinds, layers=_parse_layers(layers), trials=trials, epochs=epochs,
+                             batch_size=batch_size, seed=seed, train_on=train_on, max_sentences=max_sentences,
+                             static_vectors=None if static_vectors is None else str(static_vectors))
+    try:
+        _probe(model, repo, config, settings, revision, device, dtype, pooling, output_dir)
+    except (*_known_errors(), ProbingError, EncoderError) as exc:
+        _fail(exc)
+
+
+def _probe(model, repo, config, settings, revision, device, dtype, pooling, output_dir):
+    import re
+
+    from robust_bench.leaderboard.records import write_record
+    from robust_bench.probe_report import lead_table, plot_probe_records, run_records
+    from robust_bench.probing import run_probing
+
+    run = run_probing(model, repo=repo, config=config, settings=settings, revision=revision, device=device,
+                      dtype=dtype, pooling=pooling)
+    typer.echo(lead_table(run))
+    typer.echo("alignment drops (sentences): " + "; ".join(
+        f"{k}: " + ", ".join(f"{r} {n}" for r, n in v.items()) for k, v in run["dropped"].items()))
+    records = run_records(run)
+    for rec, tag in records:
+        write_record(rec, output_dir, tag=tag)
+    typer.echo(f"wrote {len(records)} result records to {output_dir}")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_")
+    for metric in ("uuas", "dspr"):
+        try:
+            paths = plot_probe_records([r for r, _ in records], output_dir / f"{stem}__{config}__{metric}")
+        except ValueError:
+            continue
+        typer.echo(f"figure: {', '.join(str(p) for p in paths)}")
+
+
 def main() -> None:  # pragma: no cover - console entry point
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     app()
