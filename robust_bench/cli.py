@@ -209,6 +209,7 @@ def _probe(model, repo, config, settings, revision, device, dtype, pooling, outp
     records = run_records(run)
     for rec, tag in records:
         write_record(rec, output_dir, tag=tag)
+    typer.echo(f"encoder forward passes: {run['n_forward']} (0 means every representation came from the cache)")
     typer.echo(f"wrote {len(records)} result records to {output_dir}")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_")
     for metric in ("uuas", "dspr"):

@@ -1,0 +1,138 @@
+"""Benchmark: representation extraction speed and probe training time per epoch.
+
+1. Extraction of every layer's word vectors for EWT test (2,077 sentences) through
+   ``EncoderAdapter`` (alignment, length-sorted batches, pooling, copies), as a ratio to a raw
+   batched forward loop over the same model and the same batches (tokenise, pad, forward with
+   hidden states, nothing else): ``raw / adapter``, target >= 0.8. The model is a randomly
+   initialised BERT (hidden 768, 12 layers, as BERT-base) with a WordPiece vocabulary trained on
+   EWT, built here because no hub is reachable; speed does not depend on the weights' values.
+2. Structural and perceptron probe training time per epoch at d = 768 and rank 768 on 12,544
+   sentences with the lengths of EWT train (random vectors: speed does not depend on values),
+   on the CPU, and on the GPU when one is present.
+
+Usage::
+
+    python perf/bench_probes.py --source ../shared/data [--layers 4] [--hidden 768]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def build_model(path: Path, sentences, hidden: int, layers: int) -> Path:
+    import torch
+    from tokenizers import BertWordPieceTokenizer
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    path.mkdir(parents=True, exist_ok=True)
+    wp = BertWordPieceTokenizer(lowercase=False)
+    wp.train_from_iterator((" ".join(s) for s in sentences), vocab_size=8000, min_frequency=1)
+    wp.save_model(str(path))
+    tok = BertTokenizer(vocab_file=str(path / "vocab.txt"), do_lower_case=False, model_max_length=512)
+    tok.save_pretrained(str(path))
+    cfg = BertConfig(vocab_size=len(tok), hidden_size=hidden, num_hidden_layers=layers,
+                     num_attention_heads=max(1, hidden // 64), intermediate_size=4 * hidden)
+    torch.manual_seed(0)
+    BertModel(cfg).save_pretrained(str(path))
+    return path
+
+
+def raw_loop(model_path: Path, sentences, batch_size: int, device: str) -> float:
+    """Tokenise, sort by length, pad, forward with hidden states: the physical floor."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(model_path))
+    model = AutoModel.from_pretrained(str(model_path)).eval().to(device)
+    t = time.perf_counter()
+    enc = tok([list(s) for s in sentences], is_split_into_words=True, verbose=False)
+    ids = [x for x in enc["input_ids"] if len(x) <= 512]
+    ids.sort(key=len)
+    with torch.inference_mode():
+        for i in range(0, len(ids), batch_size):
+            batch = tok.pad({"input_ids": ids[i:i + batch_size]}, return_tensors="pt")
+            out = model(**{k: v.to(device) for k, v in batch.items()}, output_hidden_states=True)
+            _ = out.hidden_states[-1][0, 0, 0].item()  # synchronise
+    return time.perf_counter() - t
+
+
+def random_heads(rng, n: int) -> list[int]:
+    """A random tree: word k (k > 0) attaches to a random earlier word; word 0 is the root."""
+    return [0] + [int(rng.integers(1, k + 1)) for k in range(1, n)]
+
+
+def epoch_time(kind: str, dim: int, lengths, device: str) -> float:
+    from robust_bench.probes import TrialConfig, train_probe
+
+    rng = np.random.default_rng(0)
+    reps = [rng.normal(size=(n, dim)).astype(np.float32) for n in lengths]
+    heads = [random_heads(rng, n) for n in lengths]
+    dev = slice(0, 64)
+    t = time.perf_counter()
+    train_probe(kind, reps, heads, reps[dev], heads[dev], TrialConfig(lr=1e-3, rank=dim, dropout=0.1),
+                epochs=1, device=device)
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--source", default=os.environ.get("ROBUST_BENCH_SOURCES", "../shared/data"))
+    ap.add_argument("--hidden", type=int, default=768)
+    ap.add_argument("--layers", type=int, default=12)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--skip-probes", action="store_true")
+    args = ap.parse_args()
+
+    import torch
+
+    from robust_bench.conllu_io import read_conllu
+    from robust_bench.encoders import EncoderAdapter, resolve_device
+
+    device = resolve_device("auto")
+    ewt = Path(args.source) / "ud_english_ewt"
+    train = [list(s.forms) for s in read_conllu(ewt / "en_ewt-ud-train.conllu")]
+    test_sents = [list(s.forms) for s in read_conllu(ewt / "en_ewt-ud-test.conllu")]
+    print(f"device: {device}; torch {torch.__version__}; {os.cpu_count()} CPU cores; threads {torch.get_num_threads()}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        model = build_model(Path(tmp) / "bert", train, args.hidden, args.layers)
+        adapter = EncoderAdapter(str(model), device=device, batch_size=args.batch_size, use_cache=False, dtype="float32")
+        adapter.embed(test_sents[:64], [0], progress=False)  # warm-up: load, first kernels
+        raw_loop(model, test_sents[:64], args.batch_size, device)
+        t_raw = raw_loop(model, test_sents, args.batch_size, device)
+        t = time.perf_counter()
+        reps = adapter.embed(test_sents, list(range(args.layers + 1)), progress=False)
+        t_ad = time.perf_counter() - t
+        n_words = int(reps[0].offsets[-1])
+        print(f"extraction, EWT test ({len(test_sents):,} sentences, {n_words:,} words, {args.layers + 1} layers, "
+              f"hidden {args.hidden}):")
+        print(f"  raw batched forward loop  {t_raw:7.2f} s")
+        print(f"  EncoderAdapter.embed      {t_ad:7.2f} s   ratio raw/adapter = {t_raw / t_ad:.2f} (target >= 0.8)")
+        # a second call is served from the cache: no forward pass
+        cached = EncoderAdapter(str(model), device=device, batch_size=args.batch_size, cache_dir=Path(tmp) / "cache")
+        cached.embed(test_sents, [args.layers], progress=False)
+        t = time.perf_counter()
+        cached2 = EncoderAdapter(str(model), device=device, batch_size=args.batch_size, cache_dir=Path(tmp) / "cache")
+        cached2.embed(test_sents, [args.layers], progress=False)
+        print(f"  cached second run          {time.perf_counter() - t:7.2f} s   forward passes: {cached2.n_forward}")
+
+    if args.skip_probes:
+        return
+    lengths = [len(s) for s in train]
+    for dev in (["cpu"] + (["cuda"] if torch.cuda.is_available() else [])):
+        for kind in ("structural", "perceptron"):
+            secs = epoch_time(kind, 768, lengths, dev)
+            print(f"probe epoch, {kind:<10} d=768 rank=768, {len(lengths):,} sentences on {dev}: {secs:7.1f} s")
+    if not torch.cuda.is_available():
+        print("probe epoch on GPU: no GPU on this machine")
+
+
+if __name__ == "__main__":
+    main()

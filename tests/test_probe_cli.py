@@ -1,0 +1,78 @@
+"""The whole `robust-bench probe` command on tiny local BERT and GPT-2 models and real EWT,
+plain and Jabberwocky. No hub is used."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robust_bench.leaderboard import validate_record
+from tests.test_encoders import tiny_models  # noqa: F401  (session fixture)
+
+
+def run(args, cwd, env):
+    exe = Path(sys.executable).with_name("robust-bench")
+    proc = subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **env})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def records(folder):
+    out = {}
+    for p in sorted(Path(folder).glob("*.json")):
+        rec = json.loads(p.read_text())
+        validate_record(rec)
+        d = rec["details"]
+        out[(d["probe"], d["representation"], rec["variant"])] = rec
+    return out
+
+
+QUICK = ["--trials", "2", "--epochs", "2", "--max-sentences", "300"]
+
+
+@pytest.mark.parametrize("name", ["bert", "gpt2"])
+def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):  # noqa: F811
+    env = {"ROBUST_BENCH_CACHE": str(tmp_path / "cache")}
+    args = ["probe", "--model", str(tiny_models[name]), "--repo", str(built_repo), "--layers", "0,1,2", *QUICK]
+    extra = []
+    if name == "gpt2":   # Fast+Pos with a static vector file the test writes itself
+        rng = np.random.default_rng(0)
+        vec = tmp_path / "vectors.txt"
+        words = sorted({w for w in "the a of and to in is that it for on was with he be I you".split()})
+        vec.write_text("".join(f"{w} " + " ".join(f"{x:.4f}" for x in rng.normal(size=8)) + "\n" for w in words))
+        extra = ["--static-vectors", str(vec)]
+    out = run([*args, *extra, "--output-dir", str(tmp_path / "r1")], tmp_path, env)
+    assert "structural probe on" in out and "perceptron probe on" in out and "lead of the selected layer" in out
+    assert "over path" in out and "over majority" in out
+    assert "alignment drops (sentences): train/plain:" in out and "test/jabberwocky" in out
+    recs = records(tmp_path / "r1")
+    reps = ["layer 0", "layer 1", "layer 2"] + (["fast+pos"] if name == "gpt2" else [])
+    assert set(recs) == {(p, r, v) for p in ("structural", "perceptron") for r in reps for v in ("plain", "jabberwocky")}
+    for (probe, rep, variant), rec in recs.items():
+        assert 0 <= rec["metrics"]["uuas"] <= 1
+        assert ("dspr" in rec["metrics"]) == (probe == "structural")
+        assert rec["details"]["n_test_sentences"] <= 300 and rec["model"]["revision"].startswith("local-")
+    assert sum(rec["details"]["selected_layer"] for rec in recs.values()) == 4
+    for metric in ("uuas", "dspr"):
+        for ext in ("png", "svg"):
+            assert list((tmp_path / "r1").glob(f"*__jabberwocky_ewt__{metric}.{ext}"))
+    # same seed, same numbers; the second run reads every representation from the cache
+    out2 = run([*args, *extra, "--output-dir", str(tmp_path / "r2")], tmp_path, env)
+    assert "encoder forward passes: 0" in out2
+    again = records(tmp_path / "r2")
+    assert {k: r["metrics"] for k, r in again.items()} == {k: r["metrics"] for k, r in recs.items()}
+
+
+def test_train_and_test_on_jabberwocky(tiny_models, built_repo, tmp_path):  # noqa: F811
+    env = {"ROBUST_BENCH_CACHE": str(tmp_path / "cache")}
+    out = run(["probe", "--model", str(tiny_models["bert"]), "--repo", str(built_repo), "--layers", "2",
+               "--probe", "structural", "--train-on", "jabberwocky", *QUICK, "--output-dir", str(tmp_path / "r")],
+              tmp_path, env)
+    assert "trained on jabberwocky" in out
+    recs = records(tmp_path / "r")
+    assert {(p, r, v) for p, r, v in recs} == {("structural", "layer 0", "jabberwocky"), ("structural", "layer 2", "jabberwocky")}
+    assert all(r["details"]["train_on"] == "jabberwocky" for r in recs.values())
