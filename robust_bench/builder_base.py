@@ -38,6 +38,7 @@ class RobustBenchConfig(datasets.BuilderConfig):
     seed: int = 0
     source_dir: str | None = None
     splits: tuple[str, ...] = ()
+    source_info: "SourceInfo | None" = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,11 @@ class RobustBenchBuilder(datasets.GeneratorBasedBuilder):
         super().__init__(*args, **kwargs)
         #: Facts gathered while building (source hashes, lexicon sizes, ...), for the card.
         self.provenance: dict[str, Any] = {}
+
+    @property
+    def source_info(self) -> SourceInfo:
+        """The source corpus of the current config (configs may differ; the class default otherwise)."""
+        return getattr(self.config, "source_info", None) or self.SOURCE
 
     def statistics(self, dataset: datasets.DatasetDict) -> dict[str, Any]:
         """Per-config statistics for the card, recounted from the built rows."""

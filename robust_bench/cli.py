@@ -27,12 +27,14 @@ def _fail(exc: BaseException) -> None:
 def _known_errors() -> tuple[type[BaseException], ...]:
     from robust_bench.conllu_io import ConlluError
     from robust_bench.leaderboard.records import RecordError
+    from robust_bench.nlp import SpacyModelError
+    from robust_bench.task_data import TaskDataError
     from robust_bench.pseudowords import PseudowordError
     from robust_bench.registry import UnknownConfigError
     from robust_bench.sources import SourceNotFoundError
 
     return (ConlluError, SourceNotFoundError, PseudowordError, UnknownConfigError, RecordError,
-            BaselineCheckError)
+            BaselineCheckError, TaskDataError, SpacyModelError)
 
 
 class BaselineCheckError(RuntimeError):
@@ -60,13 +62,21 @@ def build(
                                                "Default: $ROBUST_BENCH_SOURCES, else download."),
     seed: int = typer.Option(0, "--seed", help="Base seed; the same seed gives identical Parquet files."),
     num_proc: Optional[int] = typer.Option(None, "--num-proc", help="Worker processes for generation."),
+    error_rate: Optional[float] = typer.Option(None, "--error-rate",
+                                               help="gec_*: share of the segment's tokens to modify (default 0.15)."),
+    confusions: Optional[Path] = typer.Option(None, "--confusions",
+                                              help="gec_*: weights from `robust-bench fit-confusions` (default uniform)."),
+    spacy_model: Optional[str] = typer.Option(None, "--spacy-model",
+                                              help="gec_*: spaCy pipeline (default $ROBUST_BENCH_SPACY_MODEL or en_core_web_sm)."),
 ) -> None:
     """Build CONFIG into OUT/data/CONFIG/<split>.parquet and rewrite OUT/README.md."""
     from robust_bench.repository import build_config
 
+    options = {"error_rate": error_rate, "confusions": None if confusions is None else str(confusions),
+               "spacy_model": spacy_model}
     try:
-        report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc)
-    except _known_errors() as exc:
+        report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)
+    except (*_known_errors(), ValueError, OSError) as exc:
         _fail(exc)
     typer.echo(f"built {config} into {report.repo} in {report.seconds:.1f} s")
     for split, f in report.metadata["files"].items():
@@ -148,6 +158,23 @@ def _baselines(config: str, repo: Path, source: Optional[Path], split: str, outp
     typer.echo("check passed: plain and Jabberwocky scores are identical for both baselines")
     for path in written:
         typer.echo(f"  wrote {path}")
+
+
+@app.command("fit-confusions")
+def fit_confusions_cmd(
+    m2_file: Path = typer.Argument(..., help="M2 file (NUCLE, CoNLL-2014, BEA-2019)."),
+    output: Path = typer.Option(..., "-o", "--output", help="Where to write the confusions JSON."),
+    annotator: int = typer.Option(0, "--annotator", help="Annotator whose edits are counted."),
+) -> None:
+    """Estimate substitution weights and the error-type distribution from an M2 file (Yin et al., 2020, §3.1)."""
+    from robust_bench.m2 import M2Error, fit_confusions, write_confusions
+
+    try:
+        conf = fit_confusions(m2_file, annotator=annotator)
+    except (M2Error, OSError) as exc:
+        _fail(exc)
+    write_confusions(conf, output)
+    typer.echo(f"wrote {output}: " + ", ".join(f"{k} {v:.3f}" for k, v in (conf.type_distribution or {}).items()))
 
 
 def _parse_layers(text: Optional[str]) -> Optional[tuple[int, ...]]:

@@ -32,9 +32,9 @@ def list_configs() -> list[ConfigEntry]:
     entries = []
     for cls in BUILDER_CLASSES:
         for cfg in cls.BUILDER_CONFIGS:
+            src = getattr(cfg, "source_info", None) or cls.SOURCE
             entries.append(ConfigEntry(name=cfg.name, builder=cls, family=cls.FAMILY,
-                                       source=f"{cls.SOURCE.name} {cls.SOURCE.version}",
-                                       splits=tuple(cfg.splits)))
+                                       source=f"{src.name} {src.version}", splits=tuple(cfg.splits)))
     return entries
 
 

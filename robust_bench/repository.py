@@ -57,7 +57,7 @@ def _versions() -> dict[str, str]:
 
 
 def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: str | os.PathLike | None = None,
-                 seed: int = 0, num_proc: int | None = None) -> BuildReport:
+                 seed: int = 0, num_proc: int | None = None, options: dict[str, Any] | None = None) -> BuildReport:
     """Materialise ``config`` into the dataset repository ``out``.
 
     Parameters
@@ -72,6 +72,9 @@ def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: 
         Base seed; the same seed gives byte-identical Parquet files.
     num_proc : int, optional
         Worker processes for example generation.
+    options : dict, optional
+        Extra config settings of the builder (for example ``error_rate``, ``confusions``,
+        ``spacy_model`` for the grammatical-error configs).
 
     Returns
     -------
@@ -83,15 +86,22 @@ def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: 
         If no builder owns ``config``.
     ConlluError, SourceNotFoundError, PseudowordError
         From the builder; the repository is left untouched.
+    ValueError
+        If ``options`` names a setting the config does not have.
     """
     start = time.perf_counter()
     entry = get_config(config)
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    cfg_fields = set(entry.builder.BUILDER_CONFIG_CLASS.__dataclass_fields__)
+    unknown = sorted(set(options) - cfg_fields)
+    if unknown:
+        raise ValueError(f"{config!r} has no setting {', '.join(unknown)}")
     out = Path(out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-staging-", dir=out.parent))
     try:
         builder = entry.builder(config_name=config, cache_dir=str(staging / "cache"), seed=seed,
-                                source_dir=None if source is None else str(source))
+                                source_dir=None if source is None else str(source), **options)
         builder.download_and_prepare(num_proc=num_proc)
         dataset = builder.as_dataset()
         stage_cfg = staging / "data" / config
@@ -108,12 +118,13 @@ def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: 
             "builder": f"{entry.builder.__module__}.{entry.builder.__name__}",
             "builder_version": str(builder.config.version or entry.builder.VERSION),
             "seed": seed,
+            "options": {k: str(v) for k, v in options.items()},
             "splits": list(entry.splits),
             "description": entry.builder.DESCRIPTION.strip(),
             "citation": entry.builder.CITATION.strip(),
             "license": entry.builder.LICENSE,
-            "source": {"name": entry.builder.SOURCE.name, "version": entry.builder.SOURCE.version,
-                       "license": entry.builder.SOURCE.license, "url": entry.builder.SOURCE.url},
+            "source": {"name": builder.source_info.name, "version": builder.source_info.version,
+                       "license": builder.source_info.license, "url": builder.source_info.url},
             "provenance": builder.provenance,
             "files": {split: {"path": f"data/{config}/{split}.parquet", "sha256": sha256_file(p),
                               "bytes": p.stat().st_size, "rows": len(dataset[split])}

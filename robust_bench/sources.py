@@ -31,10 +31,21 @@ class SourceNotFoundError(FileNotFoundError):
 
 @dataclass(frozen=True)
 class SourceFile:
-    """One source file: its place in a local mirror and its download URL."""
+    """One source file: its place in a local mirror (or several accepted names, the first
+    found wins) and its download URL."""
 
-    local: str
+    local: str | tuple[str, ...]
     url: str
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        return (self.local,) if isinstance(self.local, str) else tuple(self.local)
+
+    def find(self, root: Path) -> Path | None:
+        for c in self.candidates:
+            if (root / c).is_file():
+                return root / c
+        return None
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
@@ -72,23 +83,23 @@ def resolve_sources(files: Mapping[str, SourceFile], *, source_dir: str | os.Pat
     """
     if source_dir is not None:
         root = Path(source_dir).expanduser().resolve()
-        paths = {k: root / f.local for k, f in files.items()}
-        missing = [str(p) for p in paths.values() if not p.is_file()]
+        found = {k: f.find(root) for k, f in files.items()}
+        missing = [" or ".join(str(root / c) for c in files[k].candidates) for k, p in found.items() if p is None]
         if missing:
             raise SourceNotFoundError(
                 f"source directory {root} lacks: " + ", ".join(missing)
                 + f". Give a directory laid out like ../shared/data, or leave out --source and unset {SOURCES_ENV} to download.")
-        return {k: str(p) for k, p in paths.items()}, f"local:{root}"
+        return {k: str(p) for k, p in found.items()}, f"local:{root}"
     env = os.environ.get(SOURCES_ENV)
     if env:
         root = Path(env).expanduser().resolve()
-        paths = {k: root / f.local for k, f in files.items()}
-        if all(p.is_file() for p in paths.values()):
-            return {k: str(p) for k, p in paths.items()}, f"local:{root}"
+        found = {k: f.find(root) for k, f in files.items()}
+        if all(p is not None for p in found.values()):
+            return {k: str(p) for k, p in found.items()}, f"local:{root}"
         logger.warning("%s=%s does not hold %s; downloading instead", SOURCES_ENV, env,
-                       ", ".join(f.local for f in files.values()))
+                       ", ".join(f.candidates[0] for f in files.values()))
     if dl_manager is None:
-        raise SourceNotFoundError("no local copy of " + ", ".join(f.local for f in files.values())
+        raise SourceNotFoundError("no local copy of " + ", ".join(f.candidates[0] for f in files.values())
                                   + " and no download manager to fetch it")
     urls = {k: f.url for k, f in files.items()}
     return {k: str(v) for k, v in dl_manager.download(urls).items()}, "download"

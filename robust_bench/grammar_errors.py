@@ -1,0 +1,565 @@
+"""Grammatical-error engine of Yin et al. (2020), "On the Robustness of Language Encoders
+against Grammatical Errors".
+
+Eight learner-error types (Table 1), each a set of operations on a parsed sentence:
+
+============ ==================================================================================
+ArtOrDet     {a, an, the, ø}: substitute or delete an article; insert one before a bare noun phrase
+Prep         29 prepositions + ø: substitute or delete a preposition; insert one before a direct object
+Trans        18 transition words + ø: substitute or delete a connective; insert one at a clause start
+Nn           singular <-> plural of a common noun (lemminflect)
+SVA          3SG <-> non-3SG of a present-tense verb or auxiliary (lemminflect)
+Vform        present / past / progressive / perfect form of a verb (§3.1; lemminflect)
+Wchoice      one of up to ten WordNet synonyms, inflected like the word (NLTK WordNet)
+Worder       swap an adverb with its neighbouring adjective, participle or modal
+============ ==================================================================================
+
+An operation is only proposed where the parse supports it, as the paper does with its parse
+trees: an article must be a determiner, a preposition an adposition, a bare noun phrase a noun
+without determiner or possessor, and so on. Protected tokens (named-entity tokens in NER data)
+are never touched, moved or split.
+
+The probabilistic transformation (§3.1) samples an error type from the type distribution
+(over the types applicable to the sentence), then a random plausible position for that type,
+then the replacement by the substitution weights w_ij, and repeats until the error budget is
+spent. Yin et al. estimate w_ij and the type distribution from NUCLE; NUCLE is licensed, so the
+default is uniform and :func:`fit_confusions` estimates both from any M2 file.
+
+Every applied operation is an edit ``{type, position, operation, original, replacement}`` on
+the original token indices, and :func:`apply_edits` reproduces the perturbed sentence from the
+original exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable, Mapping, Sequence
+
+__all__ = [
+    "ERROR_TYPES", "ARTICLES", "PREPOSITIONS", "TRANSITIONS", "CONFUSION_SETS", "Token", "Operation",
+    "Confusions", "candidate_operations", "error_budget", "perturb", "apply_edits", "render", "tokens_from_doc",
+    "PerturbationResult",
+]
+
+ERROR_TYPES = ("ArtOrDet", "Prep", "Trans", "Nn", "SVA", "Vform", "Wchoice", "Worder")
+
+#: Confusion sets of Yin et al. (2020), Table 1; "" is ø (deletion or insertion).
+ARTICLES = ("a", "an", "the")
+PREPOSITIONS = ("on", "in", "at", "from", "for", "under", "over", "with", "into", "during", "until", "against",
+                "among", "throughout", "to", "by", "about", "like", "before", "across", "behind", "but", "out",
+                "up", "after", "since", "down", "off", "of")
+TRANSITIONS = ("and", "but", "so", "however", "as", "that", "thus", "also", "because", "therefore", "if",
+               "although", "which", "where", "moreover", "besides", "of")
+CONFUSION_SETS = {"ArtOrDet": ARTICLES + ("",), "Prep": PREPOSITIONS + ("",), "Trans": TRANSITIONS + ("",)}
+
+SUBSTITUTE, INSERT, DELETE, SWAP = "substitute", "insert", "delete", "swap"
+WCHOICE_MAX = 10
+
+
+@dataclass(frozen=True)
+class Token:
+    """One parsed token. ``head`` is the 0-based index of the head (itself for the root)."""
+
+    text: str
+    tag: str
+    pos: str
+    dep: str
+    head: int
+    lemma: str
+    morph: str = ""
+    space: bool = True
+
+    @property
+    def lower(self) -> str:
+        return self.text.lower()
+
+    def feat(self, name: str) -> str | None:
+        for item in self.morph.split("|"):
+            k, _, v = item.partition("=")
+            if k == name:
+                return v
+        return None
+
+
+def tokens_from_doc(doc) -> list[Token]:
+    """Convert a spaCy ``Doc`` to :class:`Token` objects."""
+    return [Token(text=t.text, tag=t.tag_, pos=t.pos_, dep=t.dep_.lower(), head=t.head.i, lemma=t.lemma_ or t.text,
+                  morph=str(t.morph), space=bool(t.whitespace_)) for t in doc]
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A candidate edit. ``position`` is an original token index; an insertion goes before it
+    (``position == n`` appends). A swap exchanges ``position`` and ``position + 1``."""
+
+    type: str
+    operation: str
+    position: int
+    original: str
+    replacement: str
+
+    @property
+    def cost(self) -> int:
+        """Tokens modified: 2 for a swap, 1 otherwise."""
+        return 2 if self.operation == SWAP else 1
+
+    def as_edit(self) -> dict:
+        return {"type": self.type, "position": self.position, "operation": self.operation,
+                "original": self.original, "replacement": self.replacement}
+
+
+def _case_like(template: str, word: str) -> str:
+    if template.isupper() and len(template) > 1:
+        return word.upper()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def _children(tokens: Sequence[Token]) -> list[list[int]]:
+    kids: list[list[int]] = [[] for _ in tokens]
+    for i, t in enumerate(tokens):
+        if t.head != i:
+            kids[t.head].append(i)
+    return kids
+
+
+def _left_edge(tokens: Sequence[Token], kids: list[list[int]], i: int) -> int:
+    stack, best = [i], i
+    while stack:
+        u = stack.pop()
+        best = min(best, u)
+        stack.extend(kids[u])
+    return best
+
+
+_LEMMINFLECT_TAGS = {"NN", "NNS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "JJ", "JJR", "JJS", "RB", "RBR", "RBS"}
+
+
+@lru_cache(maxsize=100_000)
+def _inflect(lemma: str, tag: str) -> str | None:
+    from lemminflect import getInflection
+
+    if tag not in _LEMMINFLECT_TAGS:
+        return None
+    forms = getInflection(lemma, tag=tag)
+    return forms[0] if forms else None
+
+
+@lru_cache(maxsize=100_000)
+def _synonyms(lemma: str, wn_pos: str) -> tuple[str, ...]:
+    from nltk.corpus import wordnet as wn
+
+    out: list[str] = []
+    for syn in wn.synsets(lemma, pos=wn_pos):
+        for lem in syn.lemmas():
+            name = lem.name()
+            if "_" in name or "-" in name or name.lower() == lemma.lower() or name in out:
+                continue
+            out.append(name)
+            if len(out) == WCHOICE_MAX:
+                return tuple(out)
+    return tuple(out)
+
+
+_WN_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+_PRESENT_BE = {"is": "are", "are": "is", "am": "is"}
+
+
+def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = (),
+                         no_insert_before: Iterable[int] = (), types: Sequence[str] = ERROR_TYPES) -> list[Operation]:
+    """Every plausible operation of the requested types on a parsed sentence.
+
+    Parameters
+    ----------
+    tokens : sequence of Token
+    protected : iterable of int
+        Token indices that no operation may substitute, delete or move (entity tokens).
+    no_insert_before : iterable of int
+        Positions before which nothing may be inserted (inside an entity).
+    types : sequence of str
+        Error types to generate.
+
+    Returns
+    -------
+    list of Operation
+        In a deterministic order (by type, position, replacement).
+
+    Raises
+    ------
+    ValueError
+        On an unknown error type.
+    """
+    bad = [t for t in types if t not in ERROR_TYPES]
+    if bad:
+        raise ValueError(f"unknown error types {bad}; expected a subset of {ERROR_TYPES}")
+    prot = set(protected)
+    no_ins = set(no_insert_before)
+    kids = _children(tokens)
+    ops: list[Operation] = []
+    n = len(tokens)
+
+    def free(i: int) -> bool:
+        return 0 <= i < n and i not in prot
+
+    def set_ops(kind: str, i: int, members: Sequence[str]):
+        t = tokens[i]
+        for m in members:
+            if m != t.lower:
+                ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, m)))
+        ops.append(Operation(kind, DELETE, i, t.text, ""))
+
+    def insert_ops(kind: str, gap: int, members: Sequence[str]):
+        if gap in no_ins or gap == 0 and n and tokens[0].text[:1].isupper() and tokens[0].pos != "PROPN" \
+                and tokens[0].text != "I":
+            # no insertion before a capitalised sentence start: it would need a case change too
+            return
+        if gap in prot or (gap > 0 and gap - 1 in prot and gap in prot):
+            return
+        for m in members:
+            ops.append(Operation(kind, INSERT, gap, "", m))
+
+    for kind in types:
+        if kind == "ArtOrDet":
+            for i, t in enumerate(tokens):
+                if free(i) and t.lower in ARTICLES and t.pos == "DET":
+                    set_ops(kind, i, ARTICLES)
+            for i, t in enumerate(tokens):
+                if t.pos == "NOUN" and t.tag in ("NN", "NNS") and free(i):
+                    if any(tokens[c].dep in ("det", "poss", "nmod:poss") or tokens[c].pos in ("DET", "PRON", "NUM")
+                           for c in kids[i]):
+                        continue
+                    if t.dep in ("compound",):
+                        continue
+                    gap = _left_edge(tokens, kids, i)
+                    if gap > 0 and tokens[gap - 1].pos in ("DET", "PRON", "ADJ", "NOUN", "PROPN", "NUM"):
+                        continue
+                    insert_ops(kind, gap, ARTICLES)
+        elif kind == "Prep":
+            for i, t in enumerate(tokens):
+                if free(i) and t.lower in PREPOSITIONS and t.pos == "ADP":
+                    set_ops(kind, i, PREPOSITIONS)
+            for i, t in enumerate(tokens):
+                if t.dep in ("obj", "dobj") and t.pos in ("NOUN", "PROPN", "PRON") and tokens[t.head].pos == "VERB":
+                    gap = _left_edge(tokens, kids, i)
+                    if gap > 0 and tokens[gap - 1].pos != "ADP":
+                        insert_ops(kind, gap, PREPOSITIONS)
+        elif kind == "Trans":
+            for i, t in enumerate(tokens):
+                if not free(i) or t.lower not in TRANSITIONS:
+                    continue
+                relative = t.lower in ("which", "that", "where") and t.feat("PronType") == "Rel"
+                # a connective adverb modifies a clause (its head is a verb), not a degree adverb ("so big")
+                clausal_adv = t.pos == "ADV" and t.dep in ("advmod", "cc") and tokens[t.head].pos in ("VERB", "AUX")
+                if t.pos in ("CCONJ", "SCONJ") or clausal_adv or relative:
+                    set_ops(kind, i, TRANSITIONS)
+            for i in range(1, n):
+                t = tokens[i]
+                if tokens[i - 1].text == "," and t.dep in ("nsubj", "nsubjpass", "nsubj:pass", "expl") \
+                        and tokens[t.head].dep in ("conj", "advcl", "ccomp", "parataxis", "root") \
+                        and _left_edge(tokens, kids, t.head) <= i:
+                    insert_ops(kind, i, TRANSITIONS)
+        elif kind == "Nn":
+            for i, t in enumerate(tokens):
+                if free(i) and t.pos == "NOUN" and t.tag in ("NN", "NNS") and t.text.isalpha():
+                    target = _inflect(t.lemma.lower(), "NNS" if t.tag == "NN" else "NN")
+                    if target and target.lower() != t.lower:
+                        ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, target)))
+        elif kind == "SVA":
+            for i, t in enumerate(tokens):
+                if not free(i) or t.tag not in ("VBZ", "VBP") or t.pos not in ("VERB", "AUX") or not t.text.isalpha():
+                    continue
+                if t.lower in _PRESENT_BE:
+                    target = _PRESENT_BE[t.lower]
+                else:
+                    target = _inflect(t.lemma.lower(), "VBP" if t.tag == "VBZ" else "VBZ")
+                if target and target.lower() != t.lower:
+                    ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, target)))
+        elif kind == "Vform":
+            for i, t in enumerate(tokens):
+                if not free(i) or t.pos != "VERB" or t.tag not in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN") \
+                        or not t.text.isalpha():
+                    continue
+                lemma = t.lemma.lower()
+                third = t.tag == "VBZ" or (t.feat("Person") == "3" and t.feat("Number") == "Sing")
+                seen = {t.lower}
+                for tag in ("VBZ" if third else "VBP", "VBD", "VBG", "VBN"):
+                    form = _inflect(lemma, tag)
+                    if form and form.lower() not in seen:
+                        seen.add(form.lower())
+                        ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, form)))
+        elif kind == "Wchoice":
+            for i, t in enumerate(tokens):
+                if not free(i) or t.pos not in _WN_POS or not t.text.isalpha():
+                    continue
+                for syn in _synonyms(t.lemma.lower(), _WN_POS[t.pos]):
+                    form = _inflect(syn, t.tag) if t.tag not in ("NN", "VB", "JJ", "RB") else syn
+                    form = form or syn
+                    if form.lower() != t.lower:
+                        ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, form)))
+        elif kind == "Worder":
+            for i, t in enumerate(tokens):
+                if not free(i) or t.pos != "ADV" or not t.text.isalpha():
+                    continue
+                for j in (i - 1, i + 1):
+                    if not free(j):
+                        continue
+                    o = tokens[j]
+                    if o.pos == "ADJ" or o.tag in ("VBN", "VBG", "MD"):
+                        a, b = min(i, j), max(i, j)
+                        if a == 0 and tokens[0].text[:1].isupper():
+                            continue  # would move the capitalised first word
+                        ops.append(Operation(kind, SWAP, a, f"{tokens[a].text} {tokens[b].text}",
+                                             f"{tokens[b].text} {tokens[a].text}"))
+    return ops
+
+
+@dataclass
+class Confusions:
+    """Error-type distribution and substitution weights.
+
+    Attributes
+    ----------
+    type_distribution : dict of str to float, or None
+        Probability of each error type; ``None`` is uniform over the applicable types.
+    weights : dict of str to dict of str to dict of str to float
+        ``weights[type][source][target]`` = w_ij for the confusion-set types; ``""`` is ø.
+        Missing entries are uniform.
+    source : str
+        Where the estimates come from (``"uniform"`` or the M2 file and its SHA-256).
+    """
+
+    type_distribution: dict[str, float] | None = None
+    weights: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    source: str = "uniform"
+
+    def type_weight(self, kind: str) -> float:
+        if self.type_distribution is None:
+            return 1.0
+        return float(self.type_distribution.get(kind, 0.0))
+
+    def op_weight(self, op: Operation) -> float:
+        table = self.weights.get(op.type)
+        if not table:
+            return 1.0
+        src = "" if op.operation == INSERT else op.original.lower()
+        tgt = "" if op.operation == DELETE else op.replacement.lower()
+        row = table.get(src)
+        if not row:
+            return 1.0
+        return float(row.get(tgt, 0.0))
+
+    def to_json(self) -> dict:
+        return {"source": self.source, "type_distribution": self.type_distribution, "weights": self.weights}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Confusions":
+        """Build from the JSON written by ``robust-bench fit-confusions``.
+
+        Raises
+        ------
+        ValueError
+            On unknown error types or negative weights.
+        """
+        dist = data.get("type_distribution")
+        if dist is not None:
+            bad = [k for k in dist if k not in ERROR_TYPES]
+            if bad or any(v < 0 for v in dist.values()):
+                raise ValueError(f"type_distribution: unknown types {bad} or negative probabilities")
+        weights = data.get("weights") or {}
+        bad = [k for k in weights if k not in CONFUSION_SETS]
+        if bad:
+            raise ValueError(f"weights: {bad} are not confusion-set types ({', '.join(CONFUSION_SETS)})")
+        return cls(type_distribution=dist, weights=weights, source=str(data.get("source", "file")))
+
+
+def error_budget(n_tokens: int, error_rate: float) -> int:
+    """Tokens that may be modified: ``round(error_rate * n_tokens)``, at least 1 for a
+    non-empty segment (Yin et al., §4: 15% of the tokens)."""
+    if n_tokens <= 0:
+        return 0
+    return max(1, int(round(error_rate * n_tokens)))
+
+
+@dataclass(frozen=True)
+class PerturbationResult:
+    """Output of :func:`perturb`."""
+
+    tokens: tuple[str, ...]
+    spaces: tuple[bool, ...]
+    edits: tuple[dict, ...]
+    budget: int
+    modified: int
+    reason: str | None = None
+
+
+def _conflicts(op: Operation, touched: set[int], gaps: set[int]) -> bool:
+    if op.operation == INSERT:
+        return op.position in gaps
+    if op.operation == SWAP:
+        return op.position in touched or op.position + 1 in touched
+    return op.position in touched
+
+
+def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 0.15,
+            confusions: Confusions | None = None, protected: Iterable[int] = (),
+            no_insert_before: Iterable[int] = (), types: Sequence[str] = ERROR_TYPES) -> PerturbationResult:
+    """The probabilistic transformation of Yin et al. (2020, §3.1).
+
+    Repeat until the budget (:func:`error_budget`) is spent or nothing applies: sample an error
+    type among those applicable (by the type distribution), a position for it (uniformly), and an
+    operation there (by the substitution weights). Each token is modified at most once.
+
+    Parameters
+    ----------
+    tokens : sequence of Token
+    rng : random.Random
+        Seeded per example.
+    error_rate : float
+        Share of tokens to modify, in (0, 1]; 0.15 in the paper's settings (§4).
+    confusions : Confusions, optional
+        Default uniform.
+    protected, no_insert_before, types
+        See :func:`candidate_operations`.
+
+    Returns
+    -------
+    PerturbationResult
+        ``reason`` says why no error could be placed, when none was.
+
+    Raises
+    ------
+    ValueError
+        If ``error_rate`` is outside (0, 1].
+    """
+    if not 0 < error_rate <= 1:
+        raise ValueError(f"error_rate must be in (0, 1], got {error_rate}")
+    conf = confusions or Confusions()
+    words = [t.text for t in tokens]
+    spaces = [t.space for t in tokens]
+    budget = error_budget(len(tokens), error_rate)
+    if not tokens:
+        return PerturbationResult((), (), (), 0, 0, "empty segment")
+    ops = candidate_operations(tokens, protected=protected, no_insert_before=no_insert_before, types=types)
+    if not ops:
+        return PerturbationResult(tuple(words), tuple(spaces), (), budget, 0, "no applicable operation")
+    by_type: dict[str, list[Operation]] = {}
+    for op in ops:
+        by_type.setdefault(op.type, []).append(op)
+    touched: set[int] = set()
+    gaps: set[int] = set()
+    spent = 0
+    edits: list[dict] = []
+    while spent < budget:
+        avail = {}
+        for kind, lst in by_type.items():
+            ok = [op for op in lst if op.cost <= budget - spent and not _conflicts(op, touched, gaps)
+                  and conf.op_weight(op) > 0]
+            if ok and conf.type_weight(kind) > 0:
+                avail[kind] = ok
+        if not avail:
+            break
+        kinds = sorted(avail, key=ERROR_TYPES.index)
+        kind = rng.choices(kinds, weights=[conf.type_weight(k) for k in kinds])[0]
+        positions = sorted({op.position for op in avail[kind]})
+        pos = rng.choice(positions)
+        cands = [op for op in avail[kind] if op.position == pos]
+        op = rng.choices(cands, weights=[conf.op_weight(o) for o in cands])[0]
+        edits.append(op.as_edit())
+        spent += op.cost
+        if op.operation == INSERT:
+            gaps.add(op.position)
+        elif op.operation == SWAP:
+            touched.update((op.position, op.position + 1))
+        else:
+            touched.add(op.position)
+    new_words, new_spaces = apply_edits(words, spaces, edits)
+    reason = None if edits else "no operation fits the budget"
+    return PerturbationResult(tuple(new_words), tuple(new_spaces), tuple(edits), budget, spent, reason)
+
+
+def apply_edits(words: Sequence[str], spaces: Sequence[bool], edits: Iterable[Mapping]) -> tuple[list[str], list[bool]]:
+    """Apply edits (original token indices) to a tokenised sentence.
+
+    Substitutions keep the token's trailing space; an inserted token is followed by a space;
+    a deleted token's trailing space passes to the token before it; a swap exchanges the words
+    and keeps the spaces in place.
+
+    Parameters
+    ----------
+    words : sequence of str of shape (n_tokens,)
+    spaces : sequence of bool of shape (n_tokens,)
+        Whether each token is followed by a space.
+    edits : iterable of dict
+        With ``position``, ``operation``, ``replacement`` (and ``type``, ``original``).
+
+    Returns
+    -------
+    words, spaces : list of str, list of bool
+
+    Raises
+    ------
+    ValueError
+        On overlapping edits, out-of-range positions, an unknown operation, or an edit whose
+        ``original`` does not match the sentence.
+    """
+    n = len(words)
+    sub: dict[int, str] = {}
+    dele: set[int] = set()
+    ins: dict[int, str] = {}
+    swap: set[int] = set()
+    touched: set[int] = set()
+    for e in edits:
+        p, op = int(e["position"]), e["operation"]
+        if op == INSERT:
+            if not 0 <= p <= n or p in ins:
+                raise ValueError(f"insertion at {p} is out of range or repeated")
+            ins[p] = e["replacement"]
+            continue
+        span = (p, p + 1) if op == SWAP else (p,)
+        if any(not 0 <= q < n or q in touched for q in span):
+            raise ValueError(f"{op} at {p} is out of range or overlaps another edit")
+        touched.update(span)
+        expected = " ".join(words[q] for q in span)
+        if e.get("original") is not None and e["original"] != expected:
+            raise ValueError(f"{op} at {p}: original {e['original']!r} does not match {expected!r}")
+        if op == SUBSTITUTE:
+            sub[p] = e["replacement"]
+        elif op == DELETE:
+            dele.add(p)
+        elif op == SWAP:
+            swap.add(p)
+        else:
+            raise ValueError(f"unknown operation {op!r}")
+    out_w: list[str] = []
+    out_s: list[bool] = []
+    i = 0
+    while i <= n:
+        if i in ins:
+            out_w.append(ins[i])
+            out_s.append(True)
+        if i == n:
+            break
+        if i in dele:
+            if out_s and not out_s[-1]:
+                out_s[-1] = spaces[i]
+            i += 1
+            continue
+        if i in swap:
+            out_w += [words[i + 1], words[i]]
+            out_s += [spaces[i], spaces[i + 1]]
+            i += 2
+            continue
+        out_w.append(sub.get(i, words[i]))
+        out_s.append(spaces[i])
+        i += 1
+    if out_s and n and ins.get(n) is not None:
+        out_s[-1] = spaces[-1] if n else False
+    return out_w, out_s
+
+
+def render(words: Sequence[str], spaces: Sequence[bool]) -> str:
+    """Detokenise: each word followed by a space where ``spaces`` says so (trailing space stripped)."""
+    return "".join(w + (" " if s else "") for w, s in zip(words, spaces)).rstrip(" ")

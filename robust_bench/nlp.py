@@ -1,0 +1,73 @@
+"""spaCy pipelines, configurable per user.
+
+The default is ``en_core_web_sm``; ``$ROBUST_BENCH_SPACY_MODEL`` or an explicit name/path
+overrides it (tests and offline runs use the pipeline in ``../shared/models/spacy/en_rb_sm``).
+Code must not hard-code one model's label set: use :func:`map_entity_label`.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+__all__ = ["SPACY_ENV", "DEFAULT_SPACY_MODEL", "SpacyModelError", "load_spacy", "spacy_model_name",
+           "map_entity_label"]
+
+SPACY_ENV = "ROBUST_BENCH_SPACY_MODEL"
+DEFAULT_SPACY_MODEL = "en_core_web_sm"
+
+#: OntoNotes and CoNLL-2003 entity labels mapped to one coarse set.
+_ENTITY_MAP = {"PERSON": "PER", "PER": "PER", "GPE": "LOC", "LOC": "LOC", "FAC": "LOC", "ORG": "ORG",
+               "NORP": "MISC", "MISC": "MISC", "EVENT": "MISC", "PRODUCT": "MISC", "WORK_OF_ART": "MISC",
+               "LAW": "MISC", "LANGUAGE": "MISC"}
+
+
+class SpacyModelError(RuntimeError):
+    """The requested spaCy pipeline cannot be loaded or lacks a needed component."""
+
+
+def spacy_model_name(name: str | None = None) -> str:
+    """The pipeline to use: ``name``, else ``$ROBUST_BENCH_SPACY_MODEL``, else ``en_core_web_sm``."""
+    return name or os.environ.get(SPACY_ENV) or DEFAULT_SPACY_MODEL
+
+
+@lru_cache(maxsize=4)
+def _load(name: str):
+    import spacy
+
+    try:
+        return spacy.load(name)
+    except OSError as exc:
+        raise SpacyModelError(
+            f"spaCy pipeline {name!r} is not available: install it (python -m spacy download {name}) or set "
+            f"{SPACY_ENV} to a pipeline directory") from exc
+
+
+def load_spacy(name: str | None = None, *, require: tuple[str, ...] = ("tagger", "parser")):
+    """Load (once per process) a spaCy pipeline.
+
+    Parameters
+    ----------
+    name : str, optional
+        Package name or directory; see :func:`spacy_model_name`.
+    require : tuple of str
+        Components that must be present (``"tagger"`` is satisfied by ``tagger`` or ``morphologizer``).
+
+    Raises
+    ------
+    SpacyModelError
+        If the pipeline is missing or lacks a required component.
+    """
+    resolved = spacy_model_name(name)
+    nlp = _load(resolved)
+    names = set(nlp.pipe_names)
+    for comp in require:
+        ok = bool(names & {"tagger", "morphologizer"}) if comp == "tagger" else comp in names
+        if not ok:
+            raise SpacyModelError(f"spaCy pipeline {resolved!r} has no {comp!r} component (has {sorted(names)})")
+    return nlp
+
+
+def map_entity_label(label: str) -> str:
+    """A pipeline's entity label in the coarse CoNLL set (PER, LOC, ORG, MISC); others unchanged."""
+    return _ENTITY_MAP.get(label, label)
