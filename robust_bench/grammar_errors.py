@@ -126,12 +126,18 @@ def _children(tokens: Sequence[Token]) -> list[list[int]]:
     return kids
 
 
+_NOT_IN_PHRASE = ("case", "mark", "cc", "punct", "conj", "acl:relcl", "relcl", "acl", "appos", "parataxis")
+
+
 def _left_edge(tokens: Sequence[Token], kids: list[list[int]], i: int) -> int:
+    """First token of the phrase headed by ``i``: its subtree without the markers that
+    precede a phrase (a case-marking preposition, a subordinator, a conjunction) or attach
+    clauses to it."""
     stack, best = [i], i
     while stack:
         u = stack.pop()
         best = min(best, u)
-        stack.extend(kids[u])
+        stack.extend(c for c in kids[u] if tokens[c].dep not in _NOT_IN_PHRASE)
     return best
 
 

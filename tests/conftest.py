@@ -19,6 +19,8 @@ os.environ["NLTK_DATA"] = str(Path(os.environ.get("NLTK_DATA", SHARED / "nltk_da
 if os.environ.get("ROBUST_BENCH_SOURCES"):
     os.environ["ROBUST_BENCH_SOURCES"] = str(Path(os.environ["ROBUST_BENCH_SOURCES"]).resolve())
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+_spacy = os.environ.get("ROBUST_BENCH_SPACY_MODEL") or str(SHARED / "models" / "spacy" / "en_rb_sm")
+os.environ["ROBUST_BENCH_SPACY_MODEL"] = str(Path(_spacy).resolve()) if os.path.exists(_spacy) else _spacy
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
@@ -81,3 +83,40 @@ def repo_copy(built_repo, tmp_path) -> Path:
     dst = tmp_path / "robust-bench"
     shutil.copytree(built_repo, dst)
     return dst
+
+
+SST2_SENTENCES = [
+    ("a gripping , funny and moving film .", "positive"), ("the plot goes nowhere and the jokes fall flat .", "negative"),
+    ("it is a beautiful movie about friendship .", "positive"), ("the actors seem bored in every scene .", "negative"),
+    ("a smart script makes the story feel fresh .", "positive"), ("the director wastes a good cast on a dull story .", "negative"),
+    ("children will love the colourful animals .", "positive"), ("i walked out before the end .", "negative"),
+    ("the music lifts every scene .", "positive"), ("nothing in this film works .", "negative"),
+]
+
+
+@pytest.fixture(scope="session")
+def gec_sources(tmp_path_factory, sources) -> Path:
+    """A source mirror for the gec_* configs: the real GLUE and CoNLL-2003 files from ../shared
+    (linked, not copied) plus a small SST-2 file written here, since ../shared has no SST-2."""
+    root = tmp_path_factory.mktemp("gec_sources")
+    (root / "glue").mkdir()
+    for task in ("mnli", "mrpc", "qnli"):
+        os.symlink(sources / "glue" / task, root / "glue" / task)
+    os.symlink(sources / "conll2003", root / "conll2003")
+    (root / "glue" / "sst2").mkdir()
+    lines = ["sentence\tlabel"] + [f"{s}\t{1 if lab == 'positive' else 0}" for s, lab in SST2_SENTENCES]
+    (root / "glue" / "sst2" / "dev.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="session")
+def gec_repo(tmp_path_factory, gec_sources) -> Path:
+    """Every gec_* config built once (seed 0) into one repository."""
+    from robust_bench.registry import list_configs
+    from robust_bench.repository import build_config
+
+    out = tmp_path_factory.mktemp("gec_repo") / "robust-bench"
+    for entry in list_configs():
+        if entry.family == "grammatical_errors":
+            build_config(entry.name, out=out, source=gec_sources, seed=0)
+    return out

@@ -18,8 +18,14 @@ from robust_bench.sources import sha256_file
 CONFIGS = [e.name for e in list_configs()]
 
 
+def _repo(request, config):
+    family = [e for e in list_configs() if e.name == config][0].family
+    return request.getfixturevalue({"jabberwocky": "built_repo", "grammatical_errors": "gec_repo"}[family])
+
+
 def test_every_builder_is_registered_with_its_configs():
-    assert BUILDER_CLASSES and CONFIGS == ["jabberwocky_ewt"]
+    assert BUILDER_CLASSES and CONFIGS[:1] == ["jabberwocky_ewt"]
+    assert {"gec_mnli", "gec_mrpc", "gec_qnli", "gec_sst2", "gec_conll2003"} <= set(CONFIGS)
     for cls in BUILDER_CLASSES:
         assert cls.FAMILY and cls.SOURCE.version and cls.CITATION and cls.DESCRIPTION and cls.LICENSE
         for cfg in cls.BUILDER_CONFIGS:
@@ -27,43 +33,59 @@ def test_every_builder_is_registered_with_its_configs():
 
 
 @pytest.mark.parametrize("config", CONFIGS)
-def test_keys_unique_and_features_match_info(built_repo, config):
+def test_keys_unique_and_features_match_info(request, config):
+    built_repo = _repo(request, config)
     entry = [e for e in list_configs() if e.name == config][0]
     info_features = entry.builder(config_name=config).info.features
     for split in entry.splits:
         path = built_repo / "data" / config / f"{split}.parquet"
         ds = datasets.Dataset.from_parquet(str(path))
         assert ds.features == info_features
-        ids = ds["id"]
+        ids = ds["id"] if "id" in ds.column_names else ds["idx"]
         assert len(set(ids)) == len(ids)
         assert ids == sorted(ids)
 
 
-@pytest.mark.parametrize("config", CONFIGS)
-def test_same_seed_gives_byte_identical_parquet(built_repo, built_repo_again, config):
+def test_same_seed_gives_byte_identical_parquet(built_repo, built_repo_again):
     # the second build used num_proc=2: per-example seeding makes sharding irrelevant
+    config = "jabberwocky_ewt"
     for split in read_metadata(built_repo)[config]["files"]:
         a = built_repo / "data" / config / f"{split}.parquet"
         b = built_repo_again / "data" / config / f"{split}.parquet"
         assert a.read_bytes() == b.read_bytes(), split
 
 
+@pytest.mark.parametrize("config", ["gec_mrpc", "gec_sst2"])
+def test_same_seed_gives_byte_identical_parquet_gec(gec_repo, gec_sources, config, tmp_path):
+    from robust_bench.repository import build_config
+
+    again = build_config(config, out=tmp_path / "robust-bench", source=gec_sources, seed=0, num_proc=2)
+    for split, path in again.files.items():
+        assert path.read_bytes() == (gec_repo / "data" / config / f"{split}.parquet").read_bytes(), split
+    other = build_config(config, out=tmp_path / "robust-bench", source=gec_sources, seed=1)
+    assert any(p.read_bytes() != (gec_repo / "data" / config / f"{s}.parquet").read_bytes()
+               for s, p in other.files.items())
+
+
 @pytest.mark.parametrize("config", CONFIGS)
-def test_card_hashes_and_statistics_match_the_files(built_repo, config):
+def test_card_hashes_and_statistics_match_the_files(request, config):
+    built_repo = _repo(request, config)
     meta = read_metadata(built_repo)[config]
     card = (built_repo / "README.md").read_text(encoding="utf-8")
     assert f"config_name: {config}" in card
     for split, f in meta["files"].items():
         path = built_repo / f["path"]
         assert sha256_file(path) == f["sha256"] and f["sha256"] in card
-        assert pq.read_metadata(path).num_rows == f["rows"] == meta["statistics"][split]["sentences"]
+        stats = meta["statistics"][split]
+        assert pq.read_metadata(path).num_rows == f["rows"] == stats.get("sentences", stats.get("examples"))
     for key in ("description", "citation", "source", "builder_version", "seed", "statistics"):
         assert meta[key] not in (None, "", {})
     assert meta["source"]["version"] in card and meta["source"]["license"] in card
 
 
 @pytest.mark.parametrize("config", CONFIGS)
-def test_load_dataset_from_the_parent_directory(built_repo, config, monkeypatch):
+def test_load_dataset_from_the_parent_directory(request, config, monkeypatch):
+    built_repo = _repo(request, config)
     monkeypatch.chdir(built_repo.parent)
     ds = datasets.load_dataset("robust-bench", config)
     meta = read_metadata(built_repo)[config]

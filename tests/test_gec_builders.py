@@ -1,0 +1,113 @@
+"""End to end: the gec_* corpora built from the real GLUE and CoNLL-2003 files in ../shared."""
+
+import datasets
+import pytest
+
+from robust_bench.grammar_errors import apply_edits, render
+from robust_bench.registry import list_configs
+from robust_bench.repository import build_config, read_metadata
+from robust_bench.task_data import read_conll2003, read_mrpc, read_nli, read_qnli, read_sst2
+
+GEC = [e.name for e in list_configs() if e.family == "grammatical_errors"]
+SEGMENT = {"gec_mnli": "hypothesis", "gec_mrpc": "sentence1", "gec_qnli": "sentence", "gec_sst2": "sentence"}
+UNTOUCHED = {"gec_mnli": ["premise"], "gec_mrpc": ["sentence2"], "gec_qnli": ["question"], "gec_sst2": []}
+
+
+@pytest.fixture(scope="module")
+def gec(gec_repo):
+    return {c: datasets.load_dataset(str(gec_repo), c) for c in GEC}
+
+
+def test_all_configs_build_with_the_expected_splits(gec):
+    assert {c: sorted(d) for c, d in gec.items()} == {
+        "gec_conll2003": ["test", "validation"], "gec_mnli": ["validation_matched", "validation_mismatched"],
+        "gec_mrpc": ["test", "validation"], "gec_qnli": ["validation"], "gec_sst2": ["validation"]}
+    assert len(gec["gec_mnli"]["validation_matched"]) == 1000 and len(gec["gec_qnli"]["validation"]) == 5463
+    assert len(gec["gec_mrpc"]["validation"]) == 408 and len(gec["gec_mrpc"]["test"]) == 1725
+
+
+def test_labels_and_other_segments_are_unchanged(gec, gec_sources):
+    sources = {("gec_mnli", "validation_matched"): read_nli(gec_sources / "glue/mnli/dev_matched_sample.tsv"),
+               ("gec_mrpc", "validation"): read_mrpc(gec_sources / "glue/mrpc/dev.tsv"),
+               ("gec_mrpc", "test"): read_mrpc(gec_sources / "glue/mrpc/msr_paraphrase_test.txt"),
+               ("gec_qnli", "validation"): read_qnli(gec_sources / "glue/qnli/dev.tsv"),
+               ("gec_sst2", "validation"): read_sst2(gec_sources / "glue/sst2/dev.tsv")}
+    for (config, split), rows in sources.items():
+        ds = gec[config][split]
+        assert ds["label"] == [r["label"] for r in rows]
+        for field in UNTOUCHED[config] + [SEGMENT[config]]:
+            assert ds[field] == [r[field] for r in rows]
+    conll = read_conll2003(gec_sources / "conll2003/valid.txt")
+    assert gec["gec_conll2003"]["validation"]["ner_tags"] == [r["ner_tags"] for r in conll]
+
+
+@pytest.mark.parametrize("config", GEC)
+def test_edit_round_trip_and_budget_on_every_row(gec, config):
+    for split, ds in gec[config].items():
+        for r in ds:
+            words, spaces = apply_edits(r["original_tokens"], r["original_spaces"], r["edits"])
+            assert words == r["perturbed_tokens"]
+            if config != "gec_conll2003":
+                assert render(words, spaces) == r[f"perturbed_{SEGMENT[config]}"]
+            assert r["n_modified"] <= r["budget"]
+            assert r["n_edits"] == len(r["edits"]) and r["n_tokens"] == len(r["original_tokens"])
+            assert r["n_modified"] == sum(2 if e["operation"] == "swap" else 1 for e in r["edits"])
+            assert bool(r["edits"]) != bool(r["no_error_reason"])
+
+
+def test_conll2003_entities_are_never_touched(gec):
+    for split, ds in gec["gec_conll2003"].items():
+        names = ds.features["ner_tags"].feature.names
+        for r in ds:
+            assert r["tokens"] == r["original_tokens"]
+            tags = [names[t] for t in r["ner_tags"]]
+            new_tags = [names[t] for t in r["perturbed_ner_tags"]]
+            assert len(new_tags) == len(r["perturbed_tokens"])
+            entities = [(w, t) for w, t in zip(r["tokens"], tags) if t != "O"]
+            assert [(w, t) for w, t in zip(r["perturbed_tokens"], new_tags) if t != "O"] == entities
+            for e in r["edits"]:
+                span = (e["position"], e["position"] + 1) if e["operation"] == "swap" else (e["position"],)
+                if e["operation"] != "insert":
+                    assert all(tags[p] == "O" for p in span)
+                elif e["position"] < len(tags):
+                    assert not tags[e["position"]].startswith("I-")
+
+
+def test_card_statistics_recount(gec, gec_repo):
+    for config, dd in gec.items():
+        stats = read_metadata(gec_repo)[config]["statistics"]
+        for split, ds in dd.items():
+            s = stats[split]
+            assert s["examples"] == len(ds)
+            assert s["modified_tokens"] == sum(ds["n_modified"])
+            counts = {}
+            for edits in ds["edits"]:
+                for e in edits:
+                    counts[e["type"]] = counts.get(e["type"], 0) + 1
+            assert {k: v for k, v in s["edits_per_type"].items() if v} == counts
+            assert sum(s["examples_without_error"].values()) == sum(1 for x in ds["no_error_reason"] if x)
+    mnli = stats = read_metadata(gec_repo)["gec_mnli"]["statistics"]["validation_matched"]
+    print({c: {s: v["modified_share_mean"] for s, v in read_metadata(gec_repo)[c]["statistics"].items()} for c in gec})
+    assert 0.12 <= mnli["modified_share_mean"] <= 0.18
+    assert all(mnli["edits_per_type"][t] > 0 for t in mnli["edits_per_type"])
+
+
+def test_build_with_fitted_confusions(gec_sources, tmp_path):
+    import json
+
+    conf = tmp_path / "confusions.json"
+    conf.write_text(json.dumps({"source": "test", "type_distribution": {"ArtOrDet": 0.5, "Nn": 0.5},
+                                "weights": {"ArtOrDet": {"the": {"a": 1.0}, "a": {"the": 1.0}, "an": {"the": 1.0},
+                                                         "": {"the": 1.0}}}}))
+    report = build_config("gec_sst2", out=tmp_path / "robust-bench", source=gec_sources, options={"confusions": str(conf)})
+    ds = datasets.load_dataset(str(tmp_path / "robust-bench"), "gec_sst2", split="validation")
+    edits = [e for es in ds["edits"] for e in es]
+    assert edits and {e["type"] for e in edits} <= {"ArtOrDet", "Nn"}
+    for e in edits:
+        if e["type"] == "ArtOrDet" and e["operation"] != "insert":
+            assert e["original"].lower() != "the" or e["replacement"].lower() == "a"
+        assert e["operation"] != "delete"
+    assert report.metadata["options"]["confusions"] == str(conf)
+    assert "test" in report.metadata["provenance"]["confusions"]
+    with pytest.raises(ValueError, match="has no setting error_rate"):
+        build_config("jabberwocky_ewt", out=tmp_path / "x", options={"error_rate": 0.2})
