@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterable, Mapping, Sequence
 
 __all__ = [
@@ -71,7 +71,7 @@ class Token:
     morph: str = ""
     space: bool = True
 
-    @property
+    @cached_property
     def lower(self) -> str:
         return self.text.lower()
 
@@ -212,10 +212,12 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
 
     def set_ops(kind: str, i: int, members: Sequence[str]):
         t = tokens[i]
-        for m in members:
-            if m != t.lower:
-                ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, m)))
-        ops.append(Operation(kind, DELETE, i, t.text, ""))
+        text, low = t.text, t.lower
+        if text == low:
+            ops.extend(Operation(kind, SUBSTITUTE, i, text, m) for m in members if m != low)
+        else:
+            ops.extend(Operation(kind, SUBSTITUTE, i, text, _case_like(text, m)) for m in members if m != low)
+        ops.append(Operation(kind, DELETE, i, text, ""))
 
     def insert_ops(kind: str, gap: int, members: Sequence[str]):
         if gap in no_ins or gap == 0 and n and tokens[0].text[:1].isupper() and tokens[0].pos != "PROPN" \
@@ -297,14 +299,8 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                         seen.add(form.lower())
                         ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, form)))
         elif kind == "Wchoice":
-            for i, t in enumerate(tokens):
-                if not free(i) or t.pos not in _WN_POS or not t.text.isalpha():
-                    continue
-                for syn in _synonyms(t.lemma.lower(), _WN_POS[t.pos]):
-                    form = _inflect(syn, t.tag) if t.tag not in ("NN", "VB", "JJ", "RB") else syn
-                    form = form or syn
-                    if form.lower() != t.lower:
-                        ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, form)))
+            for i in _wchoice_positions(tokens, prot):
+                ops.extend(_wchoice_ops(tokens[i], i))
         elif kind == "Worder":
             for i, t in enumerate(tokens):
                 if not free(i) or t.pos != "ADV" or not t.text.isalpha():
@@ -320,6 +316,21 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                         ops.append(Operation(kind, SWAP, a, f"{tokens[a].text} {tokens[b].text}",
                                              f"{tokens[b].text} {tokens[a].text}"))
     return ops
+
+
+def _wchoice_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
+    """Content words that may take a synonym (whether WordNet has one is checked later)."""
+    return [i for i, t in enumerate(tokens) if i not in protected and t.pos in _WN_POS and t.text.isalpha()]
+
+
+def _wchoice_ops(t: Token, i: int) -> list[Operation]:
+    """Up to ten WordNet synonyms of ``t``'s lemma, inflected with ``t``'s tag."""
+    out = []
+    for syn in _synonyms(t.lemma.lower(), _WN_POS[t.pos]):
+        form = (_inflect(syn, t.tag) if t.tag not in ("NN", "VB", "JJ", "RB") else syn) or syn
+        if form.lower() != t.lower:
+            out.append(Operation("Wchoice", SUBSTITUTE, i, t.text, _case_like(t.text, form)))
+    return out
 
 
 @dataclass
@@ -340,6 +351,11 @@ class Confusions:
     type_distribution: dict[str, float] | None = None
     weights: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     source: str = "uniform"
+
+    @property
+    def uniform_weights(self) -> bool:
+        """No substitution weights: every operation of a type is equally likely."""
+        return not any(self.weights.values())
 
     def type_weight(self, kind: str) -> float:
         if self.type_distribution is None:
@@ -448,8 +464,18 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     budget = error_budget(len(tokens), error_rate)
     if not tokens:
         return PerturbationResult((), (), (), 0, 0, "empty segment")
-    ops = candidate_operations(tokens, protected=protected, no_insert_before=no_insert_before, types=types)
-    if not ops:
+    # Wchoice needs a WordNet look-up per content word, the engine's main cost, so its positions
+    # are resolved only when drawn: a drawn position without a synonym is dropped and another
+    # drawn; a type left without positions is dropped and the type drawn again. This rejection
+    # sampling picks types and positions with exactly the probabilities of generating all
+    # operations upfront.
+    prot = set(protected)
+    lazy: dict[int, list[Operation] | None] = {}
+    if "Wchoice" in types:
+        lazy = {i: None for i in _wchoice_positions(tokens, prot)}
+    eager_types = [t for t in types if t != "Wchoice"]
+    ops = candidate_operations(tokens, protected=prot, no_insert_before=no_insert_before, types=eager_types)
+    if not ops and not lazy:
         return PerturbationResult(tuple(words), tuple(spaces), (), budget, 0, "no applicable operation")
     by_type: dict[str, list[Operation]] = {}
     for op in ops:
@@ -458,21 +484,49 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     gaps: set[int] = set()
     spent = 0
     edits: list[dict] = []
+    uniform = conf.uniform_weights
+    wchoice_live = bool(lazy)
     while spent < budget:
-        avail = {}
-        for kind, lst in by_type.items():
-            ok = [op for op in lst if op.cost <= budget - spent and not _conflicts(op, touched, gaps)
-                  and conf.op_weight(op) > 0]
-            if ok and conf.type_weight(kind) > 0:
+        left = budget - spent
+        avail: dict[str, list[Operation] | None] = {}
+        for kind in ERROR_TYPES:
+            if conf.type_weight(kind) <= 0:
+                continue
+            if kind == "Wchoice":
+                if wchoice_live and any(p not in touched and (v is None or v) for p, v in lazy.items()):
+                    avail[kind] = None
+                continue
+            lst = by_type.get(kind)
+            if not lst:
+                continue
+            ok = [op for op in lst if op.cost <= left and not _conflicts(op, touched, gaps)
+                  and (uniform or conf.op_weight(op) > 0)]
+            if ok:
                 avail[kind] = ok
         if not avail:
             break
-        kinds = sorted(avail, key=ERROR_TYPES.index)
+        kinds = list(avail)
         kind = rng.choices(kinds, weights=[conf.type_weight(k) for k in kinds])[0]
-        positions = sorted({op.position for op in avail[kind]})
-        pos = rng.choice(positions)
-        cands = [op for op in avail[kind] if op.position == pos]
-        op = rng.choices(cands, weights=[conf.op_weight(o) for o in cands])[0]
+        if kind == "Wchoice":
+            cands = None
+            while True:
+                open_pos = [p for p, v in lazy.items() if p not in touched and (v is None or v)]
+                if not open_pos:
+                    break
+                pos = rng.choice(open_pos)
+                if lazy[pos] is None:
+                    lazy[pos] = _wchoice_ops(tokens[pos], pos)
+                if lazy[pos]:
+                    cands = lazy[pos]
+                    break
+            if cands is None:
+                wchoice_live = False
+                continue
+        else:
+            positions = sorted({op.position for op in avail[kind]})
+            pos = rng.choice(positions)
+            cands = [op for op in avail[kind] if op.position == pos]
+        op = rng.choice(cands) if uniform else rng.choices(cands, weights=[conf.op_weight(o) for o in cands])[0]
         edits.append(op.as_edit())
         spent += op.cost
         if op.operation == INSERT:
@@ -481,6 +535,8 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             touched.update((op.position, op.position + 1))
         else:
             touched.add(op.position)
+    if not edits and not ops and not any(lazy.values()):
+        return PerturbationResult(tuple(words), tuple(spaces), (), budget, 0, "no applicable operation")
     new_words, new_spaces = apply_edits(words, spaces, edits)
     reason = None if edits else "no operation fits the budget"
     return PerturbationResult(tuple(new_words), tuple(new_spaces), tuple(edits), budget, spent, reason)
