@@ -28,14 +28,12 @@ import numpy as np
 
 def build_model(path: Path, sentences, hidden: int, layers: int) -> Path:
     import torch
-    from tokenizers import BertWordPieceTokenizer
-    from transformers import BertConfig, BertModel, BertTokenizer
+    from transformers import BertConfig, BertModel
+
+    from robust_bench.testing import _wordpiece
 
     path.mkdir(parents=True, exist_ok=True)
-    wp = BertWordPieceTokenizer(lowercase=False)
-    wp.train_from_iterator((" ".join(s) for s in sentences), vocab_size=8000, min_frequency=1)
-    wp.save_model(str(path))
-    tok = BertTokenizer(vocab_file=str(path / "vocab.txt"), do_lower_case=False, model_max_length=512)
+    tok = _wordpiece((" ".join(s) for s in sentences), 8000, lowercase=False, max_positions=512)
     tok.save_pretrained(str(path))
     cfg = BertConfig(vocab_size=len(tok), hidden_size=hidden, num_hidden_layers=layers,
                      num_attention_heads=max(1, hidden // 64), intermediate_size=4 * hidden)

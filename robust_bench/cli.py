@@ -177,6 +177,116 @@ def fit_confusions_cmd(
     typer.echo(f"wrote {output}: " + ", ".join(f"{k} {v:.3f}" for k, v in (conf.type_distribution or {}).items()))
 
 
+def _parse_label_map(text: Optional[str]) -> Optional[dict]:
+    if not text:
+        return None
+    out = {}
+    for item in text.split(","):
+        if "=" not in item:
+            raise typer.BadParameter(f"--label-map takes MODEL_LABEL=DATASET_LABEL pairs, got {item!r}")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+@app.command()
+def attack(
+    model: str = typer.Option(..., "--model", help="AutoModelForSequenceClassification id or local path."),
+    config: str = typer.Option(..., "--config", help="gec_mnli, gec_mrpc, gec_qnli or gec_sst2 (built first)."),
+    search: str = typer.Option("greedy", "--search", help="greedy, beam or genetic (Yin et al., Alg. 1-3)."),
+    budget: float = typer.Option(0.15, "--budget", help="Share of the segment's tokens that may change (§4: 0.15)."),
+    split: Optional[str] = typer.Option(None, "--split", help="Split to attack (default: the config's first)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Attack at most the first N examples."),
+    label_map: Optional[str] = typer.Option(None, "--label-map", help="MODEL_LABEL=DATASET_LABEL,... when names differ."),
+    agree_with: Optional[str] = typer.Option(None, "--agree-with",
+                                             help="Comma-separated models; attack only examples all of them predict correctly."),
+    curve: bool = typer.Option(True, "--curve/--no-curve", help="Also plot success rate for budgets 15%-45% (Fig. 1)."),
+    device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
+    dtype: str = typer.Option("auto", "--dtype"),
+    seed: int = typer.Option(0, "--seed"),
+    repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository; adversarial examples go there too."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where the record and the plot go."),
+) -> None:
+    """Worst-case grammatical-error attack on a classifier; reports the attack success rate."""
+    from robust_bench.attack_runner import AttackError
+    from robust_bench.classifiers import LabelMappingError
+    from robust_bench.encoders import EncoderError
+
+    try:
+        _attack(model, config, search, budget, split, limit, _parse_label_map(label_map),
+                [m for m in (agree_with or "").split(",") if m], curve, device, dtype, seed, repo, output_dir)
+    except (*_known_errors(), AttackError, LabelMappingError, EncoderError) as exc:
+        _fail(exc)
+
+
+def _attack(model, config, search, budget, split, limit, label_map, agree_with, curve, device, dtype, seed, repo,
+            output_dir):
+    import re
+
+    import datasets
+
+    from robust_bench.attack_runner import budget_curve, load_examples, plot_budget_curve, run_attack
+    from robust_bench.classifiers import HFClassifier
+    from robust_bench.grammar_errors import render
+    from robust_bench.leaderboard.records import make_record, write_record
+    from robust_bench.repository import write_derived_config
+
+    rows, split, meta = load_examples(repo, config, split, limit)
+    labels = rows.features["label"].names
+    clf = HFClassifier(model, labels, label_map=label_map, device=device, dtype=dtype)
+    others = [HFClassifier(m, labels, label_map=label_map, device=device, dtype=dtype) for m in agree_with]
+    run = run_attack(clf, rows, config, search=search, budget_rate=budget, seed=seed, agree_with=others)
+    s = run["summary"]
+    typer.echo(f"{model} on {config}/{split}, {search} search, budget {budget:.0%} of the {run['segment']}:")
+    typer.echo(f"  clean accuracy            {s['clean_accuracy']:.4f} ({s['examples']} examples)")
+    typer.echo(f"  attacked (correct{' for all models' if others else ''})  {s['attacked']}")
+    typer.echo(f"  attack success rate       {s['attack_success_rate']:.4f}   (lower is more robust)")
+    typer.echo(f"  modified share (success)  {s['modified_share_mean']:.4f}")
+    typer.echo(f"  queries per example       mean {s['queries_mean']:.1f}, median {s['queries_median']:.1f}")
+    typer.echo("  error types in successful attacks: " + ", ".join(f"{k} {v}" for k, v in s["error_types_in_successes"].items()))
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
+    adv_name = f"adv_{slug}_{config}_{search}"
+    fields, segment = run["fields"], run["segment"]
+    sub = run["rows"]
+    adv_rows = []
+    for row, ex in zip(sub, run["examples"]):
+        r = ex.result
+        adv_rows.append({**{f: row[f] for f in fields}, "idx": int(row["idx"]), "label": int(row["label"]),
+                         f"adversarial_{segment}": render(r.words, r.spaces),
+                         "edits": r.edits, "success": r.success, "prediction": r.prediction, "queries": r.queries,
+                         "n_modified": r.modified, "budget": r.budget, "p_original": r.p_original, "p_final": r.p_final})
+    feats = datasets.Features({**{f: datasets.Value("string") for f in fields}, "idx": datasets.Value("int32"),
+                               "label": rows.features["label"], f"adversarial_{segment}": datasets.Value("string"),
+                               "edits": rows.features["edits"], "success": datasets.Value("bool"),
+                               "prediction": rows.features["label"], "queries": datasets.Value("int32"),
+                               "n_modified": datasets.Value("int32"), "budget": datasets.Value("int32"),
+                               "p_original": datasets.Value("float32"), "p_final": datasets.Value("float32")})
+    adv = datasets.DatasetDict({split: datasets.Dataset.from_list(adv_rows, features=feats)})
+    write_derived_config(repo, adv_name, adv, family="grammatical_errors_adversarial",
+                         description=f"Adversarial examples found by the {search} grammatical-error attack of Yin et al. "
+                                     f"(2020) against {model} on {config}/{split} (budget {budget:.0%}); reusable as a "
+                                     "transfer set. Rows with success=False kept the model's prediction.",
+                         citation=meta["citation"], license=meta["license"], source=meta["source"], seed=seed,
+                         statistics={split: s}, provenance={"model": model, "model_revision": clf.revision,
+                                                            "source_config": config,
+                                                            "source_sha256": meta["files"][split]["sha256"]})
+    typer.echo(f"  adversarial examples: config {adv_name!r} in {repo}")
+    details = {k: v for k, v in s.items() if k != "attack_success_rate"}
+    details.update({"agree_with": agree_with, "adversarial_config": adv_name})
+    rec = make_record(model_id=model, revision=clf.revision, config=config, split=split,
+                      corpus_sha256=meta["files"][split]["sha256"],
+                      metrics={"attack_success_rate": s["attack_success_rate"], "clean_accuracy": s["clean_accuracy"]},
+                      seed=seed, details=details)
+    path = write_record(rec, output_dir, tag=f"attack-{search}")
+    typer.echo(f"  record: {path}")
+    if curve:
+        c = budget_curve(clf, run["targets"], search=search, seed=seed)
+        typer.echo("  success vs budget: " + ", ".join(f"{int(b * 100)}% {v:.3f}" for b, v in c.items()))
+        paths = plot_budget_curve({f"{Path(model).name} ({search})": c}, output_dir / f"{slug}__{config}__{search}__budget",
+                                  title=f"Attack success rate vs budget, {config}/{split}")
+        typer.echo(f"  figure: {', '.join(str(p) for p in paths)}")
+
+
 def _parse_layers(text: Optional[str]) -> Optional[tuple[int, ...]]:
     if not text:
         return None

@@ -30,7 +30,8 @@ from robust_bench import __version__
 from robust_bench.registry import get_config
 from robust_bench.sources import sha256_file
 
-__all__ = ["DEFAULT_REPO", "BuildReport", "build_config", "read_metadata", "render_card", "write_card"]
+__all__ = ["DEFAULT_REPO", "BuildReport", "build_config", "write_derived_config", "read_metadata", "render_card",
+           "write_card"]
 
 #: Default repository folder, so that ``load_dataset("robust-bench", CONFIG)`` works from the working directory.
 DEFAULT_REPO = "robust-bench"
@@ -142,6 +143,52 @@ def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: 
     final = {split: out / "data" / config / f"{split}.parquet" for split in entry.splits}
     return BuildReport(config=config, repo=out, files=final, metadata=metadata,
                        seconds=time.perf_counter() - start)
+
+
+def write_derived_config(out: str | os.PathLike, config: str, dataset, *, family: str, description: str,
+                         citation: str, license: str, source: dict, seed: int, statistics: dict,
+                         provenance: dict, coverage_notes: str = "") -> dict:
+    """Write a dataset that is not made by a registered builder (for example the adversarial
+    examples of an attack) into the repository, with the same card, hashes and atomicity.
+
+    Parameters
+    ----------
+    out : path-like
+        Repository folder.
+    config : str
+        Config name; an existing config of that name is replaced.
+    dataset : datasets.DatasetDict
+        Splits to write.
+    family, description, citation, license, source, seed, statistics, provenance, coverage_notes
+        What the card says about it; ``source`` has ``name``, ``version``, ``license`` and ``url``.
+
+    Returns
+    -------
+    dict
+        The config's metadata.
+    """
+    out = Path(out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-staging-", dir=out.parent))
+    try:
+        stage_cfg = staging / "data" / config
+        stage_cfg.mkdir(parents=True)
+        files = {}
+        for split, ds in dataset.items():
+            path = stage_cfg / f"{split}.parquet"
+            ds.to_parquet(str(path))
+            files[split] = {"path": f"data/{config}/{split}.parquet", "sha256": sha256_file(path),
+                            "bytes": path.stat().st_size, "rows": len(ds)}
+        metadata = {"config": config, "family": family, "builder": "derived", "builder_version": __version__,
+                    "seed": seed, "options": {}, "splits": list(dataset), "description": description.strip(),
+                    "citation": citation.strip(), "license": license, "source": source, "provenance": provenance,
+                    "files": files, "statistics": statistics, "coverage_notes": coverage_notes,
+                    "versions": _versions()}
+        (stage_cfg / METADATA).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
+        _commit(out, config, stage_cfg)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return metadata
 
 
 def _commit(out: Path, config: str, stage_cfg: Path) -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "dspr_details",
     "dspr_score",
     "punctuation_mask",
+    "attack_success_rate",
 ]
 
 PUNCT_UPOS = "PUNCT"
@@ -281,3 +282,48 @@ def dspr_score(gold: Sequence, predicted_distances: Sequence[np.ndarray], *,
     1.0
     """
     return dspr_details(gold, predicted_distances, min_length=min_length, max_length=max_length).score
+
+
+def attack_success_rate(success: Sequence[bool] | None = None, *, predictions: Sequence[int] | None = None,
+                        references: Sequence[int] | None = None) -> float:
+    """Attack success rate (Yin et al., 2020, §3.3): successful attacks / attacked examples.
+
+    Unlike other ``*_rate`` scores, **lower means more robust**. Only examples the model
+    predicted correctly before the attack count as attacked.
+
+    Parameters
+    ----------
+    success : array-like of bool of shape (n_attacked,), optional
+        Per attacked example, whether the attack changed the prediction.
+    predictions, references : array-like of int of shape (n_attacked,), optional
+        Alternatively, the prediction after the attack and the gold label of each attacked
+        example; an attack succeeded where they differ.
+
+    Returns
+    -------
+    float
+        Fraction in [0, 1]; 0 is best (no attack succeeded).
+
+    Raises
+    ------
+    ValueError
+        If neither or both input forms are given, lengths differ, or nothing was attacked.
+
+    Examples
+    --------
+    >>> attack_success_rate([True, False, False, True])
+    0.5
+    >>> attack_success_rate(predictions=[0, 2, 1], references=[0, 1, 1])
+    0.3333333333333333
+    """
+    if (success is None) == (predictions is None):
+        raise ValueError("give either success flags or predictions and references")
+    if success is None:
+        if references is None or len(predictions) != len(references):
+            raise ValueError("predictions and references must have the same length")
+        flags = np.asarray(predictions) != np.asarray(references)
+    else:
+        flags = np.asarray(success, dtype=bool)
+    if flags.size == 0:
+        raise ValueError("attack success rate is undefined: no example was attacked")
+    return float(flags.mean())

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from robust_bench.encoders import DROP_TOO_LONG, DROP_UNALIGNED, EncoderAdapter, EncoderError
-from tests.tiny_models import build_tiny_bert, build_tiny_gpt2
+from robust_bench.testing import build_tiny_bert, build_tiny_gpt2
 
 
 @pytest.fixture(scope="session")

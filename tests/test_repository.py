@@ -63,7 +63,7 @@ def test_failed_first_build_creates_no_repository(sources, tmp_path):
 def test_missing_source_and_unknown_config(tmp_path):
     with pytest.raises(SourceNotFoundError, match="lacks"):
         build_config("jabberwocky_ewt", out=tmp_path / "r", source=tmp_path)
-    with pytest.raises(UnknownConfigError, match="known configs: jabberwocky_ewt"):
+    with pytest.raises(UnknownConfigError, match="known configs: .*jabberwocky_ewt"):
         build_config("lit_nope", out=tmp_path / "r")
     assert not (tmp_path / "r").exists()
 

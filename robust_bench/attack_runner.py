@@ -1,0 +1,200 @@
+"""Attack a classifier on a grammatical-error config and report as Yin et al. (2020) do.
+
+Protocol (§3.3, §4): only examples the model predicts correctly are attacked; attack success
+rate = successful attacks / attacked examples; also the mean share of modified tokens, the mean
+and median number of model queries per example, and the error types used by successful attacks
+(Table 4). ``agree_with`` restricts the attack to the examples that every listed model predicts
+correctly, so rates can be compared across models (§4, last paragraph). A success-versus-budget
+curve reruns the search for budgets of 15% to 45% of the segment (Fig. 1).
+"""
+
+from __future__ import annotations
+
+import statistics as st
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from robust_bench.attacks import SEARCHES, AttackTarget, attack
+from robust_bench.classifiers import Classifier
+from robust_bench.grammar_errors import ERROR_TYPES, render, tokens_from_doc
+from robust_bench.scoring import attack_success_rate
+
+__all__ = ["AttackError", "TASKS", "load_examples", "make_targets", "run_attack", "budget_curve", "plot_budget_curve",
+           "CURVE_BUDGETS"]
+
+CURVE_BUDGETS = (0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45)
+
+#: Per config: the input fields in model order and the field the attack edits (§4).
+TASKS = {
+    "gec_mnli": (("premise", "hypothesis"), "hypothesis"),
+    "gec_mrpc": (("sentence1", "sentence2"), "sentence1"),
+    "gec_qnli": (("question", "sentence"), "sentence"),
+    "gec_sst2": (("sentence",), "sentence"),
+}
+
+
+class AttackError(RuntimeError):
+    """The attack cannot run with these inputs."""
+
+
+def load_examples(repo: str | Path, config: str, split: str | None = None, limit: int | None = None):
+    """Rows of a ``gec_*`` config (its original fields and labels), and the label names.
+
+    Raises
+    ------
+    AttackError
+        If the config is not built, has no such split, or is not a sequence-classification config.
+    """
+    import datasets
+
+    from robust_bench.repository import read_metadata
+
+    if config not in TASKS:
+        raise AttackError(f"attacks run on {', '.join(TASKS)}; got {config!r}")
+    meta = read_metadata(repo).get(config)
+    if meta is None:
+        raise AttackError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    split = split or next(iter(meta["files"]))
+    if split not in meta["files"]:
+        raise AttackError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
+    ds = datasets.load_dataset(str(repo), config, split=split)
+    if limit is not None:
+        ds = ds.select(range(min(limit, len(ds))))
+    return ds, split, meta
+
+
+def make_targets(rows, config: str, nlp) -> list[AttackTarget]:
+    """Parse each row's attacked segment and build the attack targets."""
+    fields, segment = TASKS[config]
+    docs = nlp.pipe([r[segment] for r in rows], disable=[p for p in ("ner",) if p in nlp.pipe_names], batch_size=256)
+    targets = []
+    for r, doc in zip(rows, docs):
+        def make_input(words, spaces, r=r):
+            text = render(words, spaces)
+            vals = tuple(text if f == segment else r[f] for f in fields)
+            return vals if len(vals) > 1 else vals[0]
+        targets.append(AttackTarget(tokens=tokens_from_doc(doc), make_input=make_input, label=int(r["label"])))
+    return targets
+
+
+@dataclass
+class _Row:
+    idx: int
+    result: Any
+
+
+def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", budget_rate: float = 0.15,
+               seed: int = 0, agree_with: Sequence[Classifier] = (), nlp=None, progress: bool = True) -> dict[str, Any]:
+    """Attack every correctly predicted example.
+
+    Parameters
+    ----------
+    clf : Classifier
+    rows : datasets.Dataset
+        Rows of a ``gec_*`` config.
+    config : str
+    search : {"greedy", "beam", "genetic"}
+    budget_rate : float
+        Share of the segment's tokens that may be modified.
+    seed : int
+    agree_with : sequence of Classifier
+        Attack only examples that all of these also predict correctly.
+    nlp : spaCy Language, optional
+        Default :func:`robust_bench.nlp.load_spacy`.
+
+    Returns
+    -------
+    dict
+        ``summary`` (attack success rate, attacked, successes, accuracy, modified share, queries,
+        error types) and ``examples`` (one entry per attacked example).
+
+    Raises
+    ------
+    AttackError
+        On an unknown search or when no example is predicted correctly.
+    """
+    from robust_bench.nlp import load_spacy
+
+    if search not in SEARCHES:
+        raise AttackError(f"unknown search {search!r}; expected one of {SEARCHES}")
+    nlp = nlp or load_spacy()
+    fields, segment = TASKS[config]
+    clean = [tuple(r[f] for f in fields) if len(fields) > 1 else r[fields[0]] for r in rows]
+    labels = np.asarray(rows["label"])
+    correct = clf.predict(clean) == labels
+    for other in agree_with:
+        correct &= other.predict(clean) == labels
+    idx = [int(i) for i in np.flatnonzero(correct)]
+    if not idx:
+        raise AttackError("no example is predicted correctly (by every model), so nothing can be attacked")
+    sub = rows.select(idx)
+    targets = make_targets(sub, config, nlp)
+    it = list(zip(idx, targets))
+    if progress:
+        from tqdm.auto import tqdm
+        it = tqdm(it, desc=f"{search} attack", unit="example")
+    results = []
+    for i, t in it:
+        results.append(_Row(i, attack(clf, t, search=search, budget_rate=budget_rate, seed=seed * 100003 + i)))
+    succ = [r.result.success for r in results]
+    ok = [r.result for r in results if r.result.success]
+    shares = [r.result.modified / max(1, len(t.tokens)) for r, t in zip(results, targets) if r.result.success]
+    queries = [r.result.queries for r in results]
+    types = Counter(e["type"] for r in ok for e in r.edits)
+    summary = {
+        "attack_success_rate": attack_success_rate(succ),
+        "attacked": len(results),
+        "successes": int(sum(succ)),
+        "examples": len(rows),
+        "clean_accuracy": float(np.mean(clf.predict(clean) == labels)),
+        "modified_share_mean": float(np.mean(shares)) if shares else 0.0,
+        "queries_mean": float(np.mean(queries)),
+        "queries_median": float(st.median(queries)),
+        "error_types_in_successes": {t: types.get(t, 0) for t in ERROR_TYPES},
+        "search": search,
+        "budget_rate": budget_rate,
+    }
+    return {"summary": summary, "examples": results, "targets": targets, "segment": segment, "fields": fields,
+            "rows": sub}
+
+
+def budget_curve(clf: Classifier, targets: Sequence[AttackTarget], *, search: str, seed: int = 0,
+                 budgets: Sequence[float] = CURVE_BUDGETS) -> dict[float, float]:
+    """Attack success rate for each budget (Yin et al., Fig. 1), on the same attacked examples."""
+    out = {}
+    for b in budgets:
+        succ = [attack(clf, t, search=search, budget_rate=b, seed=seed * 100003 + k).success
+                for k, t in enumerate(targets)]
+        out[b] = attack_success_rate(succ)
+    return out
+
+
+def plot_budget_curve(curves: dict[str, dict[float, float]], out_stem: str | Path, *, title: str) -> list[Path]:
+    """Attack success rate against the budget, one line per model or search; PNG and SVG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    for name, curve in curves.items():
+        xs = sorted(curve)
+        ax.plot([100 * x for x in xs], [100 * curve[x] for x in xs], marker="o", label=name)
+    ax.set_xlabel("budget (% of segment tokens)")
+    ax.set_ylabel("attack success rate (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    stem = Path(out_stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    for p in paths:
+        fig.savefig(p, dpi=150)
+    plt.close(fig)
+    return paths

@@ -1,0 +1,120 @@
+"""Tiny local transformer models for tests and offline demos, built from the data itself (no hub).
+
+A 2-layer BERT with a WordPiece vocabulary, a 2-layer GPT-2 with a byte-level BPE vocabulary,
+and a tiny BERT sequence classifier fine-tuned on given examples; vocabularies are trained with
+the `tokenizers` library and models saved with `save_pretrained`, so `from_pretrained(path)`
+loads them like Hub models. Nothing here is used by the benchmark itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+
+def _wordpiece(texts: Iterable[str], vocab_size: int, *, lowercase: bool, max_positions: int):
+    """A fast BERT tokenizer whose WordPiece vocabulary is trained on ``texts``.
+
+    (transformers 5 builds ``BertTokenizer`` from a `tokenizers` object; a ``vocab_file`` alone
+    is not read, which would leave a tokenizer that maps every word to [UNK].)
+    """
+    from tokenizers import BertWordPieceTokenizer
+    from transformers import BertTokenizer
+
+    wp = BertWordPieceTokenizer(lowercase=lowercase)
+    wp.train_from_iterator(texts, vocab_size=vocab_size, min_frequency=1)
+    return BertTokenizer(tokenizer_object=wp._tokenizer, unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]",
+                         cls_token="[CLS]", mask_token="[MASK]", do_lower_case=lowercase,
+                         model_max_length=max_positions)
+
+
+def build_tiny_bert(path: Path, sentences: Iterable[Sequence[str]], *, hidden: int = 32, layers: int = 2,
+                    vocab_size: int = 2000, max_positions: int = 128, seed: int = 0) -> Path:
+    import torch
+    from transformers import BertConfig, BertModel
+
+    path.mkdir(parents=True, exist_ok=True)
+    tok = _wordpiece((" ".join(s) for s in sentences), vocab_size, lowercase=False, max_positions=max_positions)
+    tok.save_pretrained(str(path))
+    cfg = BertConfig(vocab_size=len(tok), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=2,
+                     intermediate_size=2 * hidden, max_position_embeddings=max_positions)
+    torch.manual_seed(seed)
+    BertModel(cfg).save_pretrained(str(path))
+    return path
+
+
+def build_tiny_gpt2(path: Path, sentences: Iterable[Sequence[str]], *, hidden: int = 32, layers: int = 2,
+                    vocab_size: int = 2000, max_positions: int = 128, seed: int = 0) -> Path:
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import GPT2Config, GPT2Model, GPT2Tokenizer
+
+    path.mkdir(parents=True, exist_ok=True)
+    bpe = ByteLevelBPETokenizer(add_prefix_space=True)
+    bpe.train_from_iterator((" ".join(s) for s in sentences), vocab_size=vocab_size, min_frequency=1,
+                            special_tokens=["<|endoftext|>"])
+    tok = GPT2Tokenizer(tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+                        unk_token="<|endoftext|>", add_prefix_space=True, model_max_length=max_positions)
+    tok.save_pretrained(str(path))
+    cfg = GPT2Config(vocab_size=len(tok), n_embd=hidden, n_layer=layers, n_head=2, n_positions=max_positions,
+                     bos_token_id=0, eos_token_id=0)
+    torch.manual_seed(seed)
+    GPT2Model(cfg).save_pretrained(str(path))
+    return path
+
+
+def build_tiny_classifier(path: Path, texts: Sequence, labels: Sequence[int], label_names: Sequence[str], *,
+                          hidden: int = 64, layers: int = 2, epochs: int = 4, lr: float = 5e-4, batch_size: int = 32,
+                          max_positions: int = 256, seed: int = 0, vocab_size: int = 4000) -> Path:
+    """Train a tiny BERT sequence classifier on the given examples and save it with
+    ``save_pretrained``, with ``id2label`` set to ``label_names``.
+
+    Parameters
+    ----------
+    path : Path
+    texts : sequence of str or (str, str)
+        Single sentences or sentence pairs.
+    labels : sequence of int
+    label_names : sequence of str
+    hidden, layers, epochs, lr, batch_size, max_positions, seed, vocab_size
+        Size and training settings; the defaults train on a few thousand pairs in well under a
+        minute on two CPU cores.
+
+    Returns
+    -------
+    Path
+    """
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    path.mkdir(parents=True, exist_ok=True)
+    flat = [t if isinstance(t, str) else " ".join(t) for t in texts]
+    tok = _wordpiece(flat, vocab_size, lowercase=True, max_positions=max_positions)
+    tok.save_pretrained(str(path))
+    cfg = BertConfig(vocab_size=len(tok), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=2,
+                     intermediate_size=2 * hidden, max_position_embeddings=max_positions, num_labels=len(label_names),
+                     id2label=dict(enumerate(label_names)), label2id={n: i for i, n in enumerate(label_names)})
+    torch.manual_seed(seed)
+    model = BertForSequenceClassification(cfg)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
+    pairs = not isinstance(texts[0], str)
+    gen = torch.Generator().manual_seed(seed)
+    y = torch.tensor(list(labels))
+    model.train()
+    for _ in range(epochs):
+        perm = torch.randperm(len(texts), generator=gen).tolist()
+        for s in range(0, len(perm), batch_size):
+            idx = perm[s:s + batch_size]
+            if pairs:
+                enc = tok([texts[i][0] for i in idx], [texts[i][1] for i in idx], padding=True, truncation=True,
+                          max_length=max_positions, return_tensors="pt")
+            else:
+                enc = tok([texts[i] for i in idx], padding=True, truncation=True, max_length=max_positions,
+                          return_tensors="pt")
+            loss = model(**enc, labels=y[idx]).loss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    model.eval()
+    model.save_pretrained(str(path))
+    return path

@@ -1,0 +1,152 @@
+"""Worst-case attacks: classifiers that key on a preposition or an article must be flipped by all
+three searches, within the budget, with correct edits; label mapping; the attack command."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robust_bench.attacks import SEARCHES, AttackTarget, attack
+from robust_bench.classifiers import CallableClassifier, HFClassifier, LabelMappingError, map_labels
+from robust_bench.grammar_errors import Token, apply_edits, render
+
+NLI = ["entailment", "neutral", "contradiction"]
+
+
+def sent(*rows):
+    return [Token(r[0], r[1], r[2], r[3], r[4], r[5], r[6] if len(r) > 6 else "", space=k < len(rows) - 1)
+            for k, r in enumerate(rows)]
+
+
+# "The children walked to the old school every morning ." (hand-parsed)
+WALKED = sent(("The", "DT", "DET", "det", 1, "the"), ("children", "NNS", "NOUN", "nsubj", 2, "child", "Number=Plur"),
+              ("walked", "VBD", "VERB", "root", 2, "walk", "Tense=Past|VerbForm=Fin"), ("to", "IN", "ADP", "case", 6, "to"),
+              ("the", "DT", "DET", "det", 6, "the"), ("old", "JJ", "ADJ", "amod", 6, "old", "Degree=Pos"),
+              ("school", "NN", "NOUN", "obl", 2, "school", "Number=Sing"), ("every", "DT", "DET", "det", 8, "every"),
+              ("morning", "NN", "NOUN", "obl:tmod", 2, "morning", "Number=Sing"), (".", ".", "PUNCT", "punct", 2, "."))
+
+
+class Recorder:
+    """A classifier keyed on the preposition 'to'; records every input the model sees."""
+
+    def __init__(self):
+        self.seen = []
+
+    def __call__(self, inputs):
+        self.seen += inputs
+        return np.array([[0.8, 0.1, 0.1] if "to" in hyp.lower().split() else [0.1, 0.2, 0.7] for _, hyp in inputs])
+
+
+@pytest.mark.parametrize("search", SEARCHES)
+def test_every_search_flips_a_preposition_keyed_classifier(search):
+    rec = Recorder()
+    clf = CallableClassifier(rec, NLI)
+    target = AttackTarget(WALKED, lambda w, s: ("Some premise .", render(w, s)), label=0)
+    res = attack(clf, target, search=search, budget_rate=0.15, seed=1)
+    assert res.success and res.prediction != 0
+    assert res.budget == 2 and res.modified <= res.budget
+    assert [e["type"] for e in res.edits] == ["Prep"] and res.edits[0]["position"] == 3
+    words, spaces = apply_edits([t.text for t in WALKED], [t.space for t in WALKED], res.edits)
+    assert words == res.words and "to" not in [w.lower() for w in words]
+    assert res.queries == len(rec.seen) == len(set(rec.seen))      # never the same input twice
+
+
+def test_an_unbreakable_classifier_is_not_flipped_and_budget_is_kept():
+    clf = CallableClassifier(lambda xs: np.tile([0.9, 0.05, 0.05], (len(xs), 1)), NLI)
+    target = AttackTarget(WALKED, lambda w, s: ("p", render(w, s)), label=0)
+    for search in SEARCHES:
+        res = attack(clf, target, search=search)
+        assert not res.success and res.modified <= res.budget
+
+
+def _article_data():
+    nouns = ["dog", "cat", "girl", "boy", "farmer", "teacher", "bird", "child"]
+    verbs = ["sees", "likes", "finds", "helps"]
+    objs = ["apple", "house", "river", "garden", "letter", "song"]
+    texts, labels = [], []
+    for n in nouns:
+        for v in verbs:
+            for o in objs:
+                texts += [f"the {n} {v} a {o} .", f"a {n} {v} a {o} ."]
+                labels += [1, 0]
+    return texts, labels
+
+
+@pytest.fixture(scope="module")
+def article_model(tmp_path_factory):
+    from robust_bench.testing import build_tiny_classifier
+
+    texts, labels = _article_data()
+    return build_tiny_classifier(tmp_path_factory.mktemp("article") / "m", texts, labels, ["negative", "positive"],
+                                 hidden=32, epochs=6, lr=2e-3, vocab_size=200)
+
+
+@pytest.mark.parametrize("search", SEARCHES)
+def test_every_search_flips_a_tiny_transformer_keyed_on_an_article(article_model, search):
+    clf = HFClassifier(str(article_model), ["negative", "positive"])
+    texts, labels = _article_data()
+    assert np.mean(clf.predict(texts) == np.array(labels)) > 0.95
+    toks = sent(("the", "DT", "DET", "det", 1, "the"), ("girl", "NN", "NOUN", "nsubj", 2, "girl"),
+                ("helps", "VBZ", "VERB", "root", 2, "help"), ("a", "DT", "DET", "det", 4, "a"),
+                ("garden", "NN", "NOUN", "obj", 2, "garden"), (".", ".", "PUNCT", "punct", 2, "."))
+    res = attack(clf, AttackTarget(toks, lambda w, s: render(w, s), label=1), search=search, budget_rate=0.15)
+    assert res.success and res.budget == 1 and res.modified == 1
+    e = res.edits[0]
+    assert e["position"] == 0 and e["original"] == "the"
+    assert res.words[0] != "the"
+
+
+def test_label_mapping():
+    assert map_labels({0: "CONTRADICTION", 1: "NEUTRAL", 2: "ENTAILMENT"}, NLI) == [2, 1, 0]
+    assert map_labels({0: "entailment", 1: "not_entailment"}, ["entailment", "not_entailment"]) == [0, 1]
+    with pytest.raises(LabelMappingError, match="generic"):
+        map_labels({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, NLI)
+    assert map_labels({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, NLI,
+                      {"LABEL_0": "neutral", "LABEL_1": "entailment", "LABEL_2": "contradiction"}) == [1, 0, 2]
+    with pytest.raises(LabelMappingError, match="both mean"):
+        map_labels({0: "entailment", 1: "entails", 2: "contradiction"}, NLI)
+    with pytest.raises(LabelMappingError, match="no model output for dataset labels \\['neutral'\\]"):
+        map_labels({0: "entailment", 1: "contradiction"}, NLI)
+
+
+def test_ambiguous_hf_model_raises(tmp_path):
+    from robust_bench.testing import build_tiny_classifier
+
+    texts, labels = _article_data()
+    path = build_tiny_classifier(tmp_path / "generic", texts[:20], labels[:20], ["LABEL_0", "LABEL_1"], epochs=1)
+    with pytest.raises(LabelMappingError, match="--label-map"):
+        HFClassifier(str(path), ["negative", "positive"])
+    ok = HFClassifier(str(path), ["negative", "positive"], label_map={"LABEL_0": "negative", "LABEL_1": "positive"})
+    assert ok.predict_proba(["the dog sees a song ."]).shape == (1, 2)
+
+
+def test_attack_command_on_gec_sst2(gec_repo, tmp_path):
+    """The attack command end to end on a built config with a locally trained classifier."""
+    import datasets
+
+    from robust_bench.testing import build_tiny_classifier
+    from tests.conftest import SST2_SENTENCES
+
+    texts = [s for s, _ in SST2_SENTENCES]
+    labels = [1 if lab == "positive" else 0 for _, lab in SST2_SENTENCES]
+    model = build_tiny_classifier(tmp_path / "sst2-tiny", texts * 8, labels * 8, ["negative", "positive"],
+                                  hidden=32, epochs=8, lr=2e-3, vocab_size=300)
+    repo = tmp_path / "robust-bench"
+    import shutil
+
+    shutil.copytree(gec_repo, repo)
+    exe = Path(sys.executable).with_name("robust-bench")
+    proc = subprocess.run([str(exe), "attack", "--model", str(model), "--config", "gec_sst2", "--search", "greedy",
+                           "--repo", str(repo), "--output-dir", str(tmp_path / "results")],
+                          capture_output=True, text=True, env=os.environ.copy())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "attack success rate" in proc.stdout and "success vs budget: 15%" in proc.stdout
+    rec = json.loads(next((tmp_path / "results").glob("*attack-greedy.json")).read_text())
+    assert 0 <= rec["metrics"]["attack_success_rate"] <= 1 and rec["details"]["attacked"] >= 1
+    adv = datasets.load_dataset(str(repo), rec["details"]["adversarial_config"], split="validation")
+    assert len(adv) == rec["details"]["attacked"] and sum(adv["success"]) == rec["details"]["successes"]
+    assert list((tmp_path / "results").glob("*__budget.png")) and list((tmp_path / "results").glob("*__budget.svg"))
