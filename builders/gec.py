@@ -20,7 +20,7 @@ import datasets
 import numpy as np
 
 from robust_bench.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
-from robust_bench.grammar_errors import ERROR_TYPES, Confusions, apply_edits, perturb, render, tokens_from_doc
+from robust_bench.grammar_errors import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
 from robust_bench.sources import SourceFile, resolve_sources, sha256_file
 from robust_bench.task_data import (CONLL2003_TAGS, MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS,
                                     read_conll2003, read_mrpc, read_nli, read_qnli, read_sst2)
@@ -231,7 +231,7 @@ class GrammaticalErrors(RobustBenchBuilder):
                     "no_error_reason": res.reason or "",
                 })
                 if cfg.task == "conll2003":
-                    out["perturbed_ner_tags"] = _tags_after(row["ner_tags"], res.edits)
+                    out["perturbed_ner_tags"] = realign_tags(row["ner_tags"], res.edits, fill=0)
                 else:
                     out[f"perturbed_{cfg.segment}"] = render(res.tokens, res.spaces)
                 yield f"{split}-{row['idx']:06d}", out
@@ -285,18 +285,3 @@ def _spacy_name(name):
     from robust_bench.nlp import spacy_model_name
 
     return spacy_model_name(name)
-
-
-def _tags_after(tags: list[int], edits) -> list[int]:
-    """NER tags realigned after the edits: inserted tokens get O (index 0), deleted tokens drop
-    their tag, swapped tokens swap theirs (both are O: entity tokens are never moved)."""
-    words = [str(i) for i in range(len(tags))]
-    marked = []
-    for e in edits:
-        repl = "+" if e["operation"] == "insert" else str(e["position"]) if e["operation"] == "substitute" else ""
-        marked.append({**e, "original": None, "replacement": repl})
-    new_words, _ = apply_edits(words, [True] * len(words), marked)
-    out = []
-    for w in new_words:
-        out.append(tags[int(w)] if w.isdigit() else 0)
-    return out

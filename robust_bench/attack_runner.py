@@ -23,8 +23,8 @@ from robust_bench.classifiers import Classifier
 from robust_bench.grammar_errors import ERROR_TYPES, render, tokens_from_doc
 from robust_bench.scoring import attack_success_rate
 
-__all__ = ["AttackError", "TASKS", "load_examples", "make_targets", "run_attack", "budget_curve", "plot_budget_curve",
-           "CURVE_BUDGETS"]
+__all__ = ["AttackError", "TASKS", "load_examples", "make_targets", "run_attack", "run_ner_attack", "budget_curve",
+           "plot_budget_curve", "CURVE_BUDGETS"]
 
 CURVE_BUDGETS = (0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45)
 
@@ -53,8 +53,8 @@ def load_examples(repo: str | Path, config: str, split: str | None = None, limit
 
     from robust_bench.repository import read_metadata
 
-    if config not in TASKS:
-        raise AttackError(f"attacks run on {', '.join(TASKS)}; got {config!r}")
+    if config not in TASKS and config != "gec_conll2003":
+        raise AttackError(f"attacks run on {', '.join(TASKS)} and gec_conll2003; got {config!r}")
     meta = read_metadata(repo).get(config)
     if meta is None:
         raise AttackError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
@@ -73,7 +73,7 @@ def make_targets(rows, config: str, nlp) -> list[AttackTarget]:
     docs = nlp.pipe([r[segment] for r in rows], disable=[p for p in ("ner",) if p in nlp.pipe_names], batch_size=256)
     targets = []
     for r, doc in zip(rows, docs):
-        def make_input(words, spaces, r=r):
+        def make_input(words, spaces, edits=(), r=r):
             text = render(words, spaces)
             vals = tuple(text if f == segment else r[f] for f in fields)
             return vals if len(vals) > 1 else vals[0]
@@ -198,3 +198,74 @@ def plot_budget_curve(curves: dict[str, dict[float, float]], out_stem: str | Pat
         fig.savefig(p, dpi=150)
     plt.close(fig)
     return paths
+
+
+def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float = 0.15, seed: int = 0,
+                   nlp=None, progress: bool = True) -> dict[str, Any]:
+    """Attack a tagger on ``gec_conll2003`` rows (Yin et al., 2020, Table 3, NER column).
+
+    A sentence is attacked when it has at least one entity and the tagger gets all its entities
+    right; entity tokens are never edited, nothing is inserted inside an entity, and inserted
+    tokens are tagged O. An attack succeeds when an entity error appears. The report adds the
+    entity-level F1 (seqeval) on all rows before and after replacing the attacked sentences by
+    their adversarial versions, and the F1 drop.
+
+    Returns
+    -------
+    dict
+        As :func:`run_attack`, with ``f1_clean``, ``f1_adversarial`` and ``f1_drop`` in the summary.
+    """
+    from seqeval.metrics import f1_score
+    from seqeval.metrics.sequence_labeling import get_entities
+    from spacy.tokens import Doc
+
+    from robust_bench.classifiers import EntityObjective
+    from robust_bench.grammar_errors import realign_tags
+    from robust_bench.nlp import load_spacy
+
+    if search not in SEARCHES:
+        raise AttackError(f"unknown search {search!r}; expected one of {SEARCHES}")
+    nlp = nlp or load_spacy()
+    names = rows.features["ner_tags"].feature.names
+    words = [list(r) for r in rows["tokens"]]
+    gold = [[names[t] for t in r] for r in rows["ner_tags"]]
+    pred = tagger.predict(words)
+    ok = [k for k, (g, p) in enumerate(zip(gold, pred)) if get_entities(g) and get_entities(g) == get_entities(p)]
+    if not ok:
+        raise AttackError("no sentence with entities is tagged correctly, so nothing can be attacked")
+    objective = EntityObjective(tagger)
+    docs = nlp.pipe([Doc(nlp.vocab, words=words[k], spaces=[True] * (len(words[k]) - 1) + [False]) for k in ok],
+                    disable=[p for p in ("ner",) if p in nlp.pipe_names])
+    targets = []
+    for k, doc in zip(ok, docs):
+        tags = gold[k]
+
+        def make_input(ws, spaces, edits=(), tags=tags):
+            return (tuple(ws), tuple(realign_tags(tags, edits, fill="O")))
+        targets.append(AttackTarget(tokens=tokens_from_doc(doc), make_input=make_input, label=0,
+                                    protected={i for i, t in enumerate(tags) if t != "O"},
+                                    no_insert_before={i for i, t in enumerate(tags) if t.startswith("I-")}))
+    it = list(zip(ok, targets))
+    if progress:
+        from tqdm.auto import tqdm
+        it = tqdm(it, desc=f"{search} attack (NER)", unit="sentence")
+    results = [_Row(k, attack(objective, t, search=search, budget_rate=budget_rate, seed=seed * 100003 + k))
+               for k, t in it]
+    adv_words, adv_gold = list(words), list(gold)
+    for r in results:
+        adv_words[r.idx] = r.result.words
+        adv_gold[r.idx] = realign_tags(gold[r.idx], r.result.edits, fill="O")
+    f1_clean = float(f1_score(gold, pred))
+    f1_adv = float(f1_score(adv_gold, tagger.predict(adv_words)))
+    succ = [r.result.success for r in results]
+    shares = [r.result.modified / max(1, len(t.tokens)) for r, t in zip(results, targets) if r.result.success]
+    queries = [r.result.queries for r in results]
+    types = Counter(e["type"] for r in results if r.result.success for e in r.result.edits)
+    summary = {"attack_success_rate": attack_success_rate(succ), "attacked": len(results),
+               "successes": int(sum(succ)), "examples": len(rows), "f1_clean": f1_clean, "f1_adversarial": f1_adv,
+               "f1_drop": f1_clean - f1_adv, "modified_share_mean": float(np.mean(shares)) if shares else 0.0,
+               "queries_mean": float(np.mean(queries)), "queries_median": float(st.median(queries)),
+               "error_types_in_successes": {t: types.get(t, 0) for t in ERROR_TYPES}, "search": search,
+               "budget_rate": budget_rate}
+    return {"summary": summary, "examples": results, "targets": targets, "rows": rows.select(ok),
+            "objective": objective, "names": names}

@@ -52,7 +52,8 @@ class AttackTarget:
     tokens : list of Token
         The parsed segment that may be edited.
     make_input : callable
-        ``(words, spaces) -> model input`` (the segment text inserted into the example).
+        ``(words, spaces, edits) -> model input``: the edited segment put back into the example
+        (``edits`` lets a tagging task realign its gold tags).
     label : int
         The gold label (the model predicts it on the clean input, or it is not attacked).
     protected, no_insert_before : set of int
@@ -60,7 +61,7 @@ class AttackTarget:
     """
 
     tokens: list[Token]
-    make_input: Callable[[list[str], list[bool]], Input]
+    make_input: Callable[[list[str], list[bool], list[dict]], Input]
     label: int
     protected: set[int] = field(default_factory=set)
     no_insert_before: set[int] = field(default_factory=set)
@@ -131,7 +132,7 @@ class _Scorer:
         return apply_edits(self.words, self.spaces, [o.as_edit() for o in ops])
 
     def probs(self, op_sets: Sequence[Sequence[Operation]]) -> np.ndarray:
-        inputs = [self.t.make_input(*self.realise(ops)) for ops in op_sets]
+        inputs = [self.t.make_input(*self.realise(ops), [o.as_edit() for o in ops]) for ops in op_sets]
         return self.clf.predict_proba(inputs)
 
     @property

@@ -21,7 +21,7 @@ from typing import Callable, Mapping, Sequence, Union
 import numpy as np
 
 __all__ = ["Input", "LabelMappingError", "Classifier", "HFClassifier", "CallableClassifier", "map_labels",
-           "load_classifier"]
+           "load_classifier", "TokenClassifier", "CallableTokenClassifier", "HFTokenClassifier", "EntityObjective"]
 
 Input = Union[str, tuple]
 
@@ -239,3 +239,144 @@ class HFClassifier(Classifier):
 def load_classifier(model: str, labels: Sequence[str], **kwargs) -> HFClassifier:
     """Load a Hub or local sequence classifier; see :class:`HFClassifier`."""
     return HFClassifier(model, labels, **kwargs)
+
+
+class TokenClassifier:
+    """Base protocol for taggers: per-word tag probabilities over the dataset's tag names,
+    cached by the exact word sequence, with a query counter."""
+
+    def __init__(self, tags: Sequence[str]):
+        self.tags = tuple(tags)
+        self.queries = 0
+        self._cache: dict[tuple, np.ndarray] = {}
+
+    def _forward(self, sentences: list[tuple]) -> list[np.ndarray]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def predict_proba(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Per sentence, probabilities of shape (n_words, n_tags)."""
+        keys = [tuple(s) for s in sentences]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
+        if todo:
+            for k, p in zip(todo, self._forward(todo)):
+                self._cache[k] = np.asarray(p, dtype=np.float64)
+            self.queries += len(todo)
+        return [self._cache[k] for k in keys]
+
+    def predict(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
+        """Predicted tag names per word."""
+        return [[self.tags[i] for i in p.argmax(axis=1)] for p in self.predict_proba(sentences)]
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+
+class CallableTokenClassifier(TokenClassifier):
+    """Wrap ``list of word tuples -> list of arrays (n_words, n_tags)`` of probabilities."""
+
+    def __init__(self, fn: Callable[[list], list], tags: Sequence[str]):
+        super().__init__(tags)
+        self.fn = fn
+
+    def _forward(self, sentences):
+        out = [np.asarray(p, dtype=np.float64) for p in self.fn(list(sentences))]
+        for s, p in zip(sentences, out):
+            if p.shape != (len(s), len(self.tags)):
+                raise ValueError(f"the callable returned shape {p.shape}, expected ({len(s)}, {len(self.tags)})")
+        return out
+
+
+class HFTokenClassifier(TokenClassifier):
+    """Any ``AutoModelForTokenClassification``; a word's tag is read at its first subword.
+
+    Raises
+    ------
+    LabelMappingError
+        If a dataset tag has no model output (tags must match by name, e.g. ``B-PER``);
+        ``label_map`` overrides.
+    EncoderError
+        If the model cannot be loaded.
+    """
+
+    def __init__(self, model: str, tags: Sequence[str], *, label_map: Mapping[str, str] | None = None,
+                 revision: str | None = None, device: str = "auto", batch_size: int = 32):
+        from transformers import AutoModelForTokenClassification, AutoTokenizer
+
+        from robust_bench.encoders import EncoderError, resolve_device
+
+        super().__init__(tags)
+        self.model_id = model
+        self.device = resolve_device(device)
+        try:
+            try:
+                self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision, add_prefix_space=True)
+            except TypeError:
+                self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
+            self.model = AutoModelForTokenClassification.from_pretrained(model, revision=revision)
+        except (OSError, ValueError) as exc:
+            raise EncoderError(f"cannot load tagger {model!r}: {exc}") from exc
+        self.model.eval().to(self.device)
+        id2label = {int(i): str(l) for i, l in self.model.config.id2label.items()}
+        if label_map:
+            id2label = {i: label_map.get(l, l) for i, l in id2label.items()}
+        by_name = {l: i for i, l in id2label.items()}
+        missing = [t for t in self.tags if t not in by_name]
+        if missing:
+            raise LabelMappingError(f"the tagger has no output for tags {missing} (it has {sorted(by_name)}); "
+                                    "use --label-map")
+        self.order = [by_name[t] for t in self.tags]
+        self.batch_size = batch_size
+        self.revision = revision or getattr(self.model.config, "_commit_hash", None)
+
+    def _forward(self, sentences):
+        import torch
+
+        out: list[np.ndarray] = [None] * len(sentences)  # type: ignore[list-item]
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        with torch.inference_mode():
+            for s in range(0, len(order), self.batch_size):
+                idx = order[s:s + self.batch_size]
+                enc = self.tokenizer([list(sentences[i]) for i in idx], is_split_into_words=True, padding=True,
+                                     truncation=True, return_tensors="pt")
+                logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits.float()
+                probs = torch.softmax(logits[:, :, self.order], dim=-1).cpu().numpy()
+                for b, i in enumerate(idx):
+                    wids = enc.word_ids(b)
+                    first = {}
+                    for pos, w in enumerate(wids):
+                        if w is not None and w not in first:
+                            first[w] = pos
+                    p = np.full((len(sentences[i]), len(self.tags)), 1.0 / len(self.tags))
+                    for w, pos in first.items():
+                        p[w] = probs[b, pos]
+                    out[i] = p
+        return out
+
+
+class EntityObjective(Classifier):
+    """A tagger seen as a two-way classifier for the attack searches: label 0 means "the
+    sentence's entities are all predicted correctly". Input: ``(words, gold_tags)``.
+
+    ``p(0) = 0.5 + 0.5 * q`` when the predicted entities equal the gold ones and ``0.5 * q``
+    otherwise, with ``q`` the mean probability of the gold tags: lowering ``p(0)`` degrades the
+    tagging smoothly, and the argmax flips exactly when an entity error appears.
+    """
+
+    def __init__(self, tagger: TokenClassifier):
+        super().__init__(("entities_correct", "entities_wrong"))
+        self.tagger = tagger
+
+    def _forward(self, inputs):
+        from seqeval.metrics.sequence_labeling import get_entities
+
+        sents = [tuple(w) for w, _ in inputs]
+        probs = self.tagger.predict_proba(sents)
+        out = np.zeros((len(inputs), 2))
+        for k, ((words, gold), p) in enumerate(zip(inputs, probs)):
+            idx = [self.tagger.tags.index(t) for t in gold]
+            q = float(np.mean(p[np.arange(len(idx)), idx])) if idx else 1.0
+            pred = [self.tagger.tags[i] for i in p.argmax(axis=1)]
+            same = get_entities(list(pred)) == get_entities(list(gold))
+            p0 = 0.5 + 0.5 * q if same else 0.5 * q
+            out[k] = (p0, 1.0 - p0)
+        return out

@@ -232,6 +232,8 @@ def _attack(model, config, search, budget, split, limit, label_map, agree_with, 
     from robust_bench.repository import write_derived_config
 
     rows, split, meta = load_examples(repo, config, split, limit)
+    if config == "gec_conll2003":
+        return _attack_ner(model, rows, split, meta, search, budget, label_map, curve, device, seed, repo, output_dir)
     labels = rows.features["label"].names
     clf = HFClassifier(model, labels, label_map=label_map, device=device, dtype=dtype)
     others = [HFClassifier(m, labels, label_map=label_map, device=device, dtype=dtype) for m in agree_with]
@@ -284,6 +286,63 @@ def _attack(model, config, search, budget, split, limit, label_map, agree_with, 
         typer.echo("  success vs budget: " + ", ".join(f"{int(b * 100)}% {v:.3f}" for b, v in c.items()))
         paths = plot_budget_curve({f"{Path(model).name} ({search})": c}, output_dir / f"{slug}__{config}__{search}__budget",
                                   title=f"Attack success rate vs budget, {config}/{split}")
+        typer.echo(f"  figure: {', '.join(str(p) for p in paths)}")
+
+
+def _attack_ner(model, rows, split, meta, search, budget, label_map, curve, device, seed, repo, output_dir):
+    import re
+
+    import datasets
+
+    from robust_bench.attack_runner import budget_curve, plot_budget_curve, run_ner_attack
+    from robust_bench.classifiers import HFTokenClassifier
+    from robust_bench.grammar_errors import realign_tags
+    from robust_bench.leaderboard.records import make_record, write_record
+    from robust_bench.repository import write_derived_config
+
+    names = rows.features["ner_tags"].feature.names
+    tagger = HFTokenClassifier(model, names, label_map=label_map, device=device)
+    run = run_ner_attack(tagger, rows, search=search, budget_rate=budget, seed=seed)
+    s = run["summary"]
+    typer.echo(f"{model} on gec_conll2003/{split}, {search} search, budget {budget:.0%} of the non-entity tokens:")
+    typer.echo(f"  entity F1 clean {s['f1_clean']:.4f} -> adversarial {s['f1_adversarial']:.4f} "
+               f"(drop {100 * s['f1_drop']:.1f} points)")
+    typer.echo(f"  attacked sentences (entities all correct)  {s['attacked']}")
+    typer.echo(f"  attack success rate       {s['attack_success_rate']:.4f}   (lower is more robust)")
+    typer.echo(f"  queries per sentence      mean {s['queries_mean']:.1f}, median {s['queries_median']:.1f}")
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
+    adv_name = f"adv_{slug}_gec_conll2003_{search}"
+    tag = rows.features["ner_tags"]
+    adv_rows = []
+    for row, ex in zip(run["rows"], run["examples"]):
+        r = ex.result
+        adv_rows.append({"idx": int(row["idx"]), "tokens": row["tokens"], "ner_tags": row["ner_tags"],
+                         "adversarial_tokens": r.words,
+                         "adversarial_ner_tags": realign_tags(row["ner_tags"], r.edits, fill=0), "edits": r.edits,
+                         "success": r.success, "queries": r.queries, "n_modified": r.modified, "budget": r.budget})
+    feats = datasets.Features({"idx": datasets.Value("int32"), "tokens": rows.features["tokens"], "ner_tags": tag,
+                               "adversarial_tokens": rows.features["tokens"], "adversarial_ner_tags": tag,
+                               "edits": rows.features["edits"], "success": datasets.Value("bool"),
+                               "queries": datasets.Value("int32"), "n_modified": datasets.Value("int32"),
+                               "budget": datasets.Value("int32")})
+    write_derived_config(repo, adv_name, datasets.DatasetDict({split: datasets.Dataset.from_list(adv_rows, features=feats)}),
+                         family="grammatical_errors_adversarial",
+                         description=f"Adversarial CoNLL-2003 sentences found by the {search} grammatical-error attack of "
+                                     f"Yin et al. (2020) against the tagger {model} (budget {budget:.0%}).",
+                         citation=meta["citation"], license=meta["license"], source=meta["source"], seed=seed,
+                         statistics={split: s}, provenance={"model": model, "model_revision": tagger.revision,
+                                                            "source_sha256": meta["files"][split]["sha256"]})
+    details = {k: v for k, v in s.items() if k not in ("attack_success_rate",)}
+    details["adversarial_config"] = adv_name
+    rec = make_record(model_id=model, revision=tagger.revision, config="gec_conll2003", split=split,
+                      corpus_sha256=meta["files"][split]["sha256"],
+                      metrics={"attack_success_rate": s["attack_success_rate"], "f1_clean": s["f1_clean"],
+                               "f1_adversarial": s["f1_adversarial"], "f1_drop": s["f1_drop"]}, seed=seed, details=details)
+    typer.echo(f"  record: {write_record(rec, output_dir, tag=f'attack-{search}')}")
+    if curve:
+        c = budget_curve(run["objective"], run["targets"], search=search, seed=seed)
+        paths = plot_budget_curve({f"{Path(model).name} ({search})": c}, output_dir / f"{slug}__gec_conll2003__{search}__budget",
+                                  title=f"Attack success rate vs budget, gec_conll2003/{split}")
         typer.echo(f"  figure: {', '.join(str(p) for p in paths)}")
 
 

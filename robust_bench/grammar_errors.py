@@ -40,7 +40,7 @@ from typing import Iterable, Mapping, Sequence
 __all__ = [
     "ERROR_TYPES", "ARTICLES", "PREPOSITIONS", "TRANSITIONS", "CONFUSION_SETS", "Token", "Operation",
     "Confusions", "candidate_operations", "error_budget", "perturb", "apply_edits", "render", "tokens_from_doc",
-    "PerturbationResult",
+    "PerturbationResult", "realign_tags",
 ]
 
 ERROR_TYPES = ("ArtOrDet", "Prep", "Trans", "Nn", "SVA", "Vform", "Wchoice", "Worder")
@@ -625,3 +625,29 @@ def apply_edits(words: Sequence[str], spaces: Sequence[bool], edits: Iterable[Ma
 def render(words: Sequence[str], spaces: Sequence[bool]) -> str:
     """Detokenise: each word followed by a space where ``spaces`` says so (trailing space stripped)."""
     return "".join(w + (" " if s else "") for w, s in zip(words, spaces)).rstrip(" ")
+
+
+def realign_tags(tags: Sequence, edits: Iterable[Mapping], *, fill) -> list:
+    """Per-token tags (for example NER tags) carried through the edits: an inserted token gets
+    ``fill`` (``O``), a deleted token drops its tag, swapped tokens swap theirs, a substituted
+    token keeps its own.
+
+    Parameters
+    ----------
+    tags : sequence of shape (n_tokens,)
+    edits : iterable of dict
+    fill : object
+        The tag of inserted tokens.
+
+    Returns
+    -------
+    list of shape (n_tokens_after,)
+    """
+    marks = [str(i) for i in range(len(tags))]
+    marked = []
+    for e in edits:
+        op = e["operation"]
+        repl = "+" if op == INSERT else str(e["position"]) if op == SUBSTITUTE else ""
+        marked.append({**e, "original": None, "replacement": repl})
+    new, _ = apply_edits(marks, [True] * len(marks), marked)
+    return [tags[int(w)] if w.isdigit() else fill for w in new]

@@ -45,7 +45,7 @@ class Recorder:
 def test_every_search_flips_a_preposition_keyed_classifier(search):
     rec = Recorder()
     clf = CallableClassifier(rec, NLI)
-    target = AttackTarget(WALKED, lambda w, s: ("Some premise .", render(w, s)), label=0)
+    target = AttackTarget(WALKED, lambda w, s, e: ("Some premise .", render(w, s)), label=0)
     res = attack(clf, target, search=search, budget_rate=0.15, seed=1)
     assert res.success and res.prediction != 0
     assert res.budget == 2 and res.modified <= res.budget
@@ -57,7 +57,7 @@ def test_every_search_flips_a_preposition_keyed_classifier(search):
 
 def test_an_unbreakable_classifier_is_not_flipped_and_budget_is_kept():
     clf = CallableClassifier(lambda xs: np.tile([0.9, 0.05, 0.05], (len(xs), 1)), NLI)
-    target = AttackTarget(WALKED, lambda w, s: ("p", render(w, s)), label=0)
+    target = AttackTarget(WALKED, lambda w, s, e: ("p", render(w, s)), label=0)
     for search in SEARCHES:
         res = attack(clf, target, search=search)
         assert not res.success and res.modified <= res.budget
@@ -93,7 +93,7 @@ def test_every_search_flips_a_tiny_transformer_keyed_on_an_article(article_model
     toks = sent(("the", "DT", "DET", "det", 1, "the"), ("girl", "NN", "NOUN", "nsubj", 2, "girl"),
                 ("helps", "VBZ", "VERB", "root", 2, "help"), ("a", "DT", "DET", "det", 4, "a"),
                 ("garden", "NN", "NOUN", "obj", 2, "garden"), (".", ".", "PUNCT", "punct", 2, "."))
-    res = attack(clf, AttackTarget(toks, lambda w, s: render(w, s), label=1), search=search, budget_rate=0.15)
+    res = attack(clf, AttackTarget(toks, lambda w, s, e: render(w, s), label=1), search=search, budget_rate=0.15)
     assert res.success and res.budget == 1 and res.modified == 1
     e = res.edits[0]
     assert e["position"] == 0 and e["original"] == "the"
@@ -150,3 +150,48 @@ def test_attack_command_on_gec_sst2(gec_repo, tmp_path):
     adv = datasets.load_dataset(str(repo), rec["details"]["adversarial_config"], split="validation")
     assert len(adv) == rec["details"]["attacked"] and sum(adv["success"]) == rec["details"]["successes"]
     assert list((tmp_path / "results").glob("*__budget.png")) and list((tmp_path / "results").glob("*__budget.svg"))
+
+
+def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():
+    """A tagger that calls a capitalised word after 'in' a location: the attack must break the
+    preposition, never the entities, and report the entity-F1 drop."""
+    import datasets
+
+    from robust_bench.attack_runner import run_ner_attack
+    from robust_bench.classifiers import CallableTokenClassifier
+    from robust_bench.task_data import CONLL2003_TAGS
+
+    tags = list(CONLL2003_TAGS)
+
+    def tagger_fn(sentences):
+        out = []
+        for ws in sentences:
+            p = np.full((len(ws), len(tags)), 0.01)
+            for i, w in enumerate(ws):
+                if w[:1].isupper() and i > 0 and ws[i - 1].lower() == "in":
+                    p[i, tags.index("B-LOC")] = 1
+                elif w[:1].isupper() and i > 0:
+                    p[i, tags.index("B-PER")] = 1
+                else:
+                    p[i, tags.index("O")] = 1
+            out.append(p / p.sum(axis=1, keepdims=True))
+        return out
+
+    sents = [("Yesterday John stayed in Paris with friends .", ["O", "B-PER", "O", "O", "B-LOC", "O", "O", "O"]),
+             ("Mary lives in Rome now .", ["O", "O", "O", "B-LOC", "O", "O"])]
+    feats = datasets.Features({"tokens": datasets.List(datasets.Value("string")),
+                               "ner_tags": datasets.List(datasets.ClassLabel(names=tags))})
+    rows = datasets.Dataset.from_list([{"tokens": s.split(), "ner_tags": [tags.index(t) for t in g]} for s, g in sents],
+                                      features=feats)
+    tagger = CallableTokenClassifier(tagger_fn, tags)
+    run = run_ner_attack(tagger, rows, search="greedy", progress=False)
+    s = run["summary"]
+    assert s["attacked"] == 2 and s["attack_success_rate"] == 1.0
+    assert s["f1_clean"] == 1.0 and s["f1_drop"] > 0.3
+    for ex, (sent_text, gold) in zip(run["examples"], sents):
+        r = ex.result
+        assert r.modified <= r.budget
+        for e in r.edits:
+            assert gold[e["position"]] == "O" or e["operation"] == "insert"
+        ents = [w for w, t in zip(sent_text.split(), gold) if t != "O"]
+        assert all(w in r.words for w in ents)
