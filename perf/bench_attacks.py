@@ -47,7 +47,7 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("NLTK_DATA", str(Path(args.source).resolve().parent / "nltk_data"))
 
-    from robust_bench.attacks import SEARCHES, attack
+    from robust_bench.attacks import SEARCHES, attack, attack_many
     from robust_bench.classifiers import HFClassifier
     from robust_bench.nlp import load_spacy
     from robust_bench.task_data import MRPC_LABELS, NLI_LABELS, read_mrpc, read_nli
@@ -82,7 +82,7 @@ def main() -> None:
             for search in SEARCHES:
                 clf.clear_cache()
                 t = time.perf_counter()
-                res = [attack(clf, tg, search=search, seed=k) for k, tg in enumerate(targets)]
+                res = attack_many(clf, targets, search=search)
                 secs = time.perf_counter() - t
                 ok = [r for r in res if r.success]
                 share = np.mean([r.modified / len(tg.tokens) for r, tg in zip(res, targets) if r.success]) if ok else 0
@@ -96,8 +96,7 @@ def main() -> None:
             sub = targets[:60]
             clf.clear_cache()
             q0, t = clf.queries, time.perf_counter()
-            for k, tg in enumerate(sub):
-                attack(clf, tg, search="greedy", seed=k)
+            attack_many(clf, sub, search="greedy")
             t_ours = time.perf_counter() - t
             n_q = clf.queries - q0
             seen = list(clf._cache)

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from robust_bench.attacks import SEARCHES, AttackTarget, attack
+from robust_bench.attacks import SEARCHES, AttackTarget, attack_many
 from robust_bench.classifiers import Classifier
 from robust_bench.grammar_errors import ERROR_TYPES, render, tokens_from_doc
 from robust_bench.scoring import attack_success_rate
@@ -133,13 +133,9 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
         raise AttackError("no example is predicted correctly (by every model), so nothing can be attacked")
     sub = rows.select(idx)
     targets = make_targets(sub, config, nlp)
-    it = list(zip(idx, targets))
-    if progress:
-        from tqdm.auto import tqdm
-        it = tqdm(it, desc=f"{search} attack", unit="example")
-    results = []
-    for i, t in it:
-        results.append(_Row(i, attack(clf, t, search=search, budget_rate=budget_rate, seed=seed * 100003 + i)))
+    found = attack_many(clf, targets, search=search, budget_rate=budget_rate,
+                        seeds=[seed * 100003 + i for i in idx], progress=progress)
+    results = [_Row(i, r) for i, r in zip(idx, found)]
     succ = [r.result.success for r in results]
     ok = [r.result for r in results if r.result.success]
     shares = [r.result.modified / max(1, len(t.tokens)) for r, t in zip(results, targets) if r.result.success]
@@ -167,9 +163,9 @@ def budget_curve(clf: Classifier, targets: Sequence[AttackTarget], *, search: st
     """Attack success rate for each budget (Yin et al., Fig. 1), on the same attacked examples."""
     out = {}
     for b in budgets:
-        succ = [attack(clf, t, search=search, budget_rate=b, seed=seed * 100003 + k).success
-                for k, t in enumerate(targets)]
-        out[b] = attack_success_rate(succ)
+        found = attack_many(clf, targets, search=search, budget_rate=b,
+                            seeds=[seed * 100003 + k for k in range(len(targets))])
+        out[b] = attack_success_rate([r.success for r in found])
     return out
 
 
@@ -245,12 +241,9 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
         targets.append(AttackTarget(tokens=tokens_from_doc(doc), make_input=make_input, label=0,
                                     protected={i for i, t in enumerate(tags) if t != "O"},
                                     no_insert_before={i for i, t in enumerate(tags) if t.startswith("I-")}))
-    it = list(zip(ok, targets))
-    if progress:
-        from tqdm.auto import tqdm
-        it = tqdm(it, desc=f"{search} attack (NER)", unit="sentence")
-    results = [_Row(k, attack(objective, t, search=search, budget_rate=budget_rate, seed=seed * 100003 + k))
-               for k, t in it]
+    found = attack_many(objective, targets, search=search, budget_rate=budget_rate,
+                        seeds=[seed * 100003 + k for k in ok], progress=progress)
+    results = [_Row(k, r) for k, r in zip(ok, found)]
     adv_words, adv_gold = list(words), list(gold)
     for r in results:
         adv_words[r.idx] = r.result.words

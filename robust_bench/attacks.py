@@ -35,7 +35,8 @@ from robust_bench.classifiers import Classifier, Input
 from robust_bench.grammar_errors import (DELETE, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
                                          error_budget, render)
 
-__all__ = ["SEARCHES", "AttackResult", "AttackTarget", "attack", "greedy_search", "beam_search", "genetic_search"]
+__all__ = ["SEARCHES", "AttackResult", "AttackTarget", "attack", "attack_many", "greedy_search", "beam_search",
+           "genetic_search"]
 
 SEARCHES = ("greedy", "beam", "genetic")
 BEAM_SIZE = 5
@@ -119,29 +120,31 @@ def _compatible(op: Operation, chosen: Sequence[Operation]) -> bool:
 
 
 class _Scorer:
-    """Turns operation sets into model inputs and probabilities of the original label."""
+    """Turns operation sets into model inputs, and counts the distinct inputs of one example
+    that the model had not seen (its queries)."""
 
-    def __init__(self, clf: Classifier, target: AttackTarget):
-        self.clf = clf
+    def __init__(self, target: AttackTarget):
         self.t = target
         self.words = [x.text for x in target.tokens]
         self.spaces = [x.space for x in target.tokens]
-        self.queries_before = clf.queries
+        self.queries = 0
+        self._seen: set = set()
 
     def realise(self, ops: Sequence[Operation]) -> tuple[list[str], list[bool]]:
         return apply_edits(self.words, self.spaces, [o.as_edit() for o in ops])
 
-    def probs(self, op_sets: Sequence[Sequence[Operation]]) -> np.ndarray:
-        inputs = [self.t.make_input(*self.realise(ops), [o.as_edit() for o in ops]) for ops in op_sets]
-        return self.clf.predict_proba(inputs)
+    def inputs(self, op_sets: Sequence[Sequence[Operation]], clf: Classifier) -> list:
+        out = [self.t.make_input(*self.realise(ops), [o.as_edit() for o in ops]) for ops in op_sets]
+        for x in out:
+            key = tuple(x) if isinstance(x, list) else x
+            if key not in self._seen:
+                self._seen.add(key)
+                if not clf.is_cached(key):
+                    self.queries += 1
+        return out
 
-    @property
-    def queries(self) -> int:
-        return self.clf.queries - self.queries_before
 
-
-def _result(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float) -> AttackResult:
-    probs = sc.probs([ops])[0]
+def _result(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, probs: np.ndarray) -> AttackResult:
     words, spaces = sc.realise(ops)
     pred = int(np.argmax(probs))
     ordered = sorted(ops, key=lambda o: (o.position, o.operation != INSERT))
@@ -154,7 +157,7 @@ def _importance_order(sc: _Scorer, p0: float) -> list[int]:
     """Tokens by descending importance: the drop in p(original label) when the token is deleted."""
     n = len(sc.words)
     deletions = [[Operation("importance", DELETE, i, sc.words[i], "")] for i in range(n)]
-    p = sc.probs(deletions)[:, sc.t.label] if n else np.zeros(0)
+    p = (yield deletions)[:, sc.t.label] if n else np.zeros(0)
     drop = p0 - p
     return sorted(range(n), key=lambda i: (-drop[i], i))
 
@@ -174,14 +177,14 @@ def greedy_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float,
     n = len(sc.words)
     chosen: list[Operation] = []
     current_p = p0
-    for i in _importance_order(sc, p0):
+    for i in (yield from _importance_order(sc, p0)):
         if _cost(chosen) >= budget:
             break
         here = by_pos.get(i, []) + (by_pos.get(n, []) if i == n - 1 else [])
         cands = [o for o in here if _cost(chosen) + o.cost <= budget and _compatible(o, chosen)]
         if not cands:
             continue
-        probs = sc.probs([chosen + [o] for o in cands])
+        probs = yield [chosen + [o] for o in cands]
         k = int(np.argmin(probs[:, sc.t.label]))
         if probs[k, sc.t.label] < current_p:
             chosen = chosen + [cands[k]]
@@ -197,7 +200,7 @@ def beam_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, r
     by_pos = _ops_by_position(ops)
     n = len(sc.words)
     beams: list[tuple[float, list[Operation]]] = [(p0, [])]
-    for i in _importance_order(sc, p0):
+    for i in (yield from _importance_order(sc, p0)):
         here = by_pos.get(i, []) + (by_pos.get(n, []) if i == n - 1 else [])
         expansions: list[list[Operation]] = []
         for _, chosen in beams:
@@ -205,7 +208,7 @@ def beam_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, r
             expansions += [chosen + [o] for o in here if _cost(chosen) + o.cost <= budget and _compatible(o, chosen)]
         if len(expansions) == len(beams):
             continue
-        probs = sc.probs(expansions)
+        probs = yield expansions
         flipped = [k for k in range(len(expansions)) if int(np.argmax(probs[k])) != sc.t.label]
         if flipped:
             k = min(flipped, key=lambda k: (probs[k, sc.t.label], _cost(expansions[k])))
@@ -258,7 +261,7 @@ def genetic_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float
     pop = [mutate([]) for _ in range(population)]
     best: list[Operation] = []
     for _ in range(generations):
-        probs = sc.probs(pop)
+        probs = yield pop
         p = probs[:, sc.t.label]
         flipped = [k for k in range(len(pop)) if int(np.argmax(probs[k])) != sc.t.label]
         if flipped:
@@ -272,12 +275,105 @@ def genetic_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float
             pa, pb = rng.choices(range(len(pop)), weights=weights, k=2)
             children.append(mutate(crossover(pop[pa], pop[pb])))
         pop = children
-    probs = sc.probs(pop)
+    probs = yield pop + [best]
     k = int(np.argmin(probs[:, sc.t.label]))
-    return pop[k] if probs[k, sc.t.label] <= sc.probs([best])[0, sc.t.label] else best
+    return (pop + [best])[k]
 
 
 _SEARCH = {"greedy": greedy_search, "beam": beam_search, "genetic": genetic_search}
+
+
+def _attack_gen(target: AttackTarget, search: str, budget_rate: float, seed: int, types):
+    """One attack as a generator: it yields lists of operation sets to score and receives their
+    probabilities, so many attacks can share batched forward passes (:func:`attack_many`)."""
+    from robust_bench.grammar_errors import ERROR_TYPES
+
+    sc = _Scorer(target)
+    budget = error_budget(len(target.tokens), budget_rate)
+    p0 = float((yield sc, [[]])[0][target.label])
+    ops = candidate_operations(target.tokens, protected=target.protected, no_insert_before=target.no_insert_before,
+                               types=tuple(types or ERROR_TYPES))
+    rng = random.Random(seed)
+    if ops and budget:
+        inner = _SEARCH[search](sc, ops, budget, p0, rng)
+        try:
+            req = next(inner)
+            while True:
+                req = inner.send((yield sc, req))
+        except StopIteration as stop:
+            chosen = stop.value
+    else:
+        chosen = []
+    final = (yield sc, [chosen])[0]
+    return _result(sc, chosen, budget, p0, final)
+
+
+def attack_many(clf: Classifier, targets: Sequence[AttackTarget], *, search: str = "greedy",
+                budget_rate: float = 0.15, seeds: Sequence[int] | None = None, types: Sequence[str] | None = None,
+                group: int = 64, progress: bool = False) -> list[AttackResult]:
+    """Attack many examples, batching their queries across examples.
+
+    Up to ``group`` attacks run in lockstep: at each step, every candidate that any of them
+    wants scored goes into one :meth:`Classifier.predict_proba` call (which sends each distinct
+    input to the model once, in length-sorted batches). Results equal those of :func:`attack`
+    run one by one.
+
+    Parameters
+    ----------
+    clf : Classifier
+    targets : sequence of AttackTarget
+    search, budget_rate, types
+        See :func:`attack`.
+    seeds : sequence of int, optional
+        One per target; default ``0, 1, 2, ...``.
+    group : int
+        Attacks run together.
+    progress : bool
+
+    Returns
+    -------
+    list of AttackResult
+
+    Raises
+    ------
+    ValueError
+        On an unknown search.
+    """
+    if search not in _SEARCH:
+        raise ValueError(f"unknown search {search!r}; expected one of {SEARCHES}")
+    seeds = list(seeds) if seeds is not None else list(range(len(targets)))
+    results: list[AttackResult | None] = [None] * len(targets)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(targets), desc=f"{search} attack", unit="example")
+    for g0 in range(0, len(targets), group):
+        active = {}
+        for k in range(g0, min(g0 + group, len(targets))):
+            gen = _attack_gen(targets[k], search, budget_rate, seeds[k], types)
+            sc, req = next(gen)
+            active[k] = (gen, sc, req)
+        while active:
+            batch, slices = [], {}
+            for k, (gen, sc, req) in active.items():
+                inputs = sc.inputs(req, clf)
+                slices[k] = (len(batch), len(inputs))
+                batch += inputs
+            probs = clf.predict_proba(batch)
+            nxt = {}
+            for k, (gen, sc, req) in active.items():
+                a, n = slices[k]
+                try:
+                    sc2, req2 = gen.send(probs[a:a + n])
+                    nxt[k] = (gen, sc2, req2)
+                except StopIteration as stop:
+                    results[k] = stop.value
+                    if bar is not None:
+                        bar.update(1)
+            active = nxt
+    if bar is not None:
+        bar.close()
+    return results  # type: ignore[return-value]
 
 
 def attack(clf: Classifier, target: AttackTarget, *, search: str = "greedy", budget_rate: float = 0.15,
@@ -305,16 +401,4 @@ def attack(clf: Classifier, target: AttackTarget, *, search: str = "greedy", bud
     ValueError
         On an unknown search.
     """
-    if search not in _SEARCH:
-        raise ValueError(f"unknown search {search!r}; expected one of {SEARCHES}")
-    from robust_bench.grammar_errors import ERROR_TYPES
-
-    sc = _Scorer(clf, target)
-    budget = error_budget(len(target.tokens), budget_rate)
-    p_clean = sc.probs([[]])[0]
-    p0 = float(p_clean[target.label])
-    ops = candidate_operations(target.tokens, protected=target.protected, no_insert_before=target.no_insert_before,
-                               types=tuple(types or ERROR_TYPES))
-    rng = random.Random(seed)
-    chosen = _SEARCH[search](sc, ops, budget, p0, rng) if ops and budget else []
-    return _result(sc, chosen, budget, p0)
+    return attack_many(clf, [target], search=search, budget_rate=budget_rate, seeds=[seed], types=types)[0]

@@ -133,6 +133,10 @@ class Classifier:
             return np.zeros((0, len(self.labels)))
         return np.stack([self._cache[k] for k in keys])
 
+    def is_cached(self, x: Input) -> bool:
+        """Whether ``x`` was already sent to the model."""
+        return (tuple(x) if isinstance(x, list) else x) in self._cache
+
     def predict(self, inputs: Sequence[Input]) -> np.ndarray:
         """Predicted label indices, shape (n_inputs,)."""
         return self.predict_proba(inputs).argmax(axis=1)

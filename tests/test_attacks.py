@@ -195,3 +195,22 @@ def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():
             assert gold[e["position"]] == "O" or e["operation"] == "insert"
         ents = [w for w, t in zip(sent_text.split(), gold) if t != "O"]
         assert all(w in r.words for w in ents)
+
+
+@pytest.mark.parametrize("search", SEARCHES)
+def test_batching_across_examples_gives_the_same_attacks(search):
+    from robust_bench.attacks import attack_many
+
+    def fn(inputs):
+        # a smooth, deterministic score of the words, so every search has real choices to make
+        out = []
+        for _, hyp in inputs:
+            h = sum(ord(c) for c in hyp) % 97 / 97
+            p = 0.45 + 0.5 * h if "to" in hyp.split() else 0.2 * h
+            out.append([p, (1 - p) / 2, (1 - p) / 2])
+        return np.array(out)
+
+    targets = [AttackTarget(WALKED, (lambda w, s, e, k=k: (f"premise {k} .", render(w, s))), label=0) for k in range(6)]
+    one = [attack(CallableClassifier(fn, NLI), t, search=search, seed=k) for k, t in enumerate(targets)]
+    many = attack_many(CallableClassifier(fn, NLI), targets, search=search, group=4)
+    assert [(r.success, r.edits, r.queries) for r in one] == [(r.success, r.edits, r.queries) for r in many]
