@@ -9,12 +9,13 @@ import json
 import os
 import platform
 import re
-import tempfile
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
+
+from robust_bench.fileio import atomic_write_text
 
 __all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "make_record", "validate_record", "write_record",
            "package_versions"]
@@ -148,14 +149,4 @@ def write_record(record: Mapping[str, Any], out_dir: str | os.PathLike, *, tag: 
     if tag:
         parts.append(tag)
     path = out_dir / ("__".join(_slug(p) for p in parts) + ".json")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=out_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(record, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    return atomic_write_text(path, json.dumps(record, indent=2) + "\n")

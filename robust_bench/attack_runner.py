@@ -187,13 +187,9 @@ def plot_budget_curve(curves: dict[str, dict[float, float]], out_stem: str | Pat
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    stem = Path(out_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    for p in paths:
-        fig.savefig(p, dpi=150)
-    plt.close(fig)
-    return paths
+    from robust_bench.fileio import save_figure
+
+    return save_figure(fig, out_stem)
 
 
 def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float = 0.15, seed: int = 0,

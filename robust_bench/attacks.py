@@ -33,7 +33,7 @@ import numpy as np
 
 from robust_bench.classifiers import Classifier, Input
 from robust_bench.grammar_errors import (DELETE, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
-                                         error_budget, render)
+                                         error_budget)
 
 __all__ = ["SEARCHES", "AttackResult", "AttackTarget", "attack", "attack_many", "greedy_search", "beam_search",
            "genetic_search"]

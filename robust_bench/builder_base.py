@@ -12,7 +12,7 @@ dataset repository (:mod:`robust_bench.repository`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import datasets

@@ -378,7 +378,7 @@ def probe(
 ) -> None:
     """Train structural and perceptron probes on a model and score them on plain and Jabberwocky EWT."""
     from robust_bench.encoders import EncoderError
-    from robust_bench.probing import ProbeSettings, ProbingError, run_probing
+    from robust_bench.probing import ProbeSettings, ProbingError
 
     kinds = ("structural", "perceptron") if probe_kind == "both" else (probe_kind,)
     settings = ProbeSettings(probes=kinds, layers=_parse_layers(layers), trials=trials, epochs=epochs,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
@@ -380,15 +379,8 @@ def write_conllu(sentences: Iterable[Sentence], path: str | os.PathLike) -> None
     sentences : iterable of Sentence
     path : path-like
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for sent in sentences:
-                f.write(sent.tokenlist.serialize())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from robust_bench.fileio import atomic_open
+
+    with atomic_open(path) as f:
+        for sent in sentences:
+            f.write(sent.tokenlist.serialize())

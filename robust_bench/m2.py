@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from robust_bench.fileio import atomic_write_text
 from robust_bench.grammar_errors import CONFUSION_SETS, ERROR_TYPES, Confusions
 from robust_bench.sources import sha256_file
 
@@ -133,16 +133,4 @@ def fit_confusions(path: str | os.PathLike, *, annotator: int = 0) -> Confusions
 
 def write_confusions(conf: Confusions, out: str | os.PathLike) -> Path:
     """Write confusions as JSON, atomically."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(conf.to_json(), f, indent=2, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return out
+    return atomic_write_text(out, json.dumps(conf.to_json(), indent=2, sort_keys=True) + "\n")

@@ -153,10 +153,6 @@ def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, 
     ax.set_title(f"{metric.upper()}: plain vs Jabberwocky test", fontsize=10)
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    stem = Path(out_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    for p in paths:
-        fig.savefig(p, dpi=150)
-    plt.close(fig)
-    return paths
+    from robust_bench.fileio import save_figure
+
+    return save_figure(fig, out_stem)

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from robust_bench import __version__
+from robust_bench.fileio import atomic_write_text
 from robust_bench.registry import get_config
 from robust_bench.sources import sha256_file
 
@@ -263,7 +264,7 @@ def render_card(metas: dict[str, dict[str, Any]]) -> str:
                   f"- **Licence:** {m['license']}",
                   f"- **Builder:** `{m['builder']}` version {m['builder_version']}",
                   f"- **Seed:** {m['seed']}",
-                  f"- **Built with:** " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()), "",
+                  "- **Built with:** " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()), "",
                   "| split | rows | file | SHA-256 |", "|---|---:|---|---|"]
         for split, f in m["files"].items():
             parts.append(f"| {split} | {f['rows']:,} | `{f['path']}` | `{f['sha256']}` |")
@@ -281,14 +282,4 @@ def render_card(metas: dict[str, dict[str, Any]]) -> str:
 def write_card(repo: str | os.PathLike) -> Path:
     """Rewrite ``repo/README.md`` from the metadata of every config, atomically."""
     repo = Path(repo)
-    text = render_card(read_metadata(repo))
-    fd, tmp = tempfile.mkstemp(prefix=".README.", suffix=".tmp", dir=repo)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, repo / "README.md")
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return repo / "README.md"
+    return atomic_write_text(repo / "README.md", render_card(read_metadata(repo)))

@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-from robust_bench.trees import heads_to_edges, minimum_spanning_edges, tree_distances
+from robust_bench.trees import minimum_spanning_edges, tree_distances
 
 __all__ = [
     "UUASResult",

@@ -120,3 +120,21 @@ def gec_repo(tmp_path_factory, gec_sources) -> Path:
         if entry.family == "grammatical_errors":
             build_config(entry.name, out=out, source=gec_sources, seed=0)
     return out
+
+
+@pytest.fixture(scope="session")
+def ewt_test_words(sources):
+    from robust_bench.conllu_io import read_conllu
+
+    return [list(s.forms) for s in read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-test.conllu")]
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory, ewt_train):
+    """A tiny BERT and a tiny GPT-2 (64 positions) with vocabularies trained on EWT train."""
+    from robust_bench.testing import build_tiny_bert, build_tiny_gpt2
+
+    root = tmp_path_factory.mktemp("tiny_models")
+    words = [list(s.forms) for s in ewt_train]
+    return {"bert": build_tiny_bert(root / "bert", words, max_positions=64),
+            "gpt2": build_tiny_gpt2(root / "gpt2", words, max_positions=64)}

@@ -3,8 +3,6 @@
 The session fixtures build each config once per seed; these tests read what was built.
 """
 
-import json
-import os
 
 import datasets
 import pyarrow.parquet as pq

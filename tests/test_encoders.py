@@ -5,22 +5,6 @@ import pytest
 import torch
 
 from robust_bench.encoders import DROP_TOO_LONG, DROP_UNALIGNED, EncoderAdapter, EncoderError
-from robust_bench.testing import build_tiny_bert, build_tiny_gpt2
-
-
-@pytest.fixture(scope="session")
-def ewt_test_words(sources):
-    from robust_bench.conllu_io import read_conllu
-
-    return [list(s.forms) for s in read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-test.conllu")]
-
-
-@pytest.fixture(scope="session")
-def tiny_models(tmp_path_factory, ewt_train):
-    root = tmp_path_factory.mktemp("tiny_models")
-    words = [list(s.forms) for s in ewt_train]
-    return {"bert": build_tiny_bert(root / "bert", words, max_positions=64),
-            "gpt2": build_tiny_gpt2(root / "gpt2", words, max_positions=64)}
 
 
 def _manual(adapter, words, layer, pooling):

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from robust_bench.leaderboard import validate_record
-from tests.test_encoders import tiny_models  # noqa: F401  (session fixture)
 
 
 def run(args, cwd, env):
@@ -35,7 +34,7 @@ QUICK = ["--trials", "2", "--epochs", "2", "--max-sentences", "300"]
 
 
 @pytest.mark.parametrize("name", ["bert", "gpt2"])
-def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):  # noqa: F811
+def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):
     env = {"ROBUST_BENCH_CACHE": str(tmp_path / "cache")}
     args = ["probe", "--model", str(tiny_models[name]), "--repo", str(built_repo), "--layers", "0,1,2", *QUICK]
     extra = []
@@ -67,7 +66,7 @@ def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):  # n
     assert {k: r["metrics"] for k, r in again.items()} == {k: r["metrics"] for k, r in recs.items()}
 
 
-def test_train_and_test_on_jabberwocky(tiny_models, built_repo, tmp_path):  # noqa: F811
+def test_train_and_test_on_jabberwocky(tiny_models, built_repo, tmp_path):
     env = {"ROBUST_BENCH_CACHE": str(tmp_path / "cache")}
     out = run(["probe", "--model", str(tiny_models["bert"]), "--repo", str(built_repo), "--layers", "2",
                "--probe", "structural", "--train-on", "jabberwocky", *QUICK, "--output-dir", str(tmp_path / "r")],
