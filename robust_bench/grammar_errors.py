@@ -35,7 +35,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 __all__ = [
     "ERROR_TYPES", "ARTICLES", "PREPOSITIONS", "TRANSITIONS", "CONFUSION_SETS", "Token", "Operation",
@@ -89,10 +89,10 @@ def tokens_from_doc(doc) -> list[Token]:
                   morph=str(t.morph), space=bool(t.whitespace_)) for t in doc]
 
 
-@dataclass(frozen=True)
-class Operation:
+class Operation(NamedTuple):
     """A candidate edit. ``position`` is an original token index; an insertion goes before it
-    (``position == n`` appends). A swap exchanges ``position`` and ``position + 1``."""
+    (``position == n`` appends). A swap exchanges ``position`` and ``position + 1``.
+    (A named tuple: sentences produce thousands of candidates, and tuples are cheap to make.)"""
 
     type: str
     operation: str
@@ -269,38 +269,10 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                         and tokens[t.head].dep in ("conj", "advcl", "ccomp", "parataxis", "root") \
                         and _left_edge(tokens, kids, t.head) <= i:
                     insert_ops(kind, i, TRANSITIONS)
-        elif kind == "Nn":
-            for i, t in enumerate(tokens):
-                if free(i) and t.pos == "NOUN" and t.tag in ("NN", "NNS") and t.text.isalpha():
-                    target = _inflect(t.lemma.lower(), "NNS" if t.tag == "NN" else "NN")
-                    if target and target.lower() != t.lower:
-                        ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, target)))
-        elif kind == "SVA":
-            for i, t in enumerate(tokens):
-                if not free(i) or t.tag not in ("VBZ", "VBP") or t.pos not in ("VERB", "AUX") or not t.text.isalpha():
-                    continue
-                if t.lower in _PRESENT_BE:
-                    target = _PRESENT_BE[t.lower]
-                else:
-                    target = _inflect(t.lemma.lower(), "VBP" if t.tag == "VBZ" else "VBZ")
-                if target and target.lower() != t.lower:
-                    ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, target)))
-        elif kind == "Vform":
-            for i, t in enumerate(tokens):
-                if not free(i) or t.pos != "VERB" or t.tag not in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN") \
-                        or not t.text.isalpha():
-                    continue
-                lemma = t.lemma.lower()
-                third = t.tag == "VBZ" or (t.feat("Person") == "3" and t.feat("Number") == "Sing")
-                seen = {t.lower}
-                for tag in ("VBZ" if third else "VBP", "VBD", "VBG", "VBN"):
-                    form = _inflect(lemma, tag)
-                    if form and form.lower() not in seen:
-                        seen.add(form.lower())
-                        ops.append(Operation(kind, SUBSTITUTE, i, t.text, _case_like(t.text, form)))
-        elif kind == "Wchoice":
-            for i in _wchoice_positions(tokens, prot):
-                ops.extend(_wchoice_ops(tokens[i], i))
+        elif kind in _LAZY:
+            positions, ops_at = _LAZY[kind]
+            for i in positions(tokens, prot):
+                ops.extend(ops_at(tokens[i], i))
         elif kind == "Worder":
             for i, t in enumerate(tokens):
                 if not free(i) or t.pos != "ADV" or not t.text.isalpha():
@@ -318,6 +290,51 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
     return ops
 
 
+def _nn_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
+    return [i for i, t in enumerate(tokens)
+            if i not in protected and t.pos == "NOUN" and t.tag in ("NN", "NNS") and t.text.isalpha()]
+
+
+def _nn_ops(t: Token, i: int) -> list[Operation]:
+    """Singular <-> plural of a common noun (lemminflect handles child/children)."""
+    target = _inflect(t.lemma.lower(), "NNS" if t.tag == "NN" else "NN")
+    if target and target.lower() != t.lower:
+        return [Operation("Nn", SUBSTITUTE, i, t.text, _case_like(t.text, target))]
+    return []
+
+
+def _sva_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
+    return [i for i, t in enumerate(tokens) if i not in protected and t.tag in ("VBZ", "VBP")
+            and t.pos in ("VERB", "AUX") and t.text.isalpha()]
+
+
+def _sva_ops(t: Token, i: int) -> list[Operation]:
+    """3SG <-> non-3SG of a present-tense verb or auxiliary."""
+    target = _PRESENT_BE.get(t.lower) or _inflect(t.lemma.lower(), "VBP" if t.tag == "VBZ" else "VBZ")
+    if target and target.lower() != t.lower:
+        return [Operation("SVA", SUBSTITUTE, i, t.text, _case_like(t.text, target))]
+    return []
+
+
+def _vform_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
+    return [i for i, t in enumerate(tokens) if i not in protected and t.pos == "VERB"
+            and t.tag in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN") and t.text.isalpha()]
+
+
+def _vform_ops(t: Token, i: int) -> list[Operation]:
+    """The verb's present (agreeing), past, progressive and perfect forms other than its own."""
+    lemma = t.lemma.lower()
+    third = t.tag == "VBZ" or (t.feat("Person") == "3" and t.feat("Number") == "Sing")
+    seen = {t.lower}
+    out = []
+    for tag in ("VBZ" if third else "VBP", "VBD", "VBG", "VBN"):
+        form = _inflect(lemma, tag)
+        if form and form.lower() not in seen:
+            seen.add(form.lower())
+            out.append(Operation("Vform", SUBSTITUTE, i, t.text, _case_like(t.text, form)))
+    return out
+
+
 def _wchoice_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
     """Content words that may take a synonym (whether WordNet has one is checked later)."""
     return [i for i, t in enumerate(tokens) if i not in protected and t.pos in _WN_POS and t.text.isalpha()]
@@ -331,6 +348,11 @@ def _wchoice_ops(t: Token, i: int) -> list[Operation]:
         if form.lower() != t.lower:
             out.append(Operation("Wchoice", SUBSTITUTE, i, t.text, _case_like(t.text, form)))
     return out
+
+
+#: Single-token types whose operations need a dictionary look-up: cheap positions, costly operations.
+_LAZY = {"Nn": (_nn_positions, _nn_ops), "SVA": (_sva_positions, _sva_ops), "Vform": (_vform_positions, _vform_ops),
+         "Wchoice": (_wchoice_positions, _wchoice_ops)}
 
 
 @dataclass
@@ -464,16 +486,16 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     budget = error_budget(len(tokens), error_rate)
     if not tokens:
         return PerturbationResult((), (), (), 0, 0, "empty segment")
-    # Wchoice needs a WordNet look-up per content word, the engine's main cost, so its positions
-    # are resolved only when drawn: a drawn position without a synonym is dropped and another
-    # drawn; a type left without positions is dropped and the type drawn again. This rejection
-    # sampling picks types and positions with exactly the probabilities of generating all
-    # operations upfront.
+    # Nn, SVA, Vform and Wchoice need a lemminflect or WordNet look-up per position, the engine's
+    # main cost, so their positions are resolved only when drawn: a drawn position without an
+    # operation is dropped and another drawn; a type left without positions is dropped and the
+    # type drawn again. This rejection sampling picks types and positions with exactly the
+    # probabilities of generating all operations upfront.
     prot = set(protected)
-    lazy: dict[int, list[Operation] | None] = {}
-    if "Wchoice" in types:
-        lazy = {i: None for i in _wchoice_positions(tokens, prot)}
-    eager_types = [t for t in types if t != "Wchoice"]
+    lazy: dict[str, dict[int, list[Operation] | None]] = {
+        kind: {i: None for i in _LAZY[kind][0](tokens, prot)} for kind in types if kind in _LAZY}
+    lazy = {k: v for k, v in lazy.items() if v}
+    eager_types = [t for t in types if t not in _LAZY]
     ops = candidate_operations(tokens, protected=prot, no_insert_before=no_insert_before, types=eager_types)
     if not ops and not lazy:
         return PerturbationResult(tuple(words), tuple(spaces), (), budget, 0, "no applicable operation")
@@ -485,15 +507,17 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     spent = 0
     edits: list[dict] = []
     uniform = conf.uniform_weights
-    wchoice_live = bool(lazy)
+    dead: set[str] = set()
     while spent < budget:
         left = budget - spent
         avail: dict[str, list[Operation] | None] = {}
         for kind in ERROR_TYPES:
-            if conf.type_weight(kind) <= 0:
+            if conf.type_weight(kind) <= 0 or kind in dead:
                 continue
-            if kind == "Wchoice":
-                if wchoice_live and any(p not in touched and (v is None or v) for p, v in lazy.items()):
+            if kind in lazy:
+                # lazily resolved types are single-token substitutions (cost 1)
+                if any(p not in touched and (v is None or any(uniform or conf.op_weight(o) > 0 for o in v))
+                       for p, v in lazy[kind].items()):
                     avail[kind] = None
                 continue
             lst = by_type.get(kind)
@@ -507,20 +531,21 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             break
         kinds = list(avail)
         kind = rng.choices(kinds, weights=[conf.type_weight(k) for k in kinds])[0]
-        if kind == "Wchoice":
+        if kind in lazy:
             cands = None
+            table = lazy[kind]
             while True:
-                open_pos = [p for p, v in lazy.items() if p not in touched and (v is None or v)]
+                open_pos = [p for p, v in table.items() if p not in touched and (v is None or v)]
                 if not open_pos:
                     break
                 pos = rng.choice(open_pos)
-                if lazy[pos] is None:
-                    lazy[pos] = _wchoice_ops(tokens[pos], pos)
-                if lazy[pos]:
-                    cands = lazy[pos]
+                if table[pos] is None:
+                    table[pos] = [o for o in _LAZY[kind][1](tokens[pos], pos) if uniform or conf.op_weight(o) > 0]
+                if table[pos]:
+                    cands = table[pos]
                     break
             if cands is None:
-                wchoice_live = False
+                dead.add(kind)
                 continue
         else:
             positions = sorted({op.position for op in avail[kind]})
@@ -535,7 +560,7 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             touched.update((op.position, op.position + 1))
         else:
             touched.add(op.position)
-    if not edits and not ops and not any(lazy.values()):
+    if not edits and not ops and not any(v for table in lazy.values() for v in table.values()):
         return PerturbationResult(tuple(words), tuple(spaces), (), budget, 0, "no applicable operation")
     new_words, new_spaces = apply_edits(words, spaces, edits)
     reason = None if edits else "no operation fits the budget"
