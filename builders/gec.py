@@ -20,21 +20,13 @@ import datasets
 import numpy as np
 
 from robust_bench.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
+from robust_bench.citations import YIN_2020
 from robust_bench.grammar_errors import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
 from robust_bench.sources import SourceFile, resolve_sources, sha256_file
 from robust_bench.task_data import (CONLL2003_TAGS, MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS,
                                     read_conll2003, read_mrpc, read_nli, read_qnli, read_sst2)
 
-_CITATION = """\
-@inproceedings{yin-etal-2020-robustness,
-    title = "On the Robustness of Language Encoders against Grammatical Errors",
-    author = "Yin, Fan and Long, Quanyu and Meng, Tao and Chang, Kai-Wei",
-    booktitle = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
-    year = "2020",
-    pages = "3386--3403",
-    url = "https://aclanthology.org/2020.acl-main.310",
-}
-"""
+_CITATION = YIN_2020
 
 _DESCRIPTION = """\
 Grammatical-error corpora (Yin et al., 2020, §3.1 "probabilistic transformation"): learner

@@ -4,16 +4,9 @@ import datasets
 import evaluate
 
 from robust_bench.scoring import attack_success_rate
+from robust_bench.citations import YIN_2020
 
-_CITATION = """\
-@inproceedings{yin-etal-2020-robustness,
-    title = "On the Robustness of Language Encoders against Grammatical Errors",
-    author = "Yin, Fan and Long, Quanyu and Meng, Tao and Chang, Kai-Wei",
-    booktitle = "Proceedings of ACL 2020",
-    year = "2020",
-    url = "https://aclanthology.org/2020.acl-main.310",
-}
-"""
+_CITATION = YIN_2020
 
 _DESCRIPTION = """\
 Attack success rate is the fraction of attacked examples whose prediction an adversarial attack

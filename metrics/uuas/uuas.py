@@ -4,17 +4,9 @@ import datasets
 import evaluate
 
 from robust_bench.scoring import punctuation_mask, uuas_counts
+from robust_bench.citations import HEWITT_MANNING_2019
 
-_CITATION = """\
-@inproceedings{hewitt-manning-2019-structural,
-    title = "A Structural Probe for Finding Syntax in Word Representations",
-    author = "Hewitt, John and Manning, Christopher D.",
-    booktitle = "Proceedings of NAACL-HLT 2019",
-    year = "2019",
-    pages = "4129--4138",
-    url = "https://aclanthology.org/N19-1419",
-}
-"""
+_CITATION = HEWITT_MANNING_2019
 
 _DESCRIPTION = """\
 UUAS is the fraction of gold undirected dependency edges that a predicted tree recovers,

@@ -1,0 +1,23 @@
+"""BibTeX of the papers robust-bench implements, shared by builders, metrics and cards."""
+
+HEWITT_MANNING_2019 = """\
+@inproceedings{hewitt-manning-2019-structural,
+    title = "A Structural Probe for Finding Syntax in Word Representations",
+    author = "Hewitt, John and Manning, Christopher D.",
+    booktitle = "Proceedings of NAACL-HLT 2019",
+    year = "2019",
+    pages = "4129--4138",
+    url = "https://aclanthology.org/N19-1419",
+}
+"""
+
+YIN_2020 = """\
+@inproceedings{yin-etal-2020-robustness,
+    title = "On the Robustness of Language Encoders against Grammatical Errors",
+    author = "Yin, Fan and Long, Quanyu and Meng, Tao and Chang, Kai-Wei",
+    booktitle = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
+    year = "2020",
+    pages = "3386--3403",
+    url = "https://aclanthology.org/2020.acl-main.310",
+}
+"""
