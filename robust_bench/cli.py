@@ -416,6 +416,33 @@ def _probe(model, repo, config, settings, revision, device, dtype, pooling, outp
         typer.echo(f"figure: {', '.join(str(p) for p in paths)}")
 
 
+@app.command("probe-figure")
+def probe_figure(
+    records: list[Path] = typer.Argument(..., help="Result records of probe runs (one or more models)."),
+    out: Path = typer.Option(Path("results/probes"), "--out", help="Output path without extension."),
+    metric: str = typer.Option("uuas", "--metric", help="uuas or dspr."),
+) -> None:
+    """Plot several models' probe records side by side (Hall Maudslay & Cotterell, 2021, Fig. 3)."""
+    import json
+
+    from robust_bench.leaderboard.records import validate_record
+    from robust_bench.probe_report import plot_probe_records
+
+    loaded = []
+    for path in records:
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+            validate_record(rec)
+        except (OSError, ValueError) as exc:
+            _fail(ValueError(f"{path}: {exc}"))
+        loaded.append(rec)
+    try:
+        paths = plot_probe_records(loaded, out, metric=metric)
+    except ValueError as exc:
+        _fail(exc)
+    typer.echo(f"figure: {', '.join(str(p) for p in paths)}")
+
+
 def main() -> None:  # pragma: no cover - console entry point
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     app()

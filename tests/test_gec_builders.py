@@ -1,5 +1,7 @@
 """End to end: the gec_* corpora built from the real GLUE and CoNLL-2003 files in ../shared."""
 
+import json
+
 import datasets
 import pytest
 
@@ -92,22 +94,31 @@ def test_card_statistics_recount(gec, gec_repo):
     assert all(mnli["edits_per_type"][t] > 0 for t in mnli["edits_per_type"])
 
 
-def test_build_with_fitted_confusions(gec_sources, tmp_path):
-    import json
+def test_build_with_confusions_fitted_on_an_m2_file(gec_sources, tmp_path):
+    """fit-confusions on an M2 file written here, then a build that obeys the fitted weights."""
+    from robust_bench.m2 import fit_confusions, write_confusions
 
+    m2 = tmp_path / "learners.m2"
+    m2.write_text("S the girl go to a garden .\n"
+                  "A 0 1|||R:DET|||The|||REQUIRED|||-NONE-|||0\n"
+                  "A 2 3|||R:NOUN:NUM|||goes|||REQUIRED|||-NONE-|||0\n\n"
+                  "S a boy like an apples .\n"
+                  "A 0 1|||R:DET|||the|||REQUIRED|||-NONE-|||0\n"
+                  "A 4 5|||R:NOUN:NUM|||apple|||REQUIRED|||-NONE-|||0\n", encoding="utf-8")
     conf = tmp_path / "confusions.json"
-    conf.write_text(json.dumps({"source": "test", "type_distribution": {"ArtOrDet": 0.5, "Nn": 0.5},
-                                "weights": {"ArtOrDet": {"the": {"a": 1.0}, "a": {"the": 1.0}, "an": {"the": 1.0},
-                                                         "": {"the": 1.0}}}}))
+    write_confusions(fit_confusions(m2), conf)
+    fitted = json.loads(conf.read_text())
+    # injections reverse the corrections: the -> the (ignored, equal) and the -> a
+    assert fitted["type_distribution"] == {"ArtOrDet": 0.5, "Nn": 0.5}
+    assert fitted["weights"] == {"ArtOrDet": {"the": {"a": 1.0}}}
     report = build_config("gec_sst2", out=tmp_path / "robust-bench", source=gec_sources, options={"confusions": str(conf)})
     ds = datasets.load_dataset(str(tmp_path / "robust-bench"), "gec_sst2", split="validation")
     edits = [e for es in ds["edits"] for e in es]
     assert edits and {e["type"] for e in edits} <= {"ArtOrDet", "Nn"}
     for e in edits:
-        if e["type"] == "ArtOrDet" and e["operation"] != "insert":
-            assert e["original"].lower() != "the" or e["replacement"].lower() == "a"
-        assert e["operation"] != "delete"
+        if e["type"] == "ArtOrDet" and e["original"].lower() == "the":
+            assert e["operation"] == "substitute" and e["replacement"].lower() == "a"
     assert report.metadata["options"]["confusions"] == str(conf)
-    assert "test" in report.metadata["provenance"]["confusions"]
+    assert "learners.m2" in report.metadata["provenance"]["confusions"]
     with pytest.raises(ValueError, match="has no setting error_rate"):
         build_config("jabberwocky_ewt", out=tmp_path / "x", options={"error_rate": 0.2})

@@ -59,6 +59,10 @@ def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):
     for metric in ("uuas", "dspr"):
         for ext in ("png", "svg"):
             assert list((tmp_path / "r1").glob(f"*__jabberwocky_ewt__{metric}.{ext}"))
+    # several runs' records plot together
+    fig = run(["probe-figure", *map(str, (tmp_path / "r1").glob("*.json")), "--out", str(tmp_path / "fig"),
+               "--metric", "uuas"], tmp_path, env)
+    assert (tmp_path / "fig.png").is_file() and (tmp_path / "fig.svg").is_file() and "figure:" in fig
     # same seed, same numbers; the second run reads every representation from the cache
     out2 = run([*args, *extra, "--output-dir", str(tmp_path / "r2")], tmp_path, env)
     assert "encoder forward passes: 0" in out2
