@@ -385,6 +385,9 @@ class Confusions:
         return float(self.type_distribution.get(kind, 0.0))
 
     def op_weight(self, op: Operation) -> float:
+        """w_ij of an operation: the fitted share of its (source, target) pair. A type without
+        fitted weights, or a source token with no fitted row (never seen corrected in the M2
+        data), falls back to uniform weights (1.0); a fitted row gives unseen targets weight 0."""
         table = self.weights.get(op.type)
         if not table:
             return 1.0
