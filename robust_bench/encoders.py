@@ -327,7 +327,23 @@ class EncoderAdapter:
             kept.append({"index": k, "input_ids": ids,
                          "word_index": np.array([-1 if w is None else w for w in wids], dtype=np.int64),
                          "n_words": len(words)})
+        self._check_unknown(kept)
         return kept, dropped
+
+    def _check_unknown(self, kept: list[dict], threshold: float = 0.5) -> None:
+        """Warn when most subwords are the unknown token: the vocabulary is not the model's (a
+        broken or mismatched tokenizer), and probes would measure nothing."""
+        import warnings
+
+        unk = self.tokenizer.unk_token_id
+        if unk is None or not kept:
+            return
+        total = sum(int((e["word_index"] >= 0).sum()) for e in kept)
+        n_unk = sum(int(((np.asarray(e["input_ids"]) == unk) & (e["word_index"] >= 0)).sum()) for e in kept)
+        if total and n_unk / total > threshold:
+            warnings.warn(f"{n_unk / total:.0%} of the subwords from {self.model_id!r} are the unknown token "
+                          f"{self.tokenizer.unk_token!r}; its tokenizer does not cover this text", RuntimeWarning,
+                          stacklevel=3)
 
     # -- extraction --------------------------------------------------------------------------
     def _cache_key(self, chash: str, layer: int) -> Path:

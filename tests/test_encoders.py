@@ -65,3 +65,14 @@ def test_bad_layers_and_missing_model(tiny_models, tmp_path):
         adapter.embed([["a"]], [3], progress=False)
     with pytest.raises(EncoderError, match="cannot load"):
         EncoderAdapter(str(tmp_path / "no-such-model"), cache_dir=tmp_path).embed([["a"]], [0], progress=False)
+
+
+def test_a_tokenizer_that_knows_no_word_is_reported(tmp_path, ewt_test_words):
+    """A vocabulary that maps every word to [UNK] (what transformers 5 makes of BertTokenizer(vocab_file=...))
+    must not pass silently."""
+    from robust_bench.testing import build_tiny_bert
+
+    path = build_tiny_bert(tmp_path / "unk", [["zzz"]] * 5, vocab_size=30)
+    adapter = EncoderAdapter(str(path), cache_dir=tmp_path / "cache", use_cache=False)
+    with pytest.warns(RuntimeWarning, match="unknown token"):
+        adapter.align(ewt_test_words[:20])
