@@ -175,7 +175,8 @@ _PRESENT_BE = {"is": "are", "are": "is", "am": "is"}
 
 
 def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = (),
-                         no_insert_before: Iterable[int] = (), types: Sequence[str] = ERROR_TYPES) -> list[Operation]:
+                         no_insert_before: Iterable[int] = (), types: Sequence[str] = ERROR_TYPES,
+                         sites_only: bool = False):
     """Every plausible operation of the requested types on a parsed sentence.
 
     Parameters
@@ -188,10 +189,14 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
     types : sequence of str
         Error types to generate.
 
+    sites_only : bool
+        Internal: return ``(operations, sites)`` with the confusion-set types left as sites
+        (see :func:`_site_ops`) instead of expanded.
+
     Returns
     -------
     list of Operation
-        In a deterministic order (by type, position, replacement).
+        In a deterministic order (by type, then site).
 
     Raises
     ------
@@ -210,14 +215,10 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
     def free(i: int) -> bool:
         return 0 <= i < n and i not in prot
 
+    sites: list[tuple[str, str, int]] = []
+
     def set_ops(kind: str, i: int, members: Sequence[str]):
-        t = tokens[i]
-        text, low = t.text, t.lower
-        if text == low:
-            ops.extend(Operation(kind, SUBSTITUTE, i, text, m) for m in members if m != low)
-        else:
-            ops.extend(Operation(kind, SUBSTITUTE, i, text, _case_like(text, m)) for m in members if m != low)
-        ops.append(Operation(kind, DELETE, i, text, ""))
+        sites.append((kind, "tok", i))
 
     def insert_ops(kind: str, gap: int, members: Sequence[str]):
         if gap in no_ins or gap == 0 and n and tokens[0].text[:1].isupper() and tokens[0].pos != "PROPN" \
@@ -226,8 +227,7 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
             return
         if gap in prot or (gap > 0 and gap - 1 in prot and gap in prot):
             return
-        for m in members:
-            ops.append(Operation(kind, INSERT, gap, "", m))
+        sites.append((kind, "gap", gap))
 
     for kind in types:
         if kind == "ArtOrDet":
@@ -287,6 +287,27 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                             continue  # would move the capitalised first word
                         ops.append(Operation(kind, SWAP, a, f"{tokens[a].text} {tokens[b].text}",
                                              f"{tokens[b].text} {tokens[a].text}"))
+    if sites_only:
+        return ops, sites
+    for site in sites:
+        ops.extend(_site_ops(tokens, site))
+    return ops
+
+
+def _site_ops(tokens: Sequence[Token], site: tuple[str, str, int]) -> list[Operation]:
+    """The operations of a confusion-set type at one site: every other member substituted for
+    the token and its deletion (``"tok"``), or every member inserted (``"gap"``)."""
+    kind, where, i = site
+    members = CONFUSION_SETS[kind][:-1]
+    if where == "gap":
+        return [Operation(kind, INSERT, i, "", m) for m in members]
+    t = tokens[i]
+    text, low = t.text, t.lower
+    if text == low:
+        ops = [Operation(kind, SUBSTITUTE, i, text, m) for m in members if m != low]
+    else:
+        ops = [Operation(kind, SUBSTITUTE, i, text, _case_like(text, m)) for m in members if m != low]
+    ops.append(Operation(kind, DELETE, i, text, ""))
     return ops
 
 
@@ -442,6 +463,11 @@ class PerturbationResult:
     reason: str | None = None
 
 
+def _site_free(site: tuple[str, int], touched: set[int], gaps: set[int]) -> bool:
+    where, i = site
+    return i not in gaps if where == "gap" else i not in touched
+
+
 def _conflicts(op: Operation, touched: set[int], gaps: set[int]) -> bool:
     if op.operation == INSERT:
         return op.position in gaps
@@ -494,12 +520,17 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     # operation is dropped and another drawn; a type left without positions is dropped and the
     # type drawn again. This rejection sampling picks types and positions with exactly the
     # probabilities of generating all operations upfront.
+    # Confusion-set types are resolved per site in the same way (a site always has operations,
+    # so nothing is rejected there unless fitted weights rule all of them out).
     prot = set(protected)
-    lazy: dict[str, dict[int, list[Operation] | None]] = {
-        kind: {i: None for i in _LAZY[kind][0](tokens, prot)} for kind in types if kind in _LAZY}
-    lazy = {k: v for k, v in lazy.items() if v}
+    lazy: dict[str, dict[tuple[str, int], list[Operation] | None]] = {
+        kind: {("tok", i): None for i in _LAZY[kind][0](tokens, prot)} for kind in types if kind in _LAZY}
     eager_types = [t for t in types if t not in _LAZY]
-    ops = candidate_operations(tokens, protected=prot, no_insert_before=no_insert_before, types=eager_types)
+    ops, sites = candidate_operations(tokens, protected=prot, no_insert_before=no_insert_before, types=eager_types,
+                                      sites_only=True)
+    for kind, where, i in sites:
+        lazy.setdefault(kind, {})[(where, i)] = None
+    lazy = {k: v for k, v in lazy.items() if v}
     if not ops and not lazy:
         return PerturbationResult(tuple(words), tuple(spaces), (), budget, 0, "no applicable operation")
     by_type: dict[str, list[Operation]] = {}
@@ -518,9 +549,8 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             if conf.type_weight(kind) <= 0 or kind in dead:
                 continue
             if kind in lazy:
-                # lazily resolved types are single-token substitutions (cost 1)
-                if any(p not in touched and (v is None or any(uniform or conf.op_weight(o) > 0 for o in v))
-                       for p, v in lazy[kind].items()):
+                # lazily resolved operations are single-token edits (cost 1)
+                if any(_site_free(site, touched, gaps) and (v is None or v) for site, v in lazy[kind].items()):
                     avail[kind] = None
                 continue
             lst = by_type.get(kind)
@@ -538,14 +568,16 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             cands = None
             table = lazy[kind]
             while True:
-                open_pos = [p for p, v in table.items() if p not in touched and (v is None or v)]
-                if not open_pos:
+                open_sites = [st for st, v in table.items() if _site_free(st, touched, gaps) and (v is None or v)]
+                if not open_sites:
                     break
-                pos = rng.choice(open_pos)
-                if table[pos] is None:
-                    table[pos] = [o for o in _LAZY[kind][1](tokens[pos], pos) if uniform or conf.op_weight(o) > 0]
-                if table[pos]:
-                    cands = table[pos]
+                site = rng.choice(open_sites)
+                if table[site] is None:
+                    where, i = site
+                    made = _LAZY[kind][1](tokens[i], i) if kind in _LAZY else _site_ops(tokens, (kind, where, i))
+                    table[site] = [o for o in made if uniform or conf.op_weight(o) > 0]
+                if table[site]:
+                    cands = table[site]
                     break
             if cands is None:
                 dead.add(kind)
