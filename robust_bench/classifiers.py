@@ -21,7 +21,7 @@ from typing import Callable, Mapping, Sequence, Union
 import numpy as np
 
 __all__ = ["Input", "LabelMappingError", "Classifier", "HFClassifier", "CallableClassifier", "map_labels",
-           "load_classifier", "TokenClassifier", "CallableTokenClassifier", "HFTokenClassifier", "EntityObjective"]
+           "TokenClassifier", "CallableTokenClassifier", "HFTokenClassifier", "EntityObjective"]
 
 Input = Union[str, tuple]
 
@@ -238,11 +238,6 @@ class HFClassifier(Classifier):
                 probs = torch.softmax(logits[:, self.order], dim=-1).cpu().numpy()
                 out[idx] = probs
         return out
-
-
-def load_classifier(model: str, labels: Sequence[str], **kwargs) -> HFClassifier:
-    """Load a Hub or local sequence classifier; see :class:`HFClassifier`."""
-    return HFClassifier(model, labels, **kwargs)
 
 
 class TokenClassifier:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import os
-from pathlib import Path
 from typing import Sequence
 
 __all__ = ["TaskDataError", "NLI_LABELS", "MRPC_LABELS", "QNLI_LABELS", "SST2_LABELS", "CONLL2003_TAGS",
@@ -95,64 +94,47 @@ def read_nli(path: str | os.PathLike) -> list[dict]:
     return out
 
 
-def read_mrpc(path: str | os.PathLike) -> list[dict]:
-    """MRPC pairs: ``idx``, ``sentence1``, ``sentence2``, ``label`` (index into :data:`MRPC_LABELS`)."""
+def _read_labelled_table(path, *, columns: dict[str, int], label_column: int, n_columns: int,
+                         labels: Sequence[str], header: Sequence[str], header_required: bool) -> list[dict]:
+    """One reader for the labelled GLUE tables: Hub parquet (named columns, label index, -1 for
+    hidden test labels), or TSV with ``n_columns`` fields whose first line is ``header`` (its
+    first ``len(header)`` fields), optional or required."""
     if _is_parquet(path):
-        rows = _parquet_rows(path, ["sentence1", "sentence2", "label"])
-        return [{"idx": i, **r, "label": _label(path, i + 1, r["label"], MRPC_LABELS)}
+        rows = _parquet_rows(path, [*columns, "label"])
+        return [{"idx": i, **r, "label": _label(path, i + 1, r["label"], labels)}
                 for i, r in enumerate(rows) if r["label"] != -1]
     out = []
     for lineno, cols in _tsv(path):
         if lineno == 1:
-            if cols[0] != "Quality":
-                raise TaskDataError(f"{path}:1: expected the MRPC header 'Quality<TAB>#1 ID<TAB>...'")
-            continue
+            if cols[:len(header)] == list(header):
+                continue
+            if header_required:
+                raise TaskDataError(f"{path}:1: expected the header '{'<TAB>'.join(header)}<TAB>...'")
         if not cols or cols == [""]:
             continue
-        if len(cols) != 5:
-            raise TaskDataError(f"{path}:{lineno}: expected 5 tab-separated fields, found {len(cols)}")
-        out.append({"idx": len(out), "sentence1": cols[3], "sentence2": cols[4],
-                    "label": _label(path, lineno, cols[0], MRPC_LABELS)})
+        if len(cols) != n_columns:
+            raise TaskDataError(f"{path}:{lineno}: expected {n_columns} tab-separated fields, found {len(cols)}")
+        out.append({"idx": len(out), **{name: cols[k] for name, k in columns.items()},
+                    "label": _label(path, lineno, cols[label_column], labels)})
     return out
+
+
+def read_mrpc(path: str | os.PathLike) -> list[dict]:
+    """MRPC pairs: ``idx``, ``sentence1``, ``sentence2``, ``label`` (index into :data:`MRPC_LABELS`)."""
+    return _read_labelled_table(path, columns={"sentence1": 3, "sentence2": 4}, label_column=0, n_columns=5,
+                                labels=MRPC_LABELS, header=("Quality", "#1 ID"), header_required=True)
 
 
 def read_qnli(path: str | os.PathLike) -> list[dict]:
     """QNLI pairs: ``idx``, ``question``, ``sentence``, ``label`` (index into :data:`QNLI_LABELS`)."""
-    if _is_parquet(path):
-        rows = _parquet_rows(path, ["question", "sentence", "label"])
-        return [{"idx": i, **r, "label": _label(path, i + 1, r["label"], QNLI_LABELS)}
-                for i, r in enumerate(rows) if r["label"] != -1]
-    out = []
-    for lineno, cols in _tsv(path):
-        if lineno == 1:
-            if cols[:3] != ["index", "question", "sentence"]:
-                raise TaskDataError(f"{path}:1: expected the header 'index<TAB>question<TAB>sentence<TAB>label'")
-            continue
-        if not cols or cols == [""]:
-            continue
-        if len(cols) != 4:
-            raise TaskDataError(f"{path}:{lineno}: expected 4 tab-separated fields, found {len(cols)}")
-        out.append({"idx": len(out), "question": cols[1], "sentence": cols[2],
-                    "label": _label(path, lineno, cols[3], QNLI_LABELS)})
-    return out
+    return _read_labelled_table(path, columns={"question": 1, "sentence": 2}, label_column=3, n_columns=4,
+                                labels=QNLI_LABELS, header=("index", "question", "sentence"), header_required=True)
 
 
 def read_sst2(path: str | os.PathLike) -> list[dict]:
     """SST-2 sentences: ``idx``, ``sentence``, ``label`` (index into :data:`SST2_LABELS`)."""
-    if _is_parquet(path):
-        rows = _parquet_rows(path, ["sentence", "label"])
-        return [{"idx": i, **r, "label": _label(path, i + 1, r["label"], SST2_LABELS)}
-                for i, r in enumerate(rows) if r["label"] != -1]
-    out = []
-    for lineno, cols in _tsv(path):
-        if lineno == 1 and cols[:2] == ["sentence", "label"]:
-            continue
-        if not cols or cols == [""]:
-            continue
-        if len(cols) != 2:
-            raise TaskDataError(f"{path}:{lineno}: expected 2 tab-separated fields, found {len(cols)}")
-        out.append({"idx": len(out), "sentence": cols[0], "label": _label(path, lineno, cols[1], SST2_LABELS)})
-    return out
+    return _read_labelled_table(path, columns={"sentence": 0}, label_column=1, n_columns=2, labels=SST2_LABELS,
+                                header=("sentence", "label"), header_required=False)
 
 
 def read_conll2003(path: str | os.PathLike) -> list[dict]:
@@ -192,11 +174,3 @@ def read_conll2003(path: str | os.PathLike) -> list[dict]:
             tags.append(_label(path, lineno, cols[3], CONLL2003_TAGS))
     flush()
     return out
-
-
-def detect_local(root: Path, candidates: Sequence[str]) -> Path | None:
-    """The first of ``candidates`` (paths relative to ``root``) that exists."""
-    for c in candidates:
-        if (root / c).is_file():
-            return root / c
-    return None
