@@ -7,7 +7,7 @@ Load them with ``evaluate.load("metrics/<name>")`` from the repository root, or 
 from pathlib import Path
 
 #: Metric modules shipped with robust-bench.
-METRICS = ("uuas", "dspr", "attack_success_rate")
+METRICS = ("uuas", "dspr", "attack_success_rate", "consistency")
 
 
 def path(name: str) -> str:

@@ -21,3 +21,15 @@ YIN_2020 = """\
     url = "https://aclanthology.org/2020.acl-main.310",
 }
 """
+
+LI_2020 = """\
+@inproceedings{li-etal-2020-linguistically,
+    title = "Linguistically-Informed Transformations ({LIT}): A Method for Automatically Generating Contrast Sets",
+    author = "Li, Chuanrong and Shengshuo, Lin and Liu, Zeyu and Wu, Xinyi and Zhou, Xuhui and Steinert-Threlkeld, Shane",
+    booktitle = "Proceedings of the Third BlackboxNLP Workshop on Analyzing and Interpreting Neural Networks for NLP",
+    year = "2020",
+    publisher = "Association for Computational Linguistics",
+    url = "https://aclanthology.org/2020.blackboxnlp-1.12",
+    pages = "126--135",
+}
+"""

@@ -763,6 +763,16 @@ class UDTransformer:
                 out.append(exc)
         return out
 
+    @staticmethod
+    def tense_of(clause: Clause) -> str:
+        """``past``, ``present``, ``future`` or ``modal``."""
+        return clause.verb_group.tense
+
+    @staticmethod
+    def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
+        """See :func:`transform`."""
+        return transform(clause, ops)
+
     def candidates(self, text: str, ops: Sequence[str]) -> list[str]:
         """Candidates of one sentence (empty when refused); see :func:`transform`."""
         clause = self.analyse_many([text])[0]

@@ -25,6 +25,10 @@ __all__ = [
     "dspr_score",
     "punctuation_mask",
     "attack_success_rate",
+    "NLI_LABEL_RULES",
+    "apply_label_rule",
+    "consistency_details",
+    "consistency_score",
 ]
 
 PUNCT_UPOS = "PUNCT"
@@ -327,3 +331,111 @@ def attack_success_rate(success: Sequence[bool] | None = None, *, predictions: S
     if flags.size == 0:
         raise ValueError("attack success rate is undefined: no example was attacked")
     return float(flags.mean())
+
+
+#: LIT label rules (Li et al., 2020, Table 1 and §4.1.1) over NLI label indices
+#: 0 = entailment, 1 = neutral, 2 = contradiction. ``negation`` (a negated hypothesis) is
+#: robust-bench's addition: it is defined only where the logic is sound (P |= H implies P
+#: contradicts not-H; neutral stays neutral); annotated contradictions are often not logical
+#: ones, so contradiction has no image.
+NLI_LABEL_RULES: dict[str, dict[int, int]] = {
+    "preserve": {0: 0, 1: 1, 2: 2},
+    "to_neutral": {0: 1, 1: 1, 2: 1},
+    "negation": {0: 2, 1: 1},
+}
+
+
+def apply_label_rule(rule: str, label: int) -> int | None:
+    """The new label of a transformed pair under a LIT label rule.
+
+    Parameters
+    ----------
+    rule : str
+        ``preserve``, ``to_neutral`` or ``negation`` (see :data:`NLI_LABEL_RULES`).
+    label : int
+        Index into (entailment, neutral, contradiction).
+
+    Returns
+    -------
+    int or None
+        The new label index; ``None`` where the rule is undefined (``negation`` of contradiction).
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule or label.
+
+    Examples
+    --------
+    >>> apply_label_rule("to_neutral", 0), apply_label_rule("preserve", 2), apply_label_rule("negation", 0)
+    (1, 2, 2)
+    """
+    if rule not in NLI_LABEL_RULES:
+        raise ValueError(f"unknown label rule {rule!r}; known: {sorted(NLI_LABEL_RULES)}")
+    label = int(label)
+    if label not in (0, 1, 2):
+        raise ValueError(f"label {label} is not an NLI label index (0 entailment, 1 neutral, 2 contradiction)")
+    return NLI_LABEL_RULES[rule].get(label)
+
+
+def consistency_details(original_predictions: Sequence[int], predictions: Sequence[int],
+                        rules: Sequence[str]) -> dict:
+    """Consistency of a model on dual instances (Li et al., 2020, §4.1.3).
+
+    A model is consistent on a dual instance (original pair, transformed pair) when its
+    prediction on the transformed pair equals the label rule applied to its own prediction on the
+    original pair; for label-preserving rules, the same prediction. Instances whose original
+    prediction the rule does not map (``negation`` of contradiction) are excluded and counted.
+
+    Parameters
+    ----------
+    original_predictions : array-like of int of shape (n_instances,)
+        Predictions on the original pairs, indices into (entailment, neutral, contradiction).
+    predictions : array-like of int of shape (n_instances,)
+        Predictions on the transformed pairs.
+    rules : array-like of str of shape (n_instances,)
+        The label rule of each instance (:data:`NLI_LABEL_RULES`).
+
+    Returns
+    -------
+    dict
+        ``consistency`` (fraction in [0, 1], higher is better; NaN when no instance counts),
+        ``instances`` (counted) and ``excluded``.
+
+    Raises
+    ------
+    ValueError
+        If lengths differ, or a rule or label is unknown.
+    """
+    _check_lengths("predictions", original_predictions, predictions)
+    _check_lengths("rules", original_predictions, rules)
+    hits = counted = excluded = 0
+    for o, p, r in zip(original_predictions, predictions, rules):
+        want = apply_label_rule(r, o)
+        if want is None:
+            excluded += 1
+            continue
+        if int(p) not in (0, 1, 2):
+            raise ValueError(f"prediction {p} is not an NLI label index")
+        counted += 1
+        hits += int(int(p) == want)
+    return {"consistency": hits / counted if counted else float("nan"), "instances": counted, "excluded": excluded}
+
+
+def consistency_score(original_predictions: Sequence[int], predictions: Sequence[int], rules: Sequence[str]) -> float:
+    """Consistency (Li et al., 2020, §4.1.3), a fraction in [0, 1]; see :func:`consistency_details`.
+
+    Raises
+    ------
+    ValueError
+        If lengths differ, a rule or label is unknown, or no instance counts.
+
+    Examples
+    --------
+    >>> consistency_score([0, 0, 1, 2], [1, 0, 1, 1], ["to_neutral", "to_neutral", "preserve", "preserve"])
+    0.5
+    """
+    d = consistency_details(original_predictions, predictions, rules)
+    if not d["instances"]:
+        raise ValueError("consistency is undefined: no dual instance counts")
+    return float(d["consistency"])

@@ -44,10 +44,12 @@ def build_tiny_bert(path: Path, sentences: Iterable[Sequence[str]], *, hidden: i
 
 
 def build_tiny_gpt2(path: Path, sentences: Iterable[Sequence[str]], *, hidden: int = 32, layers: int = 2,
-                    vocab_size: int = 2000, max_positions: int = 128, seed: int = 0) -> Path:
+                    vocab_size: int = 2000, max_positions: int = 128, seed: int = 0, lm_head: bool = False) -> Path:
+    """A randomly initialised 2-layer GPT-2 with a byte-BPE vocabulary trained on ``sentences``
+    (word lists); ``lm_head=True`` saves ``GPT2LMHeadModel`` (a causal LM), else ``GPT2Model``."""
     import torch
     from tokenizers import ByteLevelBPETokenizer
-    from transformers import GPT2Config, GPT2Model, GPT2Tokenizer
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Model, GPT2Tokenizer
 
     path.mkdir(parents=True, exist_ok=True)
     bpe = ByteLevelBPETokenizer(add_prefix_space=True)
@@ -59,7 +61,7 @@ def build_tiny_gpt2(path: Path, sentences: Iterable[Sequence[str]], *, hidden: i
     cfg = GPT2Config(vocab_size=len(tok), n_embd=hidden, n_layer=layers, n_head=2, n_positions=max_positions,
                      bos_token_id=0, eos_token_id=0)
     torch.manual_seed(seed)
-    GPT2Model(cfg).save_pretrained(str(path))
+    (GPT2LMHeadModel if lm_head else GPT2Model)(cfg).save_pretrained(str(path))
     return path
 
 

@@ -23,6 +23,11 @@ def _module(name):
 def _inputs(name, rng, n_sent=12):
     from robust_bench.trees import tree_distances
 
+    if name == "consistency":
+        orig = rng.integers(0, 3, size=40)
+        rules = rng.choice(["preserve", "to_neutral", "negation"], size=40)
+        preds = np.where(rng.random(40) < 0.6, orig, rng.integers(0, 3, size=40))
+        return {"predictions": list(preds), "original_predictions": list(orig), "rules": list(rules)}
     if name == "attack_success_rate":
         refs = rng.integers(0, 3, size=40)
         preds = np.where(rng.random(40) < 0.4, (refs + 1) % 3, refs)
@@ -61,11 +66,11 @@ def test_order_invariant_and_list_numpy_agree(name):
     rng = np.random.default_rng(3)
     kw = _inputs(name, rng)
     base = metric.compute(**kw)
-    perm = rng.permutation(len(kw["references"]))
+    perm = rng.permutation(len(kw["predictions"]))
     shuffled = {k: [v[i] for i in perm] for k, v in kw.items()}
     assert metric.compute(**shuffled) == pytest.approx(base)
     as_lists = {k: [np.asarray(x).tolist() for x in v] for k, v in kw.items()}
-    if name == "attack_success_rate":
+    if name in ("attack_success_rate", "consistency"):
         as_lists = {k: np.asarray(v) for k, v in kw.items()}
     assert metric.compute(**as_lists) == pytest.approx(base)
     key = name

@@ -1,0 +1,145 @@
+"""Causal language-model scoring: perplexity of sentences, for surface selection.
+
+LIT (Li et al., 2020, §3.3) generates several surface strings for one transformed meaning and
+keeps the one a language model finds most fluent. :class:`CausalLMScorer` wraps any
+``AutoModelForCausalLM`` (default ``gpt2``), batches and caches the queries, and runs on the GPU
+when one is present.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["DEFAULT_LM", "CausalLMScorer"]
+
+DEFAULT_LM = "gpt2"
+
+
+class CausalLMScorer:
+    """Sentence perplexity under a causal LM.
+
+    Perplexity is ``exp`` of the mean negative log-likelihood (nats) of the sentence's tokens,
+    each predicted from the ones before; the BOS token (or EOS, as in GPT-2) is prepended so the
+    first token is scored too.
+
+    Parameters
+    ----------
+    model : str
+        ``AutoModelForCausalLM`` Hub id or local path.
+    revision : str, optional
+    device : str
+        ``auto`` (cuda, then mps, then cpu), or a torch device string.
+    dtype : str
+        ``auto`` is bf16/fp16 on GPU and fp32 on CPU; or a torch dtype name.
+    batch_size : int
+        Sentences per forward pass (sorted by length to limit padding).
+    max_length : int
+        Longer sentences are truncated to this many tokens.
+
+    Attributes
+    ----------
+    n_forward : int
+        Forward passes so far (cached sentences cost none).
+
+    Raises
+    ------
+    robust_bench.encoders.EncoderError
+        If the model cannot be loaded.
+    """
+
+    def __init__(self, model: str = DEFAULT_LM, *, revision: str | None = None, device: str = "auto",
+                 dtype: str = "auto", batch_size: int = 32, max_length: int = 256):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from robust_bench.encoders import EncoderError, resolve_device
+
+        self.model_id = model
+        self.device = resolve_device(device)
+        if dtype == "auto":
+            tdtype = (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16) \
+                if self.device.startswith("cuda") else torch.float32
+        else:
+            tdtype = getattr(torch, dtype)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
+            self.model = AutoModelForCausalLM.from_pretrained(model, revision=revision, dtype=tdtype)
+        except (OSError, ValueError) as exc:
+            raise EncoderError(f"cannot load causal LM {model!r}: {exc}") from exc
+        self.model.eval().to(self.device)
+        self.bos = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None \
+            else self.tokenizer.eos_token_id
+        self.pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else (self.bos or 0)
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.revision = revision or getattr(self.model.config, "_commit_hash", None)
+        self.n_forward = 0
+        self._cache: dict[str, float] = {}
+
+    def perplexity(self, sentences: Sequence[str]) -> np.ndarray:
+        """Perplexity of each sentence.
+
+        Parameters
+        ----------
+        sentences : sequence of str
+
+        Returns
+        -------
+        ndarray of float of shape (n_sentences,)
+            Values >= 1; lower is more fluent.
+        """
+        import torch
+
+        todo = sorted({s for s in sentences if s not in self._cache})
+        if todo:
+            ids = [self.tokenizer(s, add_special_tokens=False)["input_ids"][: self.max_length - 1] for s in todo]
+            ids = [([self.bos] if self.bos is not None else []) + x for x in ids]
+            order = sorted(range(len(todo)), key=lambda i: len(ids[i]))
+            with torch.inference_mode():
+                for s in range(0, len(order), self.batch_size):
+                    idx = order[s:s + self.batch_size]
+                    width = max(len(ids[i]) for i in idx)
+                    inp = torch.full((len(idx), width), self.pad, dtype=torch.long)
+                    mask = torch.zeros((len(idx), width), dtype=torch.long)
+                    for r, i in enumerate(idx):
+                        inp[r, :len(ids[i])] = torch.tensor(ids[i])
+                        mask[r, :len(ids[i])] = 1
+                    logits = self.model(input_ids=inp.to(self.device), attention_mask=mask.to(self.device)).logits
+                    self.n_forward += 1
+                    logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+                    target = inp[:, 1:].to(self.device)
+                    nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+                    m = mask[:, 1:].to(self.device).float()
+                    mean = (nll * m).sum(1) / m.sum(1).clamp(min=1)
+                    for r, i in enumerate(idx):
+                        self._cache[todo[i]] = float(torch.exp(mean[r]).item())
+        return np.array([self._cache[s] for s in sentences], dtype=np.float64)
+
+    def choose(self, candidates: Sequence[Sequence[str]]) -> list[str | None]:
+        """The lowest-perplexity candidate of each list (LIT §3.3); ``None`` for an empty list.
+
+        All candidates of all lists are scored in one batched pass; a list with one candidate
+        needs no LM query. Ties go to the earlier candidate.
+
+        Parameters
+        ----------
+        candidates : sequence of sequence of str
+
+        Returns
+        -------
+        list of (str or None) of length len(candidates)
+        """
+        need = [c for cands in candidates if len(cands) > 1 for c in cands]
+        if need:
+            self.perplexity(need)
+        out: list[str | None] = []
+        for cands in candidates:
+            if not cands:
+                out.append(None)
+            elif len(cands) == 1:
+                out.append(cands[0])
+            else:
+                out.append(min(cands, key=lambda c: self._cache[c]))
+        return out
