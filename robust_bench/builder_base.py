@@ -71,6 +71,10 @@ class RobustBenchBuilder(datasets.GeneratorBasedBuilder):
         """The source corpus of the current config (configs may differ; the class default otherwise)."""
         return getattr(self.config, "source_info", None) or self.SOURCE
 
+    def output_splits(self) -> tuple[str, ...]:
+        """The splits a build writes (the config's, plus any an option adds)."""
+        return tuple(self.config.splits)
+
     def statistics(self, dataset: datasets.DatasetDict) -> dict[str, Any]:
         """Per-config statistics for the card, recounted from the built rows."""
         return {split: {"examples": len(ds)} for split, ds in dataset.items()}

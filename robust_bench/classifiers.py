@@ -211,7 +211,9 @@ class HFClassifier(Classifier):
         self.model.eval().to(self.device)
         self.order = map_labels(self.model.config.id2label, self.labels, label_map)
         self.batch_size = batch_size
-        self.max_length = max_length
+        limit = getattr(self.model.config, "max_position_embeddings", None)
+        # truncate to what the model can embed (tiny and distilled models have fewer positions)
+        self.max_length = min(max_length, limit) if limit else max_length
         self.n_forward = 0
         commit = getattr(self.model.config, "_commit_hash", None)
         self.revision = revision or commit

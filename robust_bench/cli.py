@@ -32,9 +32,11 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     from robust_bench.pseudowords import PseudowordError
     from robust_bench.registry import UnknownConfigError
     from robust_bench.sources import SourceNotFoundError
+    from robust_bench.encoders import EncoderError
+    from robust_bench.lit_erg import ErgUnavailableError
 
     return (ConlluError, SourceNotFoundError, PseudowordError, UnknownConfigError, RecordError,
-            BaselineCheckError, TaskDataError, SpacyModelError)
+            BaselineCheckError, TaskDataError, SpacyModelError, EncoderError, ErgUnavailableError)
 
 
 class BaselineCheckError(RuntimeError):
@@ -67,13 +69,23 @@ def build(
     confusions: Optional[Path] = typer.Option(None, "--confusions",
                                               help="gec_*: weights from `robust-bench fit-confusions` (default uniform)."),
     spacy_model: Optional[str] = typer.Option(None, "--spacy-model",
-                                              help="gec_*: spaCy pipeline (default $ROBUST_BENCH_SPACY_MODEL or en_core_web_sm)."),
+                                              help="gec_*, lit_*: spaCy pipeline (default $ROBUST_BENCH_SPACY_MODEL "
+                                                   "or en_core_web_sm)."),
+    splits: Optional[str] = typer.Option(None, "--splits", help="Comma-separated subset of the config's splits."),
+    backend: Optional[str] = typer.Option(None, "--backend", help="lit_*: ud (spaCy, default) or erg (ACE + ERG)."),
+    grammar: Optional[Path] = typer.Option(None, "--grammar", help="lit_*: compiled ERG image for --backend erg."),
+    lm: Optional[str] = typer.Option(None, "--lm", help="lit_*: causal LM that ranks candidate surfaces (default gpt2)."),
+    augment_train: Optional[str] = typer.Option(None, "--augment-train",
+                                                help="lit_*: training file (or 'hub') for an extra train split of "
+                                                     "contrast pairs (AUG, Li et al. §4.3)."),
 ) -> None:
     """Build CONFIG into OUT/data/CONFIG/<split>.parquet and rewrite OUT/README.md."""
     from robust_bench.repository import build_config
 
     options = {"error_rate": error_rate, "confusions": None if confusions is None else str(confusions),
-               "spacy_model": spacy_model}
+               "spacy_model": spacy_model, "splits": None if splits is None else tuple(splits.split(",")),
+               "backend": backend, "grammar": None if grammar is None else str(grammar), "lm": lm,
+               "augment_train": augment_train}
     try:
         report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)
     except (*_known_errors(), ValueError, OSError) as exc:
@@ -217,6 +229,69 @@ def attack(
                 [m for m in (agree_with or "").split(",") if m], curve, device, dtype, seed, repo, output_dir)
     except (*_known_errors(), AttackError, LabelMappingError, EncoderError) as exc:
         _fail(exc)
+
+
+@app.command("evaluate")
+def evaluate_cmd(
+    model: str = typer.Option(..., "--model", help="AutoModelForSequenceClassification id or local path (NLI)."),
+    config: str = typer.Option(..., "--config", help="lit_mnli or lit_snli (built first)."),
+    split: Optional[str] = typer.Option(None, "--split", help="One split (default: every split of the config)."),
+    label_map: Optional[str] = typer.Option(None, "--label-map", help="MODEL_LABEL=DATASET_LABEL,... when names differ."),
+    device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
+    dtype: str = typer.Option("auto", "--dtype"),
+    batch_size: int = typer.Option(64, "--batch-size"),
+    repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built config."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where records and the figure go."),
+) -> None:
+    """Acc@Ori, Acc@Ctr and consistency per transformation on a LIT contrast set (Table 3)."""
+    from robust_bench.classifiers import LabelMappingError
+    from robust_bench.lit_eval import LitEvalError
+
+    try:
+        _evaluate(model, config, split, _parse_label_map(label_map), device, dtype, batch_size, repo, output_dir)
+    except (*_known_errors(), LitEvalError, LabelMappingError) as exc:
+        _fail(exc)
+
+
+def _evaluate(model, config, split, label_map, device, dtype, batch_size, repo, output_dir):
+    import re
+
+    from robust_bench.classifiers import HFClassifier
+    from robust_bench.leaderboard.records import make_record, write_record
+    from robust_bench.lit_eval import contrast_set_scores, format_table, load_contrast_set, plot_scores
+    from robust_bench.repository import read_metadata
+    from robust_bench.task_data import NLI_LABELS
+
+    if not config.startswith("lit_"):
+        from robust_bench.lit_eval import LitEvalError
+
+        raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli); got {config!r}")
+    meta = read_metadata(repo).get(config)
+    splits = [split] if split else list(meta["files"]) if meta else [None]
+    clf = HFClassifier(model, NLI_LABELS, label_map=label_map, device=device, dtype=dtype, batch_size=batch_size)
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
+    for sp in splits:
+        rows, sp, meta = load_contrast_set(repo, config, sp)
+        po = clf.predict(list(zip(rows["original_premise"], rows["original_hypothesis"])))
+        pc = clf.predict(list(zip(rows["premise"], rows["hypothesis"])))
+        scores = contrast_set_scores(rows, po, pc)
+        typer.echo(format_table(scores, title=f"{model} on {config}/{sp} (LIT, Table 3; percentages)"))
+        typer.echo(f"  forward passes: {clf.n_forward}; distinct pairs scored: {len(clf._cache)}")
+        overall = scores["all"]
+        rec = make_record(model_id=model, revision=clf.revision, config=config, split=sp,
+                          corpus_sha256=meta["files"][sp]["sha256"],
+                          metrics={"acc_ori": overall["acc_ori"], "acc_ctr": overall["acc_ctr"],
+                                   "consistency": overall["consistency"]},
+                          seed=int(meta.get("seed", 0)),
+                          details={"per_transformation": {k: v for k, v in scores.items() if k != "all"},
+                                   "consistency_excluded": overall["consistency_excluded"],
+                                   "label_map": label_map, "backend": meta["provenance"].get("backend"),
+                                   "lm": meta["provenance"].get("lm")})
+        path = write_record(rec, output_dir, tag="lit")
+        figs = plot_scores({k: v for k, v in scores.items()}, output_dir / f"{slug}__{config}__{sp}__lit",
+                           title=f"{Path(model).name} on {config}/{sp}")
+        typer.echo(f"  record: {path}")
+        typer.echo(f"  figure: {', '.join(str(p) for p in figs)}")
 
 
 def _attack(model, config, search, budget, split, limit, label_map, agree_with, curve, device, dtype, seed, repo,

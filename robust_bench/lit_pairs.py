@@ -158,7 +158,7 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
     """
     from tqdm.auto import tqdm
 
-    specs = [PAIR_TRANSFORMATIONS[c] for c in codes]
+    specs = sorted((PAIR_TRANSFORMATIONS[c] for c in codes), key=lambda t: CODES.index(t.code))
     seconds = {}
     t0 = time.perf_counter()
     texts = sorted({p["premise"] for p in pairs} | {p["hypothesis"] for p in pairs})
@@ -176,7 +176,10 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
                 cache[key] = a
             else:
                 try:
-                    cache[key] = backend.transform(a, ops)
+                    # a surface identical to the original (past of "set", "put") would carry a new
+                    # label on unchanged text
+                    out = [c for c in backend.transform(a, ops) if c != text]
+                    cache[key] = out if out else Refusal("no visible change")
                 except Refusal as exc:
                     cache[key] = exc
         return cache[key]
@@ -226,7 +229,8 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
         n_cands["premise"] += len(p or [])
         n_cands["hypothesis"] += len(h or [])
         rows.append({
-            "id": f"{id_prefix}-{pair['idx']:06d}-{spec.code.replace(';', '_').replace(' +', '+')}",
+            "id": f"{id_prefix}-{pair['idx']:06d}-{CODES.index(spec.code):02d}-"
+                  f"{spec.code.replace(';', '_').replace(' +', '+')}",
             "source_id": int(pair["idx"]),
             "transformation": spec.code,
             "premise": prem,

@@ -73,7 +73,9 @@ class CausalLMScorer:
             else self.tokenizer.eos_token_id
         self.pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else (self.bos or 0)
         self.batch_size = batch_size
-        self.max_length = max_length
+        limit = getattr(self.model.config, "n_positions", None) or getattr(self.model.config,
+                                                                            "max_position_embeddings", None)
+        self.max_length = min(max_length, limit) if limit else max_length
         self.revision = revision or getattr(self.model.config, "_commit_hash", None)
         self.n_forward = 0
         self._cache: dict[str, float] = {}

@@ -98,6 +98,11 @@ def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: 
     unknown = sorted(set(options) - cfg_fields)
     if unknown:
         raise ValueError(f"{config!r} has no setting {', '.join(unknown)}")
+    if "splits" in options:
+        options["splits"] = tuple(options["splits"])
+        bad = [s for s in options["splits"] if s not in entry.splits]
+        if bad or not options["splits"]:
+            raise ValueError(f"{config!r} has no split(s) {bad}; its splits are {list(entry.splits)}")
     out = Path(out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-staging-", dir=out.parent))
@@ -109,7 +114,8 @@ def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: 
         stage_cfg = staging / "data" / config
         stage_cfg.mkdir(parents=True)
         files = {}
-        for split in entry.splits:
+        splits = builder.output_splits()
+        for split in splits:
             path = stage_cfg / f"{split}.parquet"
             dataset[split].to_parquet(str(path))
             files[split] = path
@@ -121,7 +127,7 @@ def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: 
             "builder_version": str(builder.config.version or entry.builder.VERSION),
             "seed": seed,
             "options": {k: str(v) for k, v in options.items()},
-            "splits": list(entry.splits),
+            "splits": list(splits),
             "description": entry.builder.DESCRIPTION.strip(),
             "citation": entry.builder.CITATION.strip(),
             "license": entry.builder.LICENSE,
@@ -141,7 +147,7 @@ def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: 
         _commit(out, config, stage_cfg)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    final = {split: out / "data" / config / f"{split}.parquet" for split in entry.splits}
+    final = {split: out / "data" / config / f"{split}.parquet" for split in splits}
     return BuildReport(config=config, repo=out, files=final, metadata=metadata,
                        seconds=time.perf_counter() - start)
 

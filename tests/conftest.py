@@ -138,3 +138,56 @@ def tiny_models(tmp_path_factory, ewt_train):
     words = [list(s.forms) for s in ewt_train]
     return {"bert": build_tiny_bert(root / "bert", words, max_positions=64),
             "gpt2": build_tiny_gpt2(root / "gpt2", words, max_positions=64)}
+
+
+@pytest.fixture(scope="session")
+def nli_pairs(sources):
+    """The real MNLI (matched) and SNLI dev samples from ../shared."""
+    from robust_bench.task_data import read_nli
+
+    return {"mnli": read_nli(sources / "glue" / "mnli" / "dev_matched_sample.tsv"),
+            "snli": read_nli(sources / "snli" / "dev_sample.tsv")}
+
+
+@pytest.fixture(scope="session")
+def tiny_lm(tmp_path_factory, nli_pairs) -> Path:
+    """A tiny causal GPT-2 (random weights, byte-BPE vocabulary trained on the NLI samples)."""
+    from robust_bench.testing import build_tiny_gpt2
+
+    texts = [p[f].split() for pairs in nli_pairs.values() for p in pairs for f in ("premise", "hypothesis")]
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny_lm") / "gpt2", texts, lm_head=True)
+
+
+@pytest.fixture(scope="session")
+def tiny_nli_classifier(tmp_path_factory, nli_pairs) -> Path:
+    """A tiny BERT NLI classifier trained briefly on the MNLI and SNLI samples."""
+    from robust_bench.task_data import NLI_LABELS
+    from robust_bench.testing import build_tiny_classifier
+
+    pairs = nli_pairs["mnli"] + nli_pairs["snli"]
+    return build_tiny_classifier(tmp_path_factory.mktemp("tiny_nli") / "clf", [(p["premise"], p["hypothesis"]) for p in pairs],
+                                 [p["label"] for p in pairs], NLI_LABELS, epochs=2)
+
+
+@pytest.fixture(scope="session")
+def lit_train_file(tmp_path_factory, nli_pairs) -> Path:
+    """A small training file (the first 150 SNLI sample pairs) for the AUG option."""
+    path = tmp_path_factory.mktemp("lit_train") / "train.tsv"
+    from robust_bench.task_data import NLI_LABELS
+
+    path.write_text("".join(f"{NLI_LABELS[p['label']]}\t{p['premise']}\t{p['hypothesis']}\n"
+                            for p in nli_pairs["snli"][:150]), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def lit_repo(tmp_path_factory, sources, tiny_lm, lit_train_file) -> Path:
+    """lit_mnli (both splits) and lit_snli (validation, the only SNLI split in ../shared, plus an
+    AUG train split) built with the tiny LM."""
+    from robust_bench.repository import build_config
+
+    out = tmp_path_factory.mktemp("lit_repo") / "robust-bench"
+    build_config("lit_mnli", out=out, source=sources, options={"lm": str(tiny_lm)})
+    build_config("lit_snli", out=out, source=sources, options={"lm": str(tiny_lm), "splits": ("validation",),
+                                                               "augment_train": str(lit_train_file)})
+    return out

@@ -18,12 +18,13 @@ CONFIGS = [e.name for e in list_configs()]
 
 def _repo(request, config):
     family = [e for e in list_configs() if e.name == config][0].family
-    return request.getfixturevalue({"jabberwocky": "built_repo", "grammatical_errors": "gec_repo"}[family])
+    return request.getfixturevalue({"jabberwocky": "built_repo", "grammatical_errors": "gec_repo",
+                                     "lit": "lit_repo"}[family])
 
 
 def test_every_builder_is_registered_with_its_configs():
     assert BUILDER_CLASSES and CONFIGS[:1] == ["jabberwocky_ewt"]
-    assert {"gec_mnli", "gec_mrpc", "gec_qnli", "gec_sst2", "gec_conll2003"} <= set(CONFIGS)
+    assert {"gec_mnli", "gec_mrpc", "gec_qnli", "gec_sst2", "gec_conll2003", "lit_mnli", "lit_snli"} <= set(CONFIGS)
     for cls in BUILDER_CLASSES:
         assert cls.FAMILY and cls.SOURCE.version and cls.CITATION and cls.DESCRIPTION and cls.LICENSE
         for cfg in cls.BUILDER_CONFIGS:
@@ -35,7 +36,7 @@ def test_keys_unique_and_features_match_info(request, config):
     built_repo = _repo(request, config)
     entry = [e for e in list_configs() if e.name == config][0]
     info_features = entry.builder(config_name=config).info.features
-    for split in entry.splits:
+    for split in read_metadata(built_repo)[config]["files"]:
         path = built_repo / "data" / config / f"{split}.parquet"
         ds = datasets.Dataset.from_parquet(str(path))
         assert ds.features == info_features

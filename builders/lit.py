@@ -1,0 +1,244 @@
+"""LIT contrast sets for MNLI and SNLI (Li et al., 2020): ``lit_mnli`` and ``lit_snli``.
+
+Every source pair is transformed by each pair transformation of Table 1 that applies to it
+(:mod:`robust_bench.lit_pairs`); the new gold label follows the transformation's label rule.
+A row keeps the original pair and label next to the transformed ones, so one split gives Acc@Ori,
+Acc@Ctr and consistency (§4.1.3). Surface strings are chosen by a causal LM (§3.3). The
+optional ``train`` split (``augment_train``) is the paper's training augmentation (AUG, §4.3):
+contrast pairs built the same way from a training file, to be concatenated with the original
+training data.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import datasets
+
+from robust_bench.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
+from robust_bench.citations import LI_2020
+from robust_bench.lit_pairs import CODES, PAIR_TRANSFORMATIONS
+from robust_bench.sources import SourceFile, resolve_sources, sha256_file
+from robust_bench.task_data import NLI_LABELS, read_nli
+
+_CITATION = LI_2020
+
+_DESCRIPTION = """\
+LIT contrast sets (Li et al., 2020, "Linguistically-Informed Transformations"): NLI pairs
+transformed for one linguistic phenomenon at a time or a composition of them (Table 1 notation,
+premise;hypothesis: m = may, p = past, f = future, i = it-cleft, pa = passive, o = original,
+n = negation), with the gold label inferred by rule: m;o, p;f and f;p (both sentences originally
+present) and their +i / +pa compositions map entailment and contradiction to neutral; i;i and
+pa;pa keep the label; o;n (robust-bench's addition) maps entailment to contradiction and keeps
+neutral. Each row holds the original pair and label, the transformed pair, the new label, the rule
+and the source id. Transformations come from a UD dependency parse (default backend `ud`, spaCy
++ lemminflect) or from the English Resource Grammar (`erg`, ACE + pydelphin); the surface string
+is the candidate with the lowest causal-LM perplexity (§3.3).
+"""
+
+_LICENSE = "Same as the source corpus (see the source line)."
+
+_GLUE = "https://huggingface.co/datasets/nyu-mll/glue/resolve/main/mnli"
+_SNLI = "https://huggingface.co/datasets/stanfordnlp/snli/resolve/main/plain_text"
+_VERSION = datasets.Version("1.0.0")
+
+
+@dataclass
+class LitConfig(RobustBenchConfig):
+    """Config of a LIT contrast set.
+
+    Attributes
+    ----------
+    task : str
+        ``mnli`` or ``snli``.
+    files : dict
+        Split name to :class:`SourceFile`.
+    train_url : str
+        Hub file of the training set, used when ``augment_train="hub"``.
+    backend : str
+        ``ud`` (default; spaCy + lemminflect) or ``erg`` (ACE + the ERG, needs ``grammar``).
+    grammar : str or None
+        Compiled ERG image for the ``erg`` backend.
+    lm : str
+        Causal LM (Hub id or path) that ranks candidate surfaces; default ``gpt2`` (§3.3).
+    spacy_model : str or None
+        spaCy pipeline of the ``ud`` backend (default ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_core_web_sm``).
+    augment_train : str or None
+        A training file (GLUE/SNLI TSV, the ``label<TAB>premise<TAB>hypothesis`` format, or Hub
+        parquet), or ``hub`` to download the task's training set: adds a ``train`` split of contrast
+        pairs for augmentation (AUG, §4.3).
+    codes : tuple of str
+        Pair transformations to build (default all of Table 1 plus ``o;n``).
+    device : str
+        Device of the LM (``auto`` picks a GPU when present).
+    """
+
+    task: str = ""
+    files: dict | None = None
+    train_url: str = ""
+    backend: str = "ud"
+    grammar: str | None = None
+    lm: str = "gpt2"
+    spacy_model: str | None = None
+    augment_train: str | None = None
+    codes: tuple = CODES
+    device: str = "auto"
+
+
+_TASKS = {
+    "lit_mnli": dict(task="mnli", splits=("validation_matched", "validation_mismatched"),
+                     source_info=SourceInfo("MultiNLI (GLUE MNLI)", "GLUE 1.0", "see https://gluebenchmark.com/faq "
+                                            "(OANC and CC BY-SA 3.0 / CC BY 3.0)", "https://cims.nyu.edu/~sbowman/multinli/"),
+                     files={"validation_matched": SourceFile(("glue/mnli/dev_matched.tsv", "glue/mnli/dev_matched_sample.tsv"),
+                                                             f"{_GLUE}/validation_matched-00000-of-00001.parquet"),
+                            "validation_mismatched": SourceFile(("glue/mnli/dev_mismatched.tsv",
+                                                                 "glue/mnli/dev_mismatched_sample.tsv"),
+                                                                f"{_GLUE}/validation_mismatched-00000-of-00001.parquet")},
+                     train_url=f"{_GLUE}/train-00000-of-00001.parquet"),
+    "lit_snli": dict(task="snli", splits=("validation", "test"),
+                     source_info=SourceInfo("SNLI", "1.0", "CC BY-SA 4.0", "https://nlp.stanford.edu/projects/snli/"),
+                     files={"validation": SourceFile(("snli/dev.tsv", "snli/dev_sample.tsv"),
+                                                     f"{_SNLI}/validation-00000-of-00001.parquet"),
+                            "test": SourceFile(("snli/test.tsv", "snli/test_sample.tsv"),
+                                               f"{_SNLI}/test-00000-of-00001.parquet")},
+                     train_url=f"{_SNLI}/train-00000-of-00001.parquet"),
+}
+
+
+def _features() -> datasets.Features:
+    label = datasets.ClassLabel(names=list(NLI_LABELS))
+    s = datasets.Value("string")
+    return datasets.Features({
+        "id": s, "source_id": datasets.Value("int32"), "transformation": s,
+        "premise": s, "hypothesis": s, "original_premise": s, "original_hypothesis": s,
+        "original_label": label, "label": label, "rule": s,
+        "premise_operations": datasets.List(s), "hypothesis_operations": datasets.List(s),
+        "premise_candidates": datasets.Value("int32"), "hypothesis_candidates": datasets.Value("int32"),
+    })
+
+
+class LitContrastSets(RobustBenchBuilder):
+    """Builder for ``lit_mnli`` and ``lit_snli``."""
+
+    VERSION = _VERSION
+    FAMILY = "lit"
+    CITATION = _CITATION
+    DESCRIPTION = _DESCRIPTION
+    LICENSE = _LICENSE
+    SOURCE = _TASKS["lit_mnli"]["source_info"]
+    BUILDER_CONFIG_CLASS = LitConfig
+    BUILDER_CONFIGS = [LitConfig(name=name, version=_VERSION, description=_DESCRIPTION, **spec)
+                       for name, spec in _TASKS.items()]
+
+    def output_splits(self) -> tuple[str, ...]:
+        return tuple(self.config.splits) + (("train",) if self.config.augment_train else ())
+
+    def _info(self) -> datasets.DatasetInfo:
+        return datasets.DatasetInfo(description=_DESCRIPTION, features=_features(), citation=_CITATION,
+                                    license=self.source_info.license, homepage=self.source_info.url)
+
+    def _backend(self):
+        cfg = self.config
+        if cfg.backend == "ud":
+            from robust_bench.lit import UDTransformer
+
+            return UDTransformer(cfg.spacy_model)
+        if cfg.backend == "erg":
+            from robust_bench.lit_erg import ErgTransformer
+
+            if not cfg.grammar:
+                raise ValueError("the erg backend needs --grammar PATH (a compiled ERG image)")
+            return ErgTransformer(cfg.grammar)
+        raise ValueError(f"unknown LIT backend {cfg.backend!r}; use 'ud' or 'erg'")
+
+    def _split_generators(self, dl_manager):
+        from robust_bench.lit_pairs import make_contrast_sets
+        from robust_bench.lm import CausalLMScorer
+        from robust_bench.nlp import spacy_model_name
+
+        cfg = self.config
+        unknown = [c for c in cfg.codes if c not in PAIR_TRANSFORMATIONS]
+        if unknown:
+            raise ValueError(f"unknown LIT transformation code(s) {unknown}; known: {list(CODES)}")
+        files = {s: cfg.files[s] for s in cfg.splits}
+        paths, origin = resolve_sources(files, source_dir=cfg.source_dir, dl_manager=dl_manager)
+        if cfg.augment_train:
+            paths["train"] = (dl_manager.download(cfg.train_url) if cfg.augment_train == "hub"
+                              else cfg.augment_train)
+        backend = self._backend()
+        scorer = CausalLMScorer(cfg.lm, device=cfg.device)
+        self.provenance.update({
+            "source_origin": origin, "source_sha256": {k: sha256_file(p) for k, p in paths.items()},
+            "source_files": {k: files[k].url if k in files else str(paths[k]) for k in paths},
+            "backend": backend.name, "spacy_model": spacy_model_name(cfg.spacy_model) if cfg.backend == "ud" else None,
+            "grammar": cfg.grammar, "lm": cfg.lm, "lm_revision": scorer.revision, "codes": list(cfg.codes),
+            "report": {},
+        })
+        gens = []
+        for split in self.output_splits():
+            pairs = read_nli(paths[split])
+            rows, report = make_contrast_sets(pairs, backend, scorer, codes=cfg.codes, id_prefix=split, progress=True)
+            self.provenance["report"][split] = report.to_dict()
+            gens.append(datasets.SplitGenerator(name=split, gen_kwargs={"rows": rows}))
+        return gens
+
+    def _generate_examples(self, rows):
+        for row in rows:
+            yield row["id"], row
+
+    def statistics(self, dataset: datasets.DatasetDict) -> dict[str, Any]:
+        """Rows per code and per new label, and pairs with at least one contrast pair, recounted
+        from the rows; the source-pair count, failure reasons and sentence-level coverage come from
+        the build report."""
+        out = {}
+        for split, ds in dataset.items():
+            cols = ds.select_columns(["source_id", "transformation", "label"])
+            codes = Counter(cols["transformation"])
+            labels = Counter(NLI_LABELS[i] for i in cols["label"])
+            report = self.provenance.get("report", {}).get(split, {})
+            out[split] = {
+                "examples": len(ds),
+                "source_pairs": report.get("pairs"),
+                "pairs_with_contrast": len(set(cols["source_id"])),
+                "rows_per_code": {c: codes.get(c, 0) for c in self.config.codes},
+                "labels": {lab: labels.get(lab, 0) for lab in NLI_LABELS},
+                "sentences": report.get("sentences"),
+                "sentence_coverage": report.get("sentence_coverage", {}),
+                "failures_per_code": {c: dict(list(f.items())[:5]) for c, f in report.get("failures_per_code", {}).items()},
+                "sentence_failures": {p: dict(list(f.items())[:5]) for p, f in report.get("sentence_failures", {}).items()},
+            }
+        return out
+
+    def coverage_notes(self, stats: dict[str, Any]) -> str:
+        splits = list(stats)
+        head = "| transformation | rule | " + " | ".join(splits) + " |"
+        lines = [head, "|---|---|" + "---:|" * len(splits)]
+
+        def cell(n, s):
+            total = stats[s]["source_pairs"] or 0
+            return f"{n:,} ({n / total:.1%})" if total else f"{n:,}"
+
+        for code in self.config.codes:
+            lines.append(f"| `{code}` | {PAIR_TRANSFORMATIONS[code].rule} | "
+                         + " | ".join(cell(stats[s]["rows_per_code"][code], s) for s in splits) + " |")
+        lines.append("| any (pairs with at least one contrast pair) | | "
+                     + " | ".join(cell(stats[s]["pairs_with_contrast"], s) for s in splits) + " |")
+        lines.append("")
+        lines.append("Percentages are of the source pairs. The paper's ERG pipeline covered 21.0% of MNLI and "
+                     "19.7% of SNLI pairs (Li et al., 2020, Table 2).")
+        lines.append("")
+        lines.append("Sentence-level coverage per phenomenon (distinct premises and hypotheses the backend "
+                     "transforms), with the most frequent reasons for refusal:")
+        lines.append("")
+        for s in splits:
+            n = stats[s]["sentences"] or 0
+            lines.append(f"- {s} ({n:,} sentences): " + "; ".join(
+                f"{p} {c / n:.1%}" if n else f"{p} {c}" for p, c in stats[s]["sentence_coverage"].items()))
+            top = Counter()
+            for f in stats[s]["sentence_failures"].values():
+                top.update(f)
+            if top:
+                lines.append("  - refusals (counted once per phenomenon): " + ", ".join(f"{r} ({k:,})" for r, k in top.most_common(6)))
+        return "\n".join(lines)
