@@ -204,7 +204,7 @@ class LitContrastSets(RobustBenchBuilder):
                 "pairs_with_contrast": len(set(cols["source_id"])),
                 "rows_per_code": {c: codes.get(c, 0) for c in self.config.codes},
                 "labels": {lab: labels.get(lab, 0) for lab in NLI_LABELS},
-                "sentences": report.get("sentences"),
+                "distinct_sentences": report.get("sentences"),
                 "sentence_coverage": report.get("sentence_coverage", {}),
                 "failures_per_code": {c: dict(list(f.items())[:5]) for c, f in report.get("failures_per_code", {}).items()},
                 "sentence_failures": {p: dict(list(f.items())[:5]) for p, f in report.get("sentence_failures", {}).items()},
@@ -233,7 +233,7 @@ class LitContrastSets(RobustBenchBuilder):
                      "transforms), with the most frequent reasons for refusal:")
         lines.append("")
         for s in splits:
-            n = stats[s]["sentences"] or 0
+            n = stats[s]["distinct_sentences"] or 0
             lines.append(f"- {s} ({n:,} sentences): " + "; ".join(
                 f"{p} {c / n:.1%}" if n else f"{p} {c}" for p, c in stats[s]["sentence_coverage"].items()))
             top = Counter()

@@ -143,7 +143,7 @@ def test_card_reports_coverage_per_phenomenon(lit_repo):
     assert stats["source_pairs"] == 1000
     assert sum(stats["rows_per_code"].values()) == stats["examples"]
     assert set(stats["sentence_coverage"]) == set(PHENOMENA)
-    assert all(0 < v <= stats["sentences"] for v in stats["sentence_coverage"].values())
+    assert all(0 < v <= stats["distinct_sentences"] for v in stats["sentence_coverage"].values())
     assert stats["failures_per_code"]["pa;pa"]       # reasons are reported
     card = (lit_repo / "README.md").read_text(encoding="utf-8")
     assert "| `f;p +i` | to_neutral |" in card and "21.0%" in card
