@@ -187,19 +187,14 @@ class HFClassifier(Classifier):
     def __init__(self, model: str, labels: Sequence[str], *, label_map: Mapping[str, str] | None = None,
                  revision: str | None = None, device: str = "auto", dtype: str = "auto", batch_size: int = 64,
                  max_length: int = 512):
-        import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from robust_bench.encoders import EncoderError, resolve_device
+        from robust_bench.encoders import EncoderError, resolve_device, resolve_dtype
 
         super().__init__(labels)
         self.model_id = model
         self.device = resolve_device(device)
-        if dtype == "auto":
-            tdtype = (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16) \
-                if self.device.startswith("cuda") else torch.float32
-        else:
-            tdtype = getattr(torch, dtype)
+        tdtype = resolve_dtype(self.device, dtype)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
             self.model = AutoModelForSequenceClassification.from_pretrained(model, revision=revision, dtype=tdtype)

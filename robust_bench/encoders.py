@@ -81,6 +81,18 @@ def resolve_device(device: str = "auto") -> str:
     return device
 
 
+def resolve_dtype(device: str, dtype: str = "auto"):
+    """The torch dtype for ``device``: ``"auto"`` is bf16 (else fp16) on CUDA and fp32 elsewhere;
+    otherwise a torch dtype name such as ``"float32"``."""
+    import torch
+
+    if dtype == "auto":
+        if device.startswith("cuda"):
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    return getattr(torch, dtype)
+
+
 @dataclass
 class Representations:
     """Word vectors of one layer for a corpus.

@@ -226,31 +226,16 @@ def realise_verb_group(vg: VerbGroup, agr: Agreement, *, question: bool = False)
     Refusal
         If ``lemminflect`` has no form for the verb.
     """
-    elems = []  # lemma of each element
-    if vg.modal:
-        elems.append(vg.modal)
-    if vg.perfect:
-        elems.append("have")
-    if vg.progressive:
-        elems.append("be")
-    if vg.passive:
-        elems.append("be")
-    elems.append(vg.lemma)
-    if len(elems) == 1 and vg.lemma != "be" and (vg.negated or question):
-        elems.insert(0, "do")
+    # (lemma, role) of each element, in English auxiliary order
+    chain = [(lemma, role) for lemma, role, present in ((vg.modal, "modal", bool(vg.modal)),
+                                                         ("have", "perf", vg.perfect),
+                                                         ("be", "prog", vg.progressive),
+                                                         ("be", "pass", vg.passive)) if present]
+    chain.append((vg.lemma, "main"))
+    if len(chain) == 1 and vg.lemma != "be" and (vg.negated or question):
+        chain.insert(0, ("do", "do"))
+    elems, roles = [c[0] for c in chain], [c[1] for c in chain]
     words = []
-    roles = []
-    if vg.modal:
-        roles.append("modal")
-    if vg.perfect:
-        roles.append("perf")
-    if vg.progressive:
-        roles.append("prog")
-    if vg.passive:
-        roles.append("pass")
-    if elems[0] == "do":
-        roles.insert(0, "do")
-    roles.append("main")
     prev = None
     for lemma, role in zip(elems, roles):
         if prev is None:

@@ -51,18 +51,13 @@ class CausalLMScorer:
 
     def __init__(self, model: str = DEFAULT_LM, *, revision: str | None = None, device: str = "auto",
                  dtype: str = "auto", batch_size: int = 32, max_length: int = 256):
-        import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from robust_bench.encoders import EncoderError, resolve_device
+        from robust_bench.encoders import EncoderError, resolve_device, resolve_dtype
 
         self.model_id = model
         self.device = resolve_device(device)
-        if dtype == "auto":
-            tdtype = (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16) \
-                if self.device.startswith("cuda") else torch.float32
-        else:
-            tdtype = getattr(torch, dtype)
+        tdtype = resolve_dtype(self.device, dtype)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(model, revision=revision)
             self.model = AutoModelForCausalLM.from_pretrained(model, revision=revision, dtype=tdtype)
