@@ -61,7 +61,7 @@ def main() -> None:
     s = report.seconds
     print(f"LIT on {len(pairs):,} MNLI pairs ({report.sentences:,} distinct sentences), backend ud, LM {args.lm}, "
           f"device {scorer.device}")
-    print(f"  rows built                 {len(rows):,} ({sum(1 for _ in {r['source_id'] for r in rows}):,} pairs covered)")
+    print(f"  rows built                 {len(rows):,} ({len({r['source_id'] for r in rows}):,} pairs covered)")
     print(f"  parsing                    {s['parsing']:7.2f} s")
     print(f"  transformation             {s['transformation']:7.2f} s")
     print(f"  LM ranking                 {s['lm_ranking']:7.2f} s  ({scorer.n_forward} forward passes, "

@@ -189,6 +189,13 @@ def fit_confusions_cmd(
     typer.echo(f"wrote {output}: " + ", ".join(f"{k} {v:.3f}" for k, v in (conf.type_distribution or {}).items()))
 
 
+def _model_slug(model: str) -> str:
+    """A file-name-safe name for a Hub id or a local model folder."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
+
+
 def _parse_label_map(text: Optional[str]) -> Optional[dict]:
     if not text:
         return None
@@ -254,29 +261,20 @@ def evaluate_cmd(
 
 
 def _evaluate(model, config, split, label_map, device, dtype, batch_size, repo, output_dir):
-    import re
-
     from robust_bench.classifiers import HFClassifier
     from robust_bench.leaderboard.records import make_record, write_record
-    from robust_bench.lit_eval import contrast_set_scores, format_table, load_contrast_set, plot_scores
-    from robust_bench.repository import read_metadata
+    from robust_bench.lit_eval import contrast_set_scores, format_table, load_contrast_sets, plot_scores
     from robust_bench.task_data import NLI_LABELS
 
-    if not config.startswith("lit_"):
-        from robust_bench.lit_eval import LitEvalError
-
-        raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli); got {config!r}")
-    meta = read_metadata(repo).get(config)
-    splits = [split] if split else list(meta["files"]) if meta else [None]
+    sets, meta = load_contrast_sets(repo, config, split)      # checks the config before the model loads
     clf = HFClassifier(model, NLI_LABELS, label_map=label_map, device=device, dtype=dtype, batch_size=batch_size)
-    slug = re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
-    for sp in splits:
-        rows, sp, meta = load_contrast_set(repo, config, sp)
+    slug = _model_slug(model)
+    for sp, rows in sets.items():
         po = clf.predict(list(zip(rows["original_premise"], rows["original_hypothesis"])))
         pc = clf.predict(list(zip(rows["premise"], rows["hypothesis"])))
         scores = contrast_set_scores(rows, po, pc)
         typer.echo(format_table(scores, title=f"{model} on {config}/{sp} (LIT, Table 3; percentages)"))
-        typer.echo(f"  forward passes: {clf.n_forward}; distinct pairs scored: {len(clf._cache)}")
+        typer.echo(f"  forward passes: {clf.n_forward}; distinct pairs scored: {clf.queries}")
         overall = scores["all"]
         rec = make_record(model_id=model, revision=clf.revision, config=config, split=sp,
                           corpus_sha256=meta["files"][sp]["sha256"],
@@ -288,7 +286,7 @@ def _evaluate(model, config, split, label_map, device, dtype, batch_size, repo, 
                                    "label_map": label_map, "backend": meta["provenance"].get("backend"),
                                    "lm": meta["provenance"].get("lm")})
         path = write_record(rec, output_dir, tag="lit")
-        figs = plot_scores({k: v for k, v in scores.items()}, output_dir / f"{slug}__{config}__{sp}__lit",
+        figs = plot_scores(scores, output_dir / f"{slug}__{config}__{sp}__lit",
                            title=f"{Path(model).name} on {config}/{sp}")
         typer.echo(f"  record: {path}")
         typer.echo(f"  figure: {', '.join(str(p) for p in figs)}")
@@ -296,8 +294,6 @@ def _evaluate(model, config, split, label_map, device, dtype, batch_size, repo, 
 
 def _attack(model, config, search, budget, split, limit, label_map, agree_with, curve, device, dtype, seed, repo,
             output_dir):
-    import re
-
     import datasets
 
     from robust_bench.attack_runner import budget_curve, load_examples, plot_budget_curve, run_attack
@@ -321,7 +317,7 @@ def _attack(model, config, search, budget, split, limit, label_map, agree_with, 
     typer.echo(f"  modified share (success)  {s['modified_share_mean']:.4f}")
     typer.echo(f"  queries per example       mean {s['queries_mean']:.1f}, median {s['queries_median']:.1f}")
     typer.echo("  error types in successful attacks: " + ", ".join(f"{k} {v}" for k, v in s["error_types_in_successes"].items()))
-    slug = re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
+    slug = _model_slug(model)
     adv_name = f"adv_{slug}_{config}_{search}"
     fields, segment = run["fields"], run["segment"]
     sub = run["rows"]
@@ -365,8 +361,6 @@ def _attack(model, config, search, budget, split, limit, label_map, agree_with, 
 
 
 def _attack_ner(model, rows, split, meta, search, budget, label_map, curve, device, seed, repo, output_dir):
-    import re
-
     import datasets
 
     from robust_bench.attack_runner import budget_curve, plot_budget_curve, run_ner_attack
@@ -385,7 +379,7 @@ def _attack_ner(model, rows, split, meta, search, budget, label_map, curve, devi
     typer.echo(f"  attacked sentences (entities all correct)  {s['attacked']}")
     typer.echo(f"  attack success rate       {s['attack_success_rate']:.4f}   (lower is more robust)")
     typer.echo(f"  queries per sentence      mean {s['queries_mean']:.1f}, median {s['queries_median']:.1f}")
-    slug = re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
+    slug = _model_slug(model)
     adv_name = f"adv_{slug}_gec_conll2003_{search}"
     tag = rows.features["ner_tags"]
     adv_rows = []

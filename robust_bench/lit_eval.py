@@ -21,15 +21,21 @@ import numpy as np
 
 from robust_bench.scoring import consistency_details
 
-__all__ = ["LitEvalError", "load_contrast_set", "contrast_set_scores", "format_table", "plot_scores"]
+__all__ = ["LitEvalError", "load_contrast_sets", "contrast_set_scores", "format_table", "plot_scores"]
 
 
 class LitEvalError(ValueError):
     """The contrast set is not built, or lacks the requested split."""
 
 
-def load_contrast_set(repo: str | Path, config: str, split: str | None = None):
-    """Rows of a built ``lit_*`` config (one split), and its metadata.
+def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) -> tuple[dict, dict]:
+    """The splits of a built ``lit_*`` config (all of them, or ``split``), and its metadata.
+
+    Returns
+    -------
+    sets : dict of str to datasets.Dataset
+    meta : dict
+        The config's ``metadata.json``.
 
     Raises
     ------
@@ -45,10 +51,10 @@ def load_contrast_set(repo: str | Path, config: str, split: str | None = None):
     meta = read_metadata(repo).get(config)
     if meta is None:
         raise LitEvalError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
-    split = split or next(iter(meta["files"]))
-    if split not in meta["files"]:
+    if split is not None and split not in meta["files"]:
         raise LitEvalError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
-    return datasets.load_dataset(str(repo), config, split=split), split, meta
+    splits = [split] if split else list(meta["files"])
+    return {sp: datasets.load_dataset(str(repo), config, split=sp) for sp in splits}, meta
 
 
 def contrast_set_scores(rows, original_predictions: Sequence[int], predictions: Sequence[int]) -> dict:
@@ -74,9 +80,10 @@ def contrast_set_scores(rows, original_predictions: Sequence[int], predictions: 
     ValueError
         If the lengths differ.
     """
-    codes = list(rows["transformation"]) if hasattr(rows, "column_names") else [r["transformation"] for r in rows]
-    get = (lambda c: list(rows[c])) if hasattr(rows, "column_names") else (lambda c: [r[c] for r in rows])
-    rules, gold_o, gold_c = get("rule"), np.asarray(get("original_label")), np.asarray(get("label"))
+    if not hasattr(rows, "column_names"):
+        rows = {k: [r[k] for r in rows] for k in ("transformation", "rule", "original_label", "label")}
+    codes, rules = list(rows["transformation"]), list(rows["rule"])
+    gold_o, gold_c = np.asarray(rows["original_label"]), np.asarray(rows["label"])
     po, pc = np.asarray(original_predictions), np.asarray(predictions)
     if not (len(codes) == len(po) == len(pc)):
         raise ValueError(f"{len(codes)} rows but {len(po)} original and {len(pc)} transformed predictions")
