@@ -5,7 +5,7 @@ Errors of eight learner types are injected into one segment per example, as in Â
 hypothesis, the QNLI sentence (second segment), the first MRPC sentence, the SST-2 sentence,
 and the non-entity tokens of CoNLL-2003 (entity tokens are never substituted, deleted or
 moved; an inserted token is tagged ``O``). Labels are unchanged. Every edit is recorded against
-the original tokens so that :func:`robust_bench.grammar_errors.apply_edits` reproduces the
+the original tokens so that :func:`robust_bench.perturb.grammar_errors.apply_edits` reproduces the
 perturbed text exactly.
 """
 
@@ -19,11 +19,12 @@ from typing import Any
 import datasets
 import numpy as np
 
-from robust_bench.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
-from robust_bench.citations import YIN_2020
-from robust_bench.grammar_errors import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
-from robust_bench.sources import SourceFile, resolve_sources, sha256_file
-from robust_bench.task_data import (CONLL2003_TAGS, MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS,
+from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
+from robust_bench.data.registry import register_builder
+from robust_bench.data.citations import YIN_2020
+from robust_bench.perturb.grammar_errors import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
+from robust_bench.io.sources import SourceFile, describe_read, resolve_sources, sha256_file
+from robust_bench.io.task_data import (CONLL2003_TAGS, MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS,
                                     read_conll2003, read_mrpc, read_nli, read_qnli, read_sst2)
 
 _CITATION = YIN_2020
@@ -115,6 +116,7 @@ def _edit_feature():
                           "replacement": datasets.Value("string")})
 
 
+@register_builder
 class GrammaticalErrors(RobustBenchBuilder):
     """Builder for the ``gec_*`` configs."""
 
@@ -175,8 +177,11 @@ class GrammaticalErrors(RobustBenchBuilder):
                                 "confusions": conf.source, "error_rate": self.config.error_rate,
                                 "spacy_model": _spacy_name(self.config.spacy_model)})
         gens = []
+        self.provenance["source_read"] = {}
         for split in self.config.splits:
             rows = reader(paths[split])
+            self.provenance["source_read"][split] = describe_read(paths[split], origin=origin, url=files[split].url,
+                                                                  rows=len(rows))
             chunks = [rows[i:i + _CHUNK] for i in range(0, len(rows), _CHUNK)]
             gens.append(datasets.SplitGenerator(name=split, gen_kwargs={"chunks": chunks, "split": split,
                                                                         "confusions": conf}))
@@ -185,7 +190,7 @@ class GrammaticalErrors(RobustBenchBuilder):
     def _generate_examples(self, chunks, split, confusions):
         import random
 
-        from robust_bench.nlp import load_spacy
+        from robust_bench.text.nlp import load_spacy
 
         cfg = self.config
         nlp = load_spacy(cfg.spacy_model)
@@ -274,6 +279,6 @@ class GrammaticalErrors(RobustBenchBuilder):
 
 
 def _spacy_name(name):
-    from robust_bench.nlp import spacy_model_name
+    from robust_bench.text.nlp import spacy_model_name
 
     return spacy_model_name(name)

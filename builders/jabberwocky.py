@@ -14,13 +14,13 @@ from typing import Any
 
 import datasets
 
-from robust_bench.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
-from robust_bench.conllu_io import ConlluError, Sentence, read_conllu
-from robust_bench.jabberwocky import (OPEN_CLASSES, SKIP_FEATURES, SKIP_MULTIWORD, SKIP_NON_ALPHA,
-                                      jabberwockify, sentence_rng, substitution_form)
-from robust_bench.pseudowords import (WUGGY_ENGLISH_URL, PseudowordError, generate_pseudowords,
+from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
+from robust_bench.data.registry import register_builder
+from robust_bench.io.conllu_io import ConlluError, Sentence, read_conllu
+from robust_bench.perturb.jabberwocky import OPEN_CLASSES, SKIP_FEATURES, jabberwockify, sentence_rng, skip_reasons
+from robust_bench.text.pseudowords import (WUGGY_ENGLISH_URL, PseudowordError, generate_pseudowords,
                                       is_real_word_factory, load_wuggy_lexicon)
-from robust_bench.sources import SourceFile, resolve_sources, sha256_file
+from robust_bench.io.sources import SourceFile, resolve_sources, sha256_file
 
 _CITATION = """\
 @inproceedings{hall-maudslay-cotterell-2021-syntactic,
@@ -75,6 +75,7 @@ class JabberwockyConfig(RobustBenchConfig):
     """Config of the Jabberwocky builder; see :class:`RobustBenchConfig`."""
 
 
+@register_builder
 class JabberwockyEWT(RobustBenchBuilder):
     """Builder for ``jabberwocky_ewt`` (train, validation, test)."""
 
@@ -128,7 +129,7 @@ class JabberwockyEWT(RobustBenchBuilder):
         ConlluError
             On malformed CoNLL-U or a UPOS tag outside UD's seventeen.
         SourceNotFoundError
-            See :func:`robust_bench.sources.resolve_sources`.
+            See :func:`robust_bench.io.sources.resolve_sources`.
         """
         paths, origin = resolve_sources(self.SOURCE_FILES, source_dir=self.config.source_dir,
                                         dl_manager=dl_manager)
@@ -165,6 +166,10 @@ class JabberwockyEWT(RobustBenchBuilder):
             "pseudowords": {"generator": "wuggy", "inventory_size": len(pseudowords),
                             "lexicon_seed": LEXICON_SEED, "examples": sorted(pseudowords)[:: max(1, len(pseudowords) // 20)]},
         })
+        # the engine's own reasons for every open-class word it keeps, counted for the card
+        self.provenance["open_class_not_substituted"] = {
+            split: dict(sorted(Counter(r for s in treebank[split] for r in skip_reasons(s).values()).items()))
+            for split in self.config.splits}
         gens = []
         for split in self.config.splits:
             sents = list(enumerate(treebank[split]))
@@ -198,25 +203,16 @@ class JabberwockyEWT(RobustBenchBuilder):
         out: dict[str, Any] = {}
         for split, ds in dataset.items():
             per_class = {c: {"tokens": 0, "substituted": 0} for c in OPEN_CLASSES}
-            skipped: Counter = Counter()
             n_tokens = n_sub = 0
-            for row in ds.select_columns(["tokens", "upos", "feats", "substituted", "original_tokens"]):
+            for row in ds.select_columns(["tokens", "upos", "substituted"]):
                 n_tokens += len(row["tokens"])
-                for tag_id, feats, flag, orig in zip(row["upos"], row["feats"], row["substituted"],
-                                                     row["original_tokens"]):
+                for tag_id, flag in zip(row["upos"], row["substituted"]):
                     upos = names[tag_id]
                     n_sub += flag
                     if upos not in per_class:
                         continue
                     per_class[upos]["tokens"] += 1
                     per_class[upos]["substituted"] += flag
-                    if not flag:
-                        if substitution_form(upos, feats) is None:
-                            skipped[SKIP_FEATURES] += 1
-                        elif not orig.isalpha():
-                            skipped[SKIP_NON_ALPHA] += 1
-                        else:
-                            skipped[SKIP_MULTIWORD] += 1
             for c in per_class.values():
                 c["share"] = round(c["substituted"] / c["tokens"], 4) if c["tokens"] else 0.0
             out[split] = {
@@ -225,7 +221,7 @@ class JabberwockyEWT(RobustBenchBuilder):
                 "substituted_tokens": n_sub,
                 "substituted_share": round(n_sub / n_tokens, 4) if n_tokens else 0.0,
                 "per_class": per_class,
-                "open_class_not_substituted": dict(sorted(skipped.items())),
+                "open_class_not_substituted": self.provenance["open_class_not_substituted"][split],
             }
         return out
 

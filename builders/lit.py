@@ -1,7 +1,7 @@
 """LIT contrast sets for MNLI and SNLI (Li et al., 2020): ``lit_mnli`` and ``lit_snli``.
 
 Every source pair is transformed by each pair transformation of Table 1 that applies to it
-(:mod:`robust_bench.lit_pairs`); the new gold label follows the transformation's label rule.
+(:mod:`robust_bench.perturb.lit.pairs`); the new gold label follows the transformation's label rule.
 A row keeps the original pair and label next to the transformed ones, so one split gives Acc@Ori,
 Acc@Ctr and consistency (§4.1.3). Surface strings are chosen by a causal LM (§3.3). The
 optional ``train`` split (``augment_train``) is the paper's training augmentation (AUG, §4.3):
@@ -17,11 +17,12 @@ from typing import Any
 
 import datasets
 
-from robust_bench.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
-from robust_bench.citations import LI_2020
-from robust_bench.lit_pairs import CODES, PAIR_TRANSFORMATIONS
-from robust_bench.sources import SourceFile, resolve_sources, sha256_file
-from robust_bench.task_data import NLI_LABELS, read_nli
+from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
+from robust_bench.data.registry import register_builder
+from robust_bench.data.citations import LI_2020
+from robust_bench.perturb.lit.pairs import CODES, PAIR_TRANSFORMATIONS
+from robust_bench.io.sources import SourceFile, describe_read, resolve_sources, sha256_file
+from robust_bench.io.task_data import NLI_LABELS, read_nli
 
 _CITATION = LI_2020
 
@@ -119,6 +120,7 @@ def _features() -> datasets.Features:
     })
 
 
+@register_builder
 class LitContrastSets(RobustBenchBuilder):
     """Builder for ``lit_mnli`` and ``lit_snli``."""
 
@@ -142,11 +144,11 @@ class LitContrastSets(RobustBenchBuilder):
     def _backend(self):
         cfg = self.config
         if cfg.backend == "ud":
-            from robust_bench.lit import UDTransformer
+            from robust_bench.perturb.lit.ud import UDTransformer
 
             return UDTransformer(cfg.spacy_model)
         if cfg.backend == "erg":
-            from robust_bench.lit_erg import ErgTransformer
+            from robust_bench.perturb.lit.erg import ErgTransformer
 
             if not cfg.grammar:
                 raise ValueError("the erg backend needs --grammar PATH (a compiled ERG image)")
@@ -154,9 +156,9 @@ class LitContrastSets(RobustBenchBuilder):
         raise ValueError(f"unknown LIT backend {cfg.backend!r}; use 'ud' or 'erg'")
 
     def _split_generators(self, dl_manager):
-        from robust_bench.lit_pairs import make_contrast_sets
-        from robust_bench.lm import CausalLMScorer
-        from robust_bench.nlp import spacy_model_name
+        from robust_bench.perturb.lit.pairs import make_contrast_sets
+        from robust_bench.models.lm import CausalLMScorer
+        from robust_bench.text.nlp import spacy_model_name
 
         cfg = self.config
         unknown = [c for c in cfg.codes if c not in PAIR_TRANSFORMATIONS]
@@ -177,8 +179,12 @@ class LitContrastSets(RobustBenchBuilder):
             "report": {},
         })
         gens = []
+        self.provenance["source_read"] = {}
         for split in self.output_splits():
             pairs = read_nli(paths[split])
+            self.provenance["source_read"][split] = describe_read(
+                paths[split], origin="file" if split not in files else origin,
+                url=files[split].url if split in files else str(paths[split]), rows=len(pairs))
             rows, report = make_contrast_sets(pairs, backend, scorer, codes=cfg.codes, id_prefix=split, progress=True)
             self.provenance["report"][split] = report.to_dict()
             gens.append(datasets.SplitGenerator(name=split, gen_kwargs={"rows": rows}))

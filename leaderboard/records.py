@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-from robust_bench.fileio import atomic_write_text
+from robust_bench.io.fileio import atomic_write_text
 
 __all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "make_record", "validate_record", "write_record",
            "package_versions"]

@@ -26,8 +26,8 @@ import numpy as np
 
 
 def _targets(rows, fields, segment, nlp):
-    from robust_bench.attacks import AttackTarget
-    from robust_bench.grammar_errors import render, tokens_from_doc
+    from robust_bench.attacks.search import AttackTarget
+    from robust_bench.perturb.grammar_errors import render, tokens_from_doc
 
     docs = nlp.pipe([r[segment] for r in rows], disable=["ner"], batch_size=256)
     out = []
@@ -47,11 +47,11 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("NLTK_DATA", str(Path(args.source).resolve().parent / "nltk_data"))
 
-    from robust_bench.attacks import SEARCHES, attack, attack_many
-    from robust_bench.classifiers import HFClassifier
-    from robust_bench.nlp import load_spacy
-    from robust_bench.task_data import MRPC_LABELS, NLI_LABELS, read_mrpc, read_nli
-    from robust_bench.testing import build_tiny_classifier
+    from robust_bench.attacks.search import SEARCHES, attack, attack_many
+    from robust_bench.models.classifiers import HFClassifier
+    from robust_bench.text.nlp import load_spacy
+    from robust_bench.io.task_data import MRPC_LABELS, NLI_LABELS, read_mrpc, read_nli
+    from robust_bench.models.tiny import build_tiny_classifier
 
     src = Path(args.source)
     nlp = load_spacy(str(Path(args.spacy_model).resolve()) if os.path.exists(args.spacy_model) else args.spacy_model)

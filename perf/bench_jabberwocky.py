@@ -34,7 +34,7 @@ def _reference_metrics(heads, preds, punct):
     """Hewitt & Manning's reporter.py, restated: per-row spearmanr and Kruskal with union-find."""
     from scipy.stats import spearmanr
 
-    from robust_bench.trees import tree_distances
+    from robust_bench.text.trees import tree_distances
 
     by_len = {}
     correct = total = 0
@@ -71,10 +71,10 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("NLTK_DATA", str(Path(args.source).resolve().parent / "nltk_data"))
 
-    from robust_bench.conllu_io import read_conllu
-    from robust_bench.repository import build_config
+    from robust_bench.io.conllu_io import read_conllu
+    from robust_bench.data.repository import build_config
     from robust_bench.scoring import dspr_score, punctuation_mask, uuas_score
-    from robust_bench.trees import tree_distances
+    from robust_bench.text.trees import tree_distances
 
     ewt = Path(args.source) / "ud_english_ewt"
     splits, t_read = _timed(lambda: {s: read_conllu(ewt / f"en_ewt-ud-{s}.conllu") for s in ("train", "dev", "test")})

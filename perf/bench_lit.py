@@ -1,6 +1,6 @@
 """Benchmark: LIT contrast sets for the 2,000 MNLI sample pairs, stage by stage.
 
-Runs :func:`robust_bench.lit_pairs.make_contrast_sets` on both MNLI validation samples (2,000
+Runs :func:`robust_bench.perturb.lit.pairs.make_contrast_sets` on both MNLI validation samples (2,000
 pairs) and reports the time of each stage separately: parsing (spaCy, batched, each distinct
 sentence once), transformation (clause analysis is part of parsing; this is candidate
 generation for every code), and LM ranking (batched perplexity of every candidate list with more
@@ -36,10 +36,10 @@ def main() -> None:
     os.environ.setdefault("NLTK_DATA", str(Path(args.source).resolve().parent / "nltk_data"))
     spacy_model = str(Path(args.spacy_model).resolve()) if os.path.exists(args.spacy_model) else args.spacy_model
 
-    from robust_bench.lit import UDTransformer
-    from robust_bench.lit_pairs import make_contrast_sets
-    from robust_bench.lm import CausalLMScorer
-    from robust_bench.task_data import read_nli
+    from robust_bench.perturb.lit.ud import UDTransformer
+    from robust_bench.perturb.lit.pairs import make_contrast_sets
+    from robust_bench.models.lm import CausalLMScorer
+    from robust_bench.io.task_data import read_nli
 
     mnli = Path(args.source) / "glue" / "mnli"
     pairs = read_nli(mnli / "dev_matched_sample.tsv") + read_nli(mnli / "dev_mismatched_sample.tsv")
@@ -47,7 +47,7 @@ def main() -> None:
     tmp = tempfile.mkdtemp()
     lm_id = args.lm
     if lm_id == "tiny":
-        from robust_bench.testing import build_tiny_gpt2
+        from robust_bench.models.tiny import build_tiny_gpt2
 
         lm_id = str(build_tiny_gpt2(Path(tmp) / "lm", [p[f].split() for p in pairs for f in ("premise", "hypothesis")],
                                     lm_head=True))

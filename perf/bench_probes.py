@@ -30,7 +30,7 @@ def build_model(path: Path, sentences, hidden: int, layers: int) -> Path:
     import torch
     from transformers import BertConfig, BertModel
 
-    from robust_bench.testing import _wordpiece
+    from robust_bench.models.tiny import _wordpiece
 
     path.mkdir(parents=True, exist_ok=True)
     tok = _wordpiece((" ".join(s) for s in sentences), 8000, lowercase=False, max_positions=512)
@@ -67,7 +67,7 @@ def random_heads(rng, n: int) -> list[int]:
 
 
 def epoch_time(kind: str, dim: int, lengths, device: str) -> float:
-    from robust_bench.probes import TrialConfig, train_probe
+    from robust_bench.experiments.probes import TrialConfig, train_probe
 
     rng = np.random.default_rng(0)
     reps = [rng.normal(size=(n, dim)).astype(np.float32) for n in lengths]
@@ -90,8 +90,9 @@ def main() -> None:
 
     import torch
 
-    from robust_bench.conllu_io import read_conllu
-    from robust_bench.encoders import EncoderAdapter, resolve_device
+    from robust_bench.io.conllu_io import read_conllu
+    from robust_bench.models.encoders import EncoderAdapter
+    from robust_bench.models.loader import resolve_device
 
     device = resolve_device("auto")
     ewt = Path(args.source) / "ud_english_ewt"

@@ -39,7 +39,7 @@ def sources() -> Path:
 
 @pytest.fixture(scope="session")
 def ewt_train(sources):
-    from robust_bench.conllu_io import read_conllu
+    from robust_bench.io.conllu_io import read_conllu
 
     return read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu")
 
@@ -51,7 +51,7 @@ def built_repo(tmp_path_factory, sources) -> Path:
     It is named ``robust-bench`` inside its own parent, so ``load_dataset("robust-bench", ...)``
     can be called from the parent, as the mission says.
     """
-    from robust_bench.repository import build_config
+    from robust_bench.data.repository import build_config
 
     parent = tmp_path_factory.mktemp("repo_seed0")
     build_config("jabberwocky_ewt", out=parent / "robust-bench", source=sources, seed=0)
@@ -59,18 +59,8 @@ def built_repo(tmp_path_factory, sources) -> Path:
 
 
 @pytest.fixture(scope="session")
-def built_repo_again(tmp_path_factory, sources) -> Path:
-    """A second, independent build with the same seed."""
-    from robust_bench.repository import build_config
-
-    out = tmp_path_factory.mktemp("repo_seed0_again") / "robust-bench"
-    build_config("jabberwocky_ewt", out=out, source=sources, seed=0, num_proc=2)
-    return out
-
-
-@pytest.fixture(scope="session")
 def built_repo_seed1(tmp_path_factory, sources) -> Path:
-    from robust_bench.repository import build_config
+    from robust_bench.data.repository import build_config
 
     out = tmp_path_factory.mktemp("repo_seed1") / "robust-bench"
     build_config("jabberwocky_ewt", out=out, source=sources, seed=1)
@@ -112,8 +102,8 @@ def gec_sources(tmp_path_factory, sources) -> Path:
 @pytest.fixture(scope="session")
 def gec_repo(tmp_path_factory, gec_sources) -> Path:
     """Every gec_* config built once (seed 0) into one repository."""
-    from robust_bench.registry import list_configs
-    from robust_bench.repository import build_config
+    from robust_bench.data.registry import list_configs
+    from robust_bench.data.repository import build_config
 
     out = tmp_path_factory.mktemp("gec_repo") / "robust-bench"
     for entry in list_configs():
@@ -124,7 +114,7 @@ def gec_repo(tmp_path_factory, gec_sources) -> Path:
 
 @pytest.fixture(scope="session")
 def ewt_test_words(sources):
-    from robust_bench.conllu_io import read_conllu
+    from robust_bench.io.conllu_io import read_conllu
 
     return [list(s.forms) for s in read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-test.conllu")]
 
@@ -132,7 +122,7 @@ def ewt_test_words(sources):
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory, ewt_train):
     """A tiny BERT and a tiny GPT-2 (64 positions) with vocabularies trained on EWT train."""
-    from robust_bench.testing import build_tiny_bert, build_tiny_gpt2
+    from robust_bench.models.tiny import build_tiny_bert, build_tiny_gpt2
 
     root = tmp_path_factory.mktemp("tiny_models")
     words = [list(s.forms) for s in ewt_train]
@@ -143,7 +133,7 @@ def tiny_models(tmp_path_factory, ewt_train):
 @pytest.fixture(scope="session")
 def nli_pairs(sources):
     """The real MNLI (matched) and SNLI dev samples from ../shared."""
-    from robust_bench.task_data import read_nli
+    from robust_bench.io.task_data import read_nli
 
     return {"mnli": read_nli(sources / "glue" / "mnli" / "dev_matched_sample.tsv"),
             "snli": read_nli(sources / "snli" / "dev_sample.tsv")}
@@ -152,7 +142,7 @@ def nli_pairs(sources):
 @pytest.fixture(scope="session")
 def tiny_lm(tmp_path_factory, nli_pairs) -> Path:
     """A tiny causal GPT-2 (random weights, byte-BPE vocabulary trained on the NLI samples)."""
-    from robust_bench.testing import build_tiny_gpt2
+    from robust_bench.models.tiny import build_tiny_gpt2
 
     texts = [p[f].split() for pairs in nli_pairs.values() for p in pairs for f in ("premise", "hypothesis")]
     return build_tiny_gpt2(tmp_path_factory.mktemp("tiny_lm") / "gpt2", texts, lm_head=True)
@@ -161,8 +151,8 @@ def tiny_lm(tmp_path_factory, nli_pairs) -> Path:
 @pytest.fixture(scope="session")
 def tiny_nli_classifier(tmp_path_factory, nli_pairs) -> Path:
     """A tiny BERT NLI classifier trained briefly on the MNLI and SNLI samples."""
-    from robust_bench.task_data import NLI_LABELS
-    from robust_bench.testing import build_tiny_classifier
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.tiny import build_tiny_classifier
 
     pairs = nli_pairs["mnli"] + nli_pairs["snli"]
     return build_tiny_classifier(tmp_path_factory.mktemp("tiny_nli") / "clf", [(p["premise"], p["hypothesis"]) for p in pairs],
@@ -173,7 +163,7 @@ def tiny_nli_classifier(tmp_path_factory, nli_pairs) -> Path:
 def lit_train_file(tmp_path_factory, nli_pairs) -> Path:
     """A small training file (the first 150 SNLI sample pairs) for the AUG option."""
     path = tmp_path_factory.mktemp("lit_train") / "train.tsv"
-    from robust_bench.task_data import NLI_LABELS
+    from robust_bench.io.task_data import NLI_LABELS
 
     path.write_text("".join(f"{NLI_LABELS[p['label']]}\t{p['premise']}\t{p['hypothesis']}\n"
                             for p in nli_pairs["snli"][:150]), encoding="utf-8")
@@ -184,10 +174,45 @@ def lit_train_file(tmp_path_factory, nli_pairs) -> Path:
 def lit_repo(tmp_path_factory, sources, tiny_lm, lit_train_file) -> Path:
     """lit_mnli (both splits) and lit_snli (validation, the only SNLI split in ../shared, plus an
     AUG train split) built with the tiny LM."""
-    from robust_bench.repository import build_config
+    from robust_bench.data.repository import build_config
 
     out = tmp_path_factory.mktemp("lit_repo") / "robust-bench"
     build_config("lit_mnli", out=out, source=sources, options={"lm": str(tiny_lm)})
     build_config("lit_snli", out=out, source=sources, options={"lm": str(tiny_lm), "splits": ("validation",),
                                                                "augment_train": str(lit_train_file)})
     return out
+
+
+def build_settings(request, config: str) -> tuple[Path, dict]:
+    """Source mirror and options with which the tests build ``config`` (by family)."""
+    from robust_bench.data.registry import get_config
+
+    family = get_config(config).family
+    if family == "grammatical_errors":
+        return request.getfixturevalue("gec_sources"), {}
+    if family == "lit":
+        opts = {"lm": str(request.getfixturevalue("tiny_lm"))}
+        if config == "lit_snli":
+            opts.update(splits=("validation",), augment_train=str(request.getfixturevalue("lit_train_file")))
+        return request.getfixturevalue("sources"), opts
+    return request.getfixturevalue("sources"), {}
+
+
+@pytest.fixture(scope="session")
+def build_any(request, tmp_path_factory):
+    """``build_any(config, seed=0, num_proc=None, tag="main")``: the repository holding ``config``
+    built with the tests' settings, once per arguments for the session."""
+    from robust_bench.data.repository import build_config
+
+    cache: dict = {}
+
+    def build(config: str, *, seed: int = 0, num_proc: int | None = None, tag: str = "main") -> Path:
+        key = (config, seed, num_proc, tag)
+        if key not in cache:
+            source, options = build_settings(request, config)
+            out = tmp_path_factory.mktemp(f"any_{config}_{tag}") / "robust-bench"
+            build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)
+            cache[key] = out
+        return cache[key]
+
+    return build

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robust_bench.attacks import SEARCHES, AttackTarget, attack
-from robust_bench.classifiers import CallableClassifier, HFClassifier, LabelMappingError, map_labels
-from robust_bench.grammar_errors import Token, apply_edits, render
+from robust_bench.attacks.search import SEARCHES, AttackTarget, attack
+from robust_bench.models.classifiers import CallableClassifier, HFClassifier, LabelMappingError, map_labels
+from robust_bench.perturb.grammar_errors import Token, apply_edits, render
 
 NLI = ["entailment", "neutral", "contradiction"]
 
@@ -78,7 +78,7 @@ def _article_data():
 
 @pytest.fixture(scope="module")
 def article_model(tmp_path_factory):
-    from robust_bench.testing import build_tiny_classifier
+    from robust_bench.models.tiny import build_tiny_classifier
 
     texts, labels = _article_data()
     return build_tiny_classifier(tmp_path_factory.mktemp("article") / "m", texts, labels, ["negative", "positive"],
@@ -114,7 +114,7 @@ def test_label_mapping():
 
 
 def test_ambiguous_hf_model_raises(tmp_path):
-    from robust_bench.testing import build_tiny_classifier
+    from robust_bench.models.tiny import build_tiny_classifier
 
     texts, labels = _article_data()
     path = build_tiny_classifier(tmp_path / "generic", texts[:20], labels[:20], ["LABEL_0", "LABEL_1"], epochs=1)
@@ -128,7 +128,7 @@ def test_attack_command_on_gec_sst2(gec_repo, tmp_path):
     """The attack command end to end on a built config with a locally trained classifier."""
     import datasets
 
-    from robust_bench.testing import build_tiny_classifier
+    from robust_bench.models.tiny import build_tiny_classifier
     from tests.conftest import SST2_SENTENCES
 
     texts = [s for s, _ in SST2_SENTENCES]
@@ -157,9 +157,9 @@ def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():
     preposition, never the entities, and report the entity-F1 drop."""
     import datasets
 
-    from robust_bench.attack_runner import run_ner_attack
-    from robust_bench.classifiers import CallableTokenClassifier
-    from robust_bench.task_data import CONLL2003_TAGS
+    from robust_bench.attacks.runner import run_ner_attack
+    from robust_bench.models.taggers import CallableTokenClassifier
+    from robust_bench.io.task_data import CONLL2003_TAGS
 
     tags = list(CONLL2003_TAGS)
 
@@ -199,7 +199,7 @@ def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():
 
 @pytest.mark.parametrize("search", SEARCHES)
 def test_batching_across_examples_gives_the_same_attacks(search):
-    from robust_bench.attacks import attack_many
+    from robust_bench.attacks.search import attack_many
 
     def fn(inputs):
         # a smooth, deterministic score of the words, so every search has real choices to make

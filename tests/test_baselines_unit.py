@@ -1,7 +1,7 @@
 import numpy as np
 
-from robust_bench.baselines import MajorityBaseline, path_distances, score_baselines
-from robust_bench.trees import tree_distances
+from robust_bench.experiments.baselines import MajorityBaseline, path_distances, score_baselines
+from robust_bench.text.trees import tree_distances
 
 
 def test_path_distances():

@@ -8,24 +8,32 @@ import datasets
 import pyarrow.parquet as pq
 import pytest
 
-from robust_bench.builders import BUILDER_CLASSES
-from robust_bench.registry import list_configs
-from robust_bench.repository import read_metadata
-from robust_bench.sources import sha256_file
+from robust_bench.data.registry import builder_classes, list_configs
+from robust_bench.data.repository import read_metadata
+from robust_bench.io.sources import sha256_file
 
 CONFIGS = [e.name for e in list_configs()]
+#: repositories that other tests already build, by family; any other family is built here
+_FAMILY_REPOS = {"jabberwocky": "built_repo", "grammatical_errors": "gec_repo", "lit": "lit_repo"}
+
+
+def _entry(config):
+    return [e for e in list_configs() if e.name == config][0]
 
 
 def _repo(request, config):
-    family = [e for e in list_configs() if e.name == config][0].family
-    return request.getfixturevalue({"jabberwocky": "built_repo", "grammatical_errors": "gec_repo",
-                                     "lit": "lit_repo"}[family])
+    family = _entry(config).family
+    if family in _FAMILY_REPOS:
+        return request.getfixturevalue(_FAMILY_REPOS[family])
+    return request.getfixturevalue("build_any")(config)
 
 
 def test_every_builder_is_registered_with_its_configs():
-    assert BUILDER_CLASSES and CONFIGS[:1] == ["jabberwocky_ewt"]
-    assert {"gec_mnli", "gec_mrpc", "gec_qnli", "gec_sst2", "gec_conll2003", "lit_mnli", "lit_snli"} <= set(CONFIGS)
-    for cls in BUILDER_CLASSES:
+    classes = builder_classes()
+    assert classes and len(CONFIGS) == len(set(CONFIGS))
+    assert {"jabberwocky_ewt", "gec_mnli", "gec_mrpc", "gec_qnli", "gec_sst2", "gec_conll2003", "lit_mnli",
+            "lit_snli"} <= set(CONFIGS)
+    for cls in classes:
         assert cls.FAMILY and cls.SOURCE.version and cls.CITATION and cls.DESCRIPTION and cls.LICENSE
         for cfg in cls.BUILDER_CONFIGS:
             assert cfg.splits
@@ -45,25 +53,13 @@ def test_keys_unique_and_features_match_info(request, config):
         assert ids == sorted(ids)
 
 
-def test_same_seed_gives_byte_identical_parquet(built_repo, built_repo_again):
-    # the second build used num_proc=2: per-example seeding makes sharding irrelevant
-    config = "jabberwocky_ewt"
-    for split in read_metadata(built_repo)[config]["files"]:
-        a = built_repo / "data" / config / f"{split}.parquet"
-        b = built_repo_again / "data" / config / f"{split}.parquet"
-        assert a.read_bytes() == b.read_bytes(), split
-
-
-@pytest.mark.parametrize("config", ["gec_mrpc", "gec_sst2"])
-def test_same_seed_gives_byte_identical_parquet_gec(gec_repo, gec_sources, config, tmp_path):
-    from robust_bench.repository import build_config
-
-    again = build_config(config, out=tmp_path / "robust-bench", source=gec_sources, seed=0, num_proc=2)
-    for split, path in again.files.items():
-        assert path.read_bytes() == (gec_repo / "data" / config / f"{split}.parquet").read_bytes(), split
-    other = build_config(config, out=tmp_path / "robust-bench", source=gec_sources, seed=1)
-    assert any(p.read_bytes() != (gec_repo / "data" / config / f"{s}.parquet").read_bytes()
-               for s, p in other.files.items())
+@pytest.mark.parametrize("config", CONFIGS)
+def test_same_seed_gives_byte_identical_parquet(request, config, build_any):
+    # the second build uses num_proc=2: per-example seeding makes sharding irrelevant
+    built = _repo(request, config)
+    again = build_any(config, num_proc=2, tag="again")
+    for split, f in read_metadata(built)[config]["files"].items():
+        assert (built / f["path"]).read_bytes() == (again / f["path"]).read_bytes(), split
 
 
 @pytest.mark.parametrize("config", CONFIGS)

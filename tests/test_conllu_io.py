@@ -1,6 +1,6 @@
 import pytest
 
-from robust_bench.conllu_io import ConlluError, parse_conllu_text, read_conllu, validate_tree, write_conllu
+from robust_bench.io.conllu_io import ConlluError, parse_conllu_text, read_conllu, validate_tree, write_conllu
 
 
 def row(i, form, upos, head, deprel, feats="_", xpos="_"):

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from robust_bench.encoders import DROP_TOO_LONG, DROP_UNALIGNED, EncoderAdapter, EncoderError
+from robust_bench.models.encoders import DROP_TOO_LONG, DROP_UNALIGNED, EncoderAdapter
+from robust_bench.models.loader import ModelError
 
 
 def _manual(adapter, words, layer, pooling):
@@ -61,16 +62,16 @@ def test_cache_means_no_second_forward_pass(tiny_models, ewt_test_words, tmp_pat
 
 def test_bad_layers_and_missing_model(tiny_models, tmp_path):
     adapter = EncoderAdapter(str(tiny_models["bert"]), cache_dir=tmp_path)
-    with pytest.raises(EncoderError, match=r"layers \[3\] out of range.*0\.\.2"):
+    with pytest.raises(ModelError, match=r"layers \[3\] out of range.*0\.\.2"):
         adapter.embed([["a"]], [3], progress=False)
-    with pytest.raises(EncoderError, match="cannot load"):
+    with pytest.raises(ModelError, match="model folder .* does not exist"):
         EncoderAdapter(str(tmp_path / "no-such-model"), cache_dir=tmp_path).embed([["a"]], [0], progress=False)
 
 
 def test_a_tokenizer_that_knows_no_word_is_reported(tmp_path, ewt_test_words):
     """A vocabulary that maps every word to [UNK] (what transformers 5 makes of BertTokenizer(vocab_file=...))
     must not pass silently."""
-    from robust_bench.testing import build_tiny_bert
+    from robust_bench.models.tiny import build_tiny_bert
 
     path = build_tiny_bert(tmp_path / "unk", [["zzz"]] * 5, vocab_size=30)
     adapter = EncoderAdapter(str(path), cache_dir=tmp_path / "cache", use_cache=False)

@@ -5,10 +5,10 @@ import json
 import datasets
 import pytest
 
-from robust_bench.grammar_errors import apply_edits, render
-from robust_bench.registry import list_configs
-from robust_bench.repository import build_config, read_metadata
-from robust_bench.task_data import read_conll2003, read_mrpc, read_nli, read_qnli, read_sst2
+from robust_bench.perturb.grammar_errors import apply_edits, render
+from robust_bench.data.registry import list_configs
+from robust_bench.data.repository import build_config, read_metadata
+from robust_bench.io.task_data import read_conll2003, read_mrpc, read_nli, read_qnli, read_sst2
 
 GEC = [e.name for e in list_configs() if e.family == "grammatical_errors"]
 SEGMENT = {"gec_mnli": "hypothesis", "gec_mrpc": "sentence1", "gec_qnli": "sentence", "gec_sst2": "sentence"}
@@ -96,7 +96,7 @@ def test_card_statistics_recount(gec, gec_repo):
 
 def test_build_with_confusions_fitted_on_an_m2_file(gec_sources, tmp_path):
     """fit-confusions on an M2 file written here, then a build that obeys the fitted weights."""
-    from robust_bench.m2 import fit_confusions, write_confusions
+    from robust_bench.perturb.confusions import fit_confusions, write_confusions
 
     m2 = tmp_path / "learners.m2"
     m2.write_text("S the girl go to a garden .\n"

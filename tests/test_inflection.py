@@ -3,7 +3,7 @@ import re
 import pytest
 from lemminflect import getInflection
 
-from robust_bench.inflection import FORMS, _syllables, inflect, is_regular_base
+from robust_bench.text.inflection import FORMS, _syllables, inflect, is_regular_base
 
 
 @pytest.mark.parametrize("base,form,expected", [

@@ -1,7 +1,7 @@
 import pytest
 
-from robust_bench.conllu_io import parse_conllu_text
-from robust_bench.jabberwocky import (SKIP_FEATURES, SKIP_MULTIWORD, SKIP_NON_ALPHA, jabberwockify, sentence_rng,
+from robust_bench.io.conllu_io import parse_conllu_text
+from robust_bench.perturb.jabberwocky import (SKIP_FEATURES, SKIP_MULTIWORD, SKIP_NON_ALPHA, jabberwockify, sentence_rng,
                                       substitution_form)
 
 

@@ -4,10 +4,10 @@ import datasets
 import numpy as np
 import pytest
 
-from robust_bench.conllu_io import read_conllu
-from robust_bench.jabberwocky import OPEN_CLASSES, substitution_form
-from robust_bench.pseudowords import wordnet_lemmas
-from robust_bench.repository import read_metadata
+from robust_bench.io.conllu_io import read_conllu
+from robust_bench.perturb.jabberwocky import OPEN_CLASSES
+from robust_bench.text.pseudowords import wordnet_lemmas
+from robust_bench.data.repository import read_metadata
 
 FILES = {"train": "train", "validation": "dev", "test": "test"}
 
@@ -42,16 +42,29 @@ def test_every_tree_equals_its_source(jab, sources, split):
             [f and t != o for f, t, o in zip(row["substituted"], row["tokens"], row["original_tokens"])]
 
 
-def test_every_eligible_word_is_replaced_and_no_other(jab):
+def test_every_eligible_word_is_replaced_and_no_other(jab, sources, built_repo):
+    """Both halves: every open-class word the engine does not skip is replaced, every other word is
+    kept; and the card's "kept, and why" counts are the engine's own reasons."""
+    from collections import Counter
+
+    from robust_bench.io.conllu_io import read_conllu
+    from robust_bench.perturb.jabberwocky import skip_reasons
+
+    gold = read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-test.conllu")
     rows = jab["test"]
-    names = rows.features["upos"].feature.names
-    for row in rows:
-        for t, feats, flag, orig in zip(row["upos"], row["feats"], row["substituted"], row["original_tokens"]):
-            upos = names[t]
-            if upos not in OPEN_CLASSES or substitution_form(upos, feats) is None:
-                assert not flag
-            elif orig.isalpha() and flag is False:
-                pass  # only multiword-token parts may stay (checked on the card)
+    assert len(rows) == len(gold)
+    reasons: Counter = Counter()
+    for row, sent in zip(rows, gold):
+        assert row["sent_id"] == sent.sent_id
+        skipped = skip_reasons(sent)
+        reasons.update(skipped.values())
+        for i, (upos, flag) in enumerate(zip(sent.upos, row["substituted"])):
+            eligible = upos in OPEN_CLASSES and i not in skipped
+            assert flag == eligible, (sent.sent_id, i, sent.forms[i], upos, skipped.get(i))
+            assert (row["tokens"][i] != row["original_tokens"][i]) <= flag
+    meta = read_metadata(built_repo)["jabberwocky_ewt"]
+    assert meta["statistics"]["test"]["open_class_not_substituted"] == dict(sorted(reasons.items()))
+    assert sum(reasons.values()) > 0 and len(reasons) >= 2
 
 
 def test_pseudowords_are_not_real_words(jab, sources, built_repo):

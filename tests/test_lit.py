@@ -11,11 +11,11 @@ import yaml
 from typer.testing import CliRunner
 
 from robust_bench.cli import app
-from robust_bench.lit import PHENOMENA, Agreement, Refusal, UDTransformer, VerbGroup, realise_verb_group
-from robust_bench.lit_eval import contrast_set_scores
-from robust_bench.lit_pairs import CODES, PAIR_TRANSFORMATIONS, pair_label
+from robust_bench.perturb.lit.ud import PHENOMENA, Agreement, Refusal, UDTransformer, VerbGroup, realise_verb_group
+from robust_bench.experiments.lit_eval import contrast_set_scores
+from robust_bench.perturb.lit.pairs import CODES, PAIR_TRANSFORMATIONS, pair_label
 from robust_bench.metrics import path as metric_path
-from robust_bench.repository import read_metadata
+from robust_bench.data.repository import read_metadata
 
 CASES = yaml.safe_load((Path(__file__).parent / "data" / "lit_cases.yaml").read_text(encoding="utf-8"))
 E, N, C = 0, 1, 2
@@ -146,7 +146,24 @@ def test_card_reports_coverage_per_phenomenon(lit_repo):
     assert all(0 < v <= stats["distinct_sentences"] for v in stats["sentence_coverage"].values())
     assert stats["failures_per_code"]["pa;pa"]       # reasons are reported
     card = (lit_repo / "README.md").read_text(encoding="utf-8")
-    assert "| `f;p +i` | to_neutral |" in card and "21.0%" in card
+    # the coverage table is recounted from the rows, not typed in: every cell equals a recount
+    from collections import Counter
+
+    splits = list(meta["files"])
+    counts, total, pairs = {}, {}, {}
+    for s in splits:
+        ds = datasets.load_dataset(str(lit_repo), "lit_mnli", split=s)
+        counts[s], pairs[s] = Counter(ds["transformation"]), len(set(ds["source_id"]))
+        total[s] = meta["statistics"][s]["source_pairs"]
+        assert total[s] == meta["provenance"]["source_read"][s]["rows"]
+    # the card names the file actually read (the ../shared sample), not the full GLUE file
+    assert "`glue/mnli/dev_matched_sample.tsv` (1,000 rows, a sample of the official file" in card
+    assert meta["provenance"]["source_read"]["validation_matched"]["sample"] is True
+    for code in meta["statistics"]["validation_matched"]["rows_per_code"]:
+        cells = " | ".join(f"{counts[s][code]:,} ({counts[s][code] / total[s]:.1%})" for s in splits)
+        assert f"| `{code}` | {PAIR_TRANSFORMATIONS[code].rule} | {cells} |" in card, code
+    cells = " | ".join(f"{pairs[s]:,} ({pairs[s] / total[s]:.1%})" for s in splits)
+    assert f"| any (pairs with at least one contrast pair) | | {cells} |" in card
     assert meta["provenance"]["lm"] and meta["provenance"]["backend"] == "ud"
     assert set(meta["provenance"]["report"]["validation_matched"]["seconds"]) == {"parsing", "transformation",
                                                                                   "lm_ranking"}
@@ -161,7 +178,7 @@ def test_augmentation_split_and_split_subset(lit_repo, lit_train_file):
 
 
 def test_same_build_is_byte_identical(lit_repo, sources, tiny_lm, tmp_path):
-    from robust_bench.repository import build_config
+    from robust_bench.data.repository import build_config
 
     again = build_config("lit_mnli", out=tmp_path / "rb", source=sources, options={"lm": str(tiny_lm)})
     for split, p in again.files.items():
@@ -169,7 +186,7 @@ def test_same_build_is_byte_identical(lit_repo, sources, tiny_lm, tmp_path):
 
 
 def test_unknown_split_is_refused(sources, tmp_path):
-    from robust_bench.repository import build_config
+    from robust_bench.data.repository import build_config
 
     with pytest.raises(ValueError, match="has no split"):
         build_config("lit_snli", out=tmp_path / "rb", source=sources, options={"splits": ("dev",)})
@@ -177,7 +194,7 @@ def test_unknown_split_is_refused(sources, tmp_path):
 
 
 def test_lm_scorer_perplexity_cache_and_choice(tiny_lm):
-    from robust_bench.lm import CausalLMScorer
+    from robust_bench.models.lm import CausalLMScorer
 
     lm = CausalLMScorer(str(tiny_lm), batch_size=3)
     sents = ["A man is sleeping .", "The dogs chase the cat .", "It was the women who were tired .", "Hi"]
@@ -209,9 +226,9 @@ def test_contrast_set_scores_hand_computed():
 
 
 def test_evaluate_command_prints_table_3_and_writes_records(lit_repo, tiny_nli_classifier, tmp_path):
-    from robust_bench.classifiers import HFClassifier
+    from robust_bench.models.classifiers import HFClassifier
     from robust_bench.leaderboard.records import validate_record
-    from robust_bench.task_data import NLI_LABELS
+    from robust_bench.io.task_data import NLI_LABELS
 
     out = tmp_path / "results"
     res = CliRunner().invoke(app, ["evaluate", "--model", str(tiny_nli_classifier), "--config", "lit_mnli",
@@ -240,4 +257,4 @@ def test_evaluate_command_errors(lit_repo, tmp_path):
     assert res.exit_code == 2 and "LIT contrast sets" in res.output
     res = CliRunner().invoke(app, ["evaluate", "--model", str(tmp_path / "none"), "--config", "lit_mnli",
                                    "--repo", str(lit_repo)])
-    assert res.exit_code == 2 and "cannot load classifier" in res.output
+    assert res.exit_code == 2 and "does not exist" in res.output

@@ -4,8 +4,8 @@ import pytest
 from delphin import mrs
 from delphin.codecs import simplemrs
 
-from robust_bench.lit import Refusal
-from robust_bench.lit_erg import (ErgTransformer, ErgUnavailableError, add_itcleft, add_may, add_negation,
+from robust_bench.perturb.lit.ud import Refusal
+from robust_bench.perturb.lit.erg import (ErgTransformer, ErgUnavailableError, add_itcleft, add_may, add_negation,
                                   add_passive, apply_operations, make_question, set_tense, swap_arguments)
 
 # "Alice saw Bob." as the ERG analyses it (the paper's running example, §3.2).

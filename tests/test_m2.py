@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from robust_bench.m2 import M2Error, fit_confusions
+from robust_bench.perturb.confusions import M2Error, fit_confusions
 
 M2 = """S He go to the school in a morning .
 A 1 2|||R:VERB:SVA|||goes|||REQUIRED|||-NONE-|||0
@@ -55,7 +55,7 @@ def test_cli_writes_json_that_builders_read(tmp_path):
     import sys
     from pathlib import Path
 
-    from robust_bench.grammar_errors import Confusions
+    from robust_bench.perturb.grammar_errors import Confusions
 
     path = tmp_path / "tiny.m2"
     path.write_text(M2, encoding="utf-8")

@@ -20,27 +20,10 @@ def _module(name):
     return mod
 
 
-def _inputs(name, rng, n_sent=12):
-    from robust_bench.trees import tree_distances
-
-    if name == "consistency":
-        orig = rng.integers(0, 3, size=40)
-        rules = rng.choice(["preserve", "to_neutral", "negation"], size=40)
-        preds = np.where(rng.random(40) < 0.6, orig, rng.integers(0, 3, size=40))
-        return {"predictions": list(preds), "original_predictions": list(orig), "rules": list(rules)}
-    if name == "attack_success_rate":
-        refs = rng.integers(0, 3, size=40)
-        preds = np.where(rng.random(40) < 0.4, (refs + 1) % 3, refs)
-        return {"predictions": list(preds), "references": list(refs)}
-    from tests.test_scoring import _random_tree
-
-    heads = [_random_tree(rng, int(rng.integers(5, 20))) for _ in range(n_sent)]
-    preds = [tree_distances(h) + rng.normal(0, 0.7, (len(h), len(h))) for h in heads]
-    preds = [(p + p.T) / 2 for p in preds]
-    kw = {"predictions": preds, "references": heads}
-    if name == "uuas":
-        kw["upos"] = [["PUNCT" if rng.random() < 0.1 else "NOUN" for _ in h] for h in heads]
-    return kw
+def _inputs(name, rng):
+    mod = _module(name)
+    assert hasattr(mod, "_common_test_inputs"), f"metrics/{name}/{name}.py defines no _common_test_inputs(rng)"
+    return mod._common_test_inputs(rng)
 
 
 @pytest.mark.parametrize("name", METRICS)
@@ -69,12 +52,12 @@ def test_order_invariant_and_list_numpy_agree(name):
     perm = rng.permutation(len(kw["predictions"]))
     shuffled = {k: [v[i] for i in perm] for k, v in kw.items()}
     assert metric.compute(**shuffled) == pytest.approx(base)
-    as_lists = {k: [np.asarray(x).tolist() for x in v] for k, v in kw.items()}
-    if name in ("attack_success_rate", "consistency"):
-        as_lists = {k: np.asarray(v) for k, v in kw.items()}
+    # the other container: nested numpy rows become lists, flat lists become numpy arrays
+    nested = any(np.ndim(x) > 0 for x in kw["predictions"])
+    as_lists = ({k: [np.asarray(x).tolist() for x in v] for k, v in kw.items()} if nested
+                else {k: np.asarray(v) for k, v in kw.items()})
     assert metric.compute(**as_lists) == pytest.approx(base)
-    key = name
-    assert isinstance(base[key], float) and not np.isnan(base[key])
+    assert isinstance(base[name], float) and not np.isnan(base[name])
 
 
 def test_metrics_agree_with_engine_functions():

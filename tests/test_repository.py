@@ -6,10 +6,10 @@ import shutil
 import datasets
 import pytest
 
-from robust_bench.conllu_io import ConlluError
-from robust_bench.registry import UnknownConfigError
-from robust_bench.repository import _commit, build_config, read_metadata
-from robust_bench.sources import SourceNotFoundError
+from robust_bench.io.conllu_io import ConlluError
+from robust_bench.data.registry import UnknownConfigError
+from robust_bench.data.repository import _commit, build_config, read_metadata
+from robust_bench.io.sources import SourceNotFoundError
 
 
 def _tree_bytes(root):
@@ -77,7 +77,7 @@ def test_interrupted_commit_restores_the_previous_config(repo_copy, tmp_path, mo
     def interrupted(repo):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("robust_bench.repository.write_card", interrupted)
+    monkeypatch.setattr("robust_bench.data.repository.write_card", interrupted)
     with pytest.raises(KeyboardInterrupt):
         _commit(repo_copy, "jabberwocky_ewt", stage)
     assert _tree_bytes(repo_copy) == before

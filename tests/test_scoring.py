@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from robust_bench.scoring import dspr_details, dspr_score, punctuation_mask, uuas_counts, uuas_score
-from robust_bench.trees import (heads_to_edges, minimum_spanning_edges, prim_maximum_spanning_tree,
+from robust_bench.text.trees import (heads_to_edges, minimum_spanning_edges, prim_maximum_spanning_tree,
                                 tree_distances)
 
 H_AND_M_PUNCT = ["''", ",", ".", ":", "``", "-LRB-", "-RRB-"]
@@ -229,7 +229,7 @@ def test_minimum_spanning_edges_equals_scipy_on_distinct_weights():
 
 
 def test_edges_to_heads_and_cycles():
-    from robust_bench.trees import edges_to_heads
+    from robust_bench.text.trees import edges_to_heads
 
     assert edges_to_heads(3, [(1, 2), (0, 1)]) == [0, 1, 2]
     with pytest.raises(ValueError, match="do not connect"):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from robust_bench.task_data import TaskDataError, read_conll2003, read_nli, read_qnli, read_sst2
+from robust_bench.io.task_data import TaskDataError, read_conll2003, read_nli, read_qnli, read_sst2
 
 
 @pytest.mark.parametrize("reader,text,message", [

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from robust_bench.scoring import attack_success_rate
-from robust_bench.citations import YIN_2020
+from robust_bench.data.citations import YIN_2020
 
 _CITATION = YIN_2020
 
@@ -51,3 +51,12 @@ class AttackSuccessRate(evaluate.Metric):
         rate = attack_success_rate(predictions=predictions, references=references)
         return {"attack_success_rate": rate, "attacked": len(references),
                 "successes": int(sum(p != r for p, r in zip(predictions, references)))}
+
+
+def _common_test_inputs(rng):
+    """Random valid inputs for the common metric tests (tests/test_metrics_common.py)."""
+    import numpy as np
+
+    refs = rng.integers(0, 3, size=40)
+    preds = np.where(rng.random(40) < 0.4, (refs + 1) % 3, refs)
+    return {"predictions": list(preds), "references": list(refs)}

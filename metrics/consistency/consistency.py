@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from robust_bench.citations import LI_2020
+from robust_bench.data.citations import LI_2020
 from robust_bench.scoring import consistency_details
 
 _CITATION = LI_2020
@@ -57,3 +57,13 @@ class Consistency(evaluate.Metric):
 
     def _compute(self, predictions, original_predictions, rules):
         return consistency_details(original_predictions, predictions, rules)
+
+
+def _common_test_inputs(rng):
+    """Random valid inputs for the common metric tests (tests/test_metrics_common.py)."""
+    import numpy as np
+
+    orig = rng.integers(0, 3, size=40)
+    rules = rng.choice(["preserve", "to_neutral", "negation"], size=40)
+    preds = np.where(rng.random(40) < 0.6, orig, rng.integers(0, 3, size=40))
+    return {"predictions": list(preds), "original_predictions": list(orig), "rules": list(rules)}

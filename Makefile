@@ -1,0 +1,54 @@
+# robust-bench: the two commands a newcomer needs.
+#   make demo   create .venv if absent, install the CPU build of torch and the project, build
+#               jabberwocky_ewt and score the Path and Majority baselines, offline on ../shared
+#   make test   the same install, then the test suite
+# Every path below can be overridden: make demo SHARED=/data/shared PYTHON=python3.12
+
+SHARED ?= ../shared
+PYTHON ?= python3
+VENV ?= .venv
+TORCH ?= torch==2.13.0
+export ROBUST_BENCH_SOURCES ?= $(SHARED)/data
+export NLTK_DATA ?= $(SHARED)/nltk_data
+export ROBUST_BENCH_SPACY_MODEL ?= $(SHARED)/models/spacy/en_rb_sm
+export HF_HUB_OFFLINE ?= 1
+export HF_DATASETS_OFFLINE ?= 1
+
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test install check-sources clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# torch first, so that pip keeps the CPU build instead of pulling the CUDA one
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --upgrade pip
+	$(BIN)/pip install $(TORCH)
+	$(BIN)/pip install -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+check-sources:
+	@for f in ud_english_ewt/en_ewt-ud-train.conllu ud_english_ewt/en_ewt-ud-dev.conllu \
+	          ud_english_ewt/en_ewt-ud-test.conllu wuggy/orthographic_english.txt; do \
+	  if [ ! -f "$(ROBUST_BENCH_SOURCES)/$$f" ]; then \
+	    echo "missing source corpus: $(ROBUST_BENCH_SOURCES)/$$f"; \
+	    echo "  set SHARED=... (or ROBUST_BENCH_SOURCES=...) to a folder laid out like ../shared/data;"; \
+	    echo "  UD English EWT r2.16: https://github.com/UniversalDependencies/UD_English-EWT"; \
+	    echo "  Wuggy English lexicon: https://github.com/WuggyCode/wuggy_language_plugin_data"; \
+	    exit 1; fi; done
+	@if [ ! -d "$(NLTK_DATA)/corpora/wordnet" ] && [ ! -f "$(NLTK_DATA)/corpora/wordnet.zip" ]; then \
+	  echo "missing WordNet under NLTK_DATA=$(NLTK_DATA): python -m nltk.downloader wordnet"; exit 1; fi
+
+demo: $(STAMP) check-sources
+	$(BIN)/robust-bench build jabberwocky_ewt
+	$(BIN)/robust-bench baselines --config jabberwocky_ewt
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf robust-bench results

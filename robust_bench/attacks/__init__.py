@@ -1,0 +1,1 @@
+"""Adversarial searches and the runners that drive them against model adapters."""

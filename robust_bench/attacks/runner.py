@@ -1,0 +1,353 @@
+"""Attack a classifier on a grammatical-error config and report as Yin et al. (2020) do.
+
+Protocol (§3.3, §4): only examples the model predicts correctly are attacked; attack success
+rate = successful attacks / attacked examples; also the mean share of modified tokens, the mean
+and median number of model queries per example, and the error types used by successful attacks
+(Table 4). ``agree_with`` restricts the attack to the examples that every listed model predicts
+correctly, so rates can be compared across models (§4, last paragraph). A success-versus-budget
+curve reruns the search for budgets of 15% to 45% of the segment (Fig. 1).
+"""
+
+from __future__ import annotations
+
+import statistics as st
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from robust_bench.attacks.search import SEARCHES, AttackTarget, attack_many
+from robust_bench.models.classifiers import Classifier
+from robust_bench.perturb.grammar_errors import ERROR_TYPES, render, tokens_from_doc
+from robust_bench.scoring import attack_success_rate
+
+__all__ = ["AttackError", "TASKS", "load_examples", "make_targets", "run_attack", "run_ner_attack", "budget_curve",
+           "plot_budget_curve", "CURVE_BUDGETS"]
+
+CURVE_BUDGETS = (0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45)
+
+#: Per config: the input fields in model order and the field the attack edits (§4).
+TASKS = {
+    "gec_mnli": (("premise", "hypothesis"), "hypothesis"),
+    "gec_mrpc": (("sentence1", "sentence2"), "sentence1"),
+    "gec_qnli": (("question", "sentence"), "sentence"),
+    "gec_sst2": (("sentence",), "sentence"),
+}
+
+
+class AttackError(RuntimeError):
+    """The attack cannot run with these inputs."""
+
+
+def load_examples(repo: str | Path, config: str, split: str | None = None, limit: int | None = None):
+    """Rows of a ``gec_*`` config (its original fields and labels), and the label names.
+
+    Raises
+    ------
+    AttackError
+        If the config is not built, has no such split, or is not a sequence-classification config.
+    """
+    import datasets
+
+    from robust_bench.data.repository import read_metadata
+
+    if config not in TASKS and config != "gec_conll2003":
+        raise AttackError(f"attacks run on {', '.join(TASKS)} and gec_conll2003; got {config!r}")
+    meta = read_metadata(repo).get(config)
+    if meta is None:
+        raise AttackError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    split = split or next(iter(meta["files"]))
+    if split not in meta["files"]:
+        raise AttackError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
+    ds = datasets.load_dataset(str(repo), config, split=split)
+    if limit is not None:
+        ds = ds.select(range(min(limit, len(ds))))
+    return ds, split, meta
+
+
+def make_targets(rows, config: str, nlp) -> list[AttackTarget]:
+    """Parse each row's attacked segment and build the attack targets."""
+    fields, segment = TASKS[config]
+    docs = nlp.pipe([r[segment] for r in rows], disable=[p for p in ("ner",) if p in nlp.pipe_names], batch_size=256)
+    targets = []
+    for r, doc in zip(rows, docs):
+        def make_input(words, spaces, edits=(), r=r):
+            text = render(words, spaces)
+            vals = tuple(text if f == segment else r[f] for f in fields)
+            return vals if len(vals) > 1 else vals[0]
+        targets.append(AttackTarget(tokens=tokens_from_doc(doc), make_input=make_input, label=int(r["label"])))
+    return targets
+
+
+@dataclass
+class _Row:
+    idx: int
+    result: Any
+
+
+def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", budget_rate: float = 0.15,
+               seed: int = 0, agree_with: Sequence[Classifier] = (), nlp=None, progress: bool = True) -> dict[str, Any]:
+    """Attack every correctly predicted example.
+
+    Parameters
+    ----------
+    clf : Classifier
+    rows : datasets.Dataset
+        Rows of a ``gec_*`` config.
+    config : str
+    search : {"greedy", "beam", "genetic"}
+    budget_rate : float
+        Share of the segment's tokens that may be modified.
+    seed : int
+    agree_with : sequence of Classifier
+        Attack only examples that all of these also predict correctly.
+    nlp : spaCy Language, optional
+        Default :func:`robust_bench.text.nlp.load_spacy`.
+
+    Returns
+    -------
+    dict
+        ``summary`` (attack success rate, attacked, successes, accuracy, modified share, queries,
+        error types) and ``examples`` (one entry per attacked example).
+
+    Raises
+    ------
+    AttackError
+        On an unknown search or when no example is predicted correctly.
+    """
+    from robust_bench.text.nlp import load_spacy
+
+    if search not in SEARCHES:
+        raise AttackError(f"unknown search {search!r}; expected one of {SEARCHES}")
+    nlp = nlp or load_spacy()
+    fields, segment = TASKS[config]
+    clean = [tuple(r[f] for f in fields) if len(fields) > 1 else r[fields[0]] for r in rows]
+    labels = np.asarray(rows["label"])
+    correct = clf.predict(clean) == labels
+    for other in agree_with:
+        correct &= other.predict(clean) == labels
+    idx = [int(i) for i in np.flatnonzero(correct)]
+    if not idx:
+        raise AttackError("no example is predicted correctly (by every model), so nothing can be attacked")
+    sub = rows.select(idx)
+    targets = make_targets(sub, config, nlp)
+    found = attack_many(clf, targets, search=search, budget_rate=budget_rate,
+                        seeds=[seed * 100003 + i for i in idx], progress=progress)
+    results = [_Row(i, r) for i, r in zip(idx, found)]
+    succ = [r.result.success for r in results]
+    ok = [r.result for r in results if r.result.success]
+    shares = [r.result.modified / max(1, len(t.tokens)) for r, t in zip(results, targets) if r.result.success]
+    queries = [r.result.queries for r in results]
+    types = Counter(e["type"] for r in ok for e in r.edits)
+    summary = {
+        "attack_success_rate": attack_success_rate(succ),
+        "attacked": len(results),
+        "successes": int(sum(succ)),
+        "examples": len(rows),
+        "clean_accuracy": float(np.mean(clf.predict(clean) == labels)),
+        "modified_share_mean": float(np.mean(shares)) if shares else 0.0,
+        "queries_mean": float(np.mean(queries)),
+        "queries_median": float(st.median(queries)),
+        "error_types_in_successes": {t: types.get(t, 0) for t in ERROR_TYPES},
+        "search": search,
+        "budget_rate": budget_rate,
+    }
+    return {"summary": summary, "examples": results, "targets": targets, "segment": segment, "fields": fields,
+            "rows": sub}
+
+
+def budget_curve(clf: Classifier, targets: Sequence[AttackTarget], *, search: str, seed: int = 0,
+                 budgets: Sequence[float] = CURVE_BUDGETS) -> dict[float, float]:
+    """Attack success rate for each budget (Yin et al., Fig. 1), on the same attacked examples."""
+    out = {}
+    for b in budgets:
+        found = attack_many(clf, targets, search=search, budget_rate=b,
+                            seeds=[seed * 100003 + k for k in range(len(targets))])
+        out[b] = attack_success_rate([r.success for r in found])
+    return out
+
+
+def plot_budget_curve(curves: dict[str, dict[float, float]], out_stem: str | Path, *, title: str) -> list[Path]:
+    """Attack success rate against the budget, one line per model or search; PNG and SVG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    for name, curve in curves.items():
+        xs = sorted(curve)
+        ax.plot([100 * x for x in xs], [100 * curve[x] for x in xs], marker="o", label=name)
+    ax.set_xlabel("budget (% of segment tokens)")
+    ax.set_ylabel("attack success rate (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    from robust_bench.io.fileio import save_figure
+
+    return save_figure(fig, out_stem)
+
+
+def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float = 0.15, seed: int = 0,
+                   agree_with: Sequence = (), nlp=None, progress: bool = True) -> dict[str, Any]:
+    """Attack a tagger on ``gec_conll2003`` rows (Yin et al., 2020, Table 3, NER column).
+
+    A sentence is attacked when it has at least one entity and the tagger gets all its entities
+    right; entity tokens are never edited, nothing is inserted inside an entity, and inserted
+    tokens are tagged O. An attack succeeds when an entity error appears. The report adds the
+    entity-level F1 (seqeval) on all rows before and after replacing the attacked sentences by
+    their adversarial versions, and the F1 drop.
+
+    Parameters
+    ----------
+    tagger : robust_bench.models.taggers.TokenClassifier
+    rows : datasets.Dataset
+        Rows of ``gec_conll2003``.
+    search : {"greedy", "beam", "genetic"}
+    budget_rate : float
+        Share of the non-entity tokens that may be modified, in (0, 1].
+    seed : int
+    agree_with : sequence of TokenClassifier
+        Attack only sentences whose entities all of these taggers also get right.
+    nlp : spaCy Language, optional
+
+    Returns
+    -------
+    dict
+        As :func:`run_attack`, with ``f1_clean``, ``f1_adversarial`` and ``f1_drop`` in the summary.
+
+    Raises
+    ------
+    AttackError
+        On an unknown search, or when no sentence with entities is tagged correctly (by every tagger).
+    """
+    from seqeval.metrics import f1_score
+    from seqeval.metrics.sequence_labeling import get_entities
+    from spacy.tokens import Doc
+
+    from robust_bench.models.taggers import EntityObjective
+    from robust_bench.perturb.grammar_errors import realign_tags
+    from robust_bench.text.nlp import load_spacy
+
+    if search not in SEARCHES:
+        raise AttackError(f"unknown search {search!r}; expected one of {SEARCHES}")
+    nlp = nlp or load_spacy()
+    names = rows.features["ner_tags"].feature.names
+    words = [list(r) for r in rows["tokens"]]
+    gold = [[names[t] for t in r] for r in rows["ner_tags"]]
+    pred = tagger.predict(words)
+    preds = [pred] + [other.predict(words) for other in agree_with]
+    ok = [k for k, g in enumerate(gold)
+          if get_entities(g) and all(get_entities(g) == get_entities(p[k]) for p in preds)]
+    if not ok:
+        raise AttackError("no sentence with entities is tagged correctly (by every tagger), so nothing can be attacked")
+    objective = EntityObjective(tagger)
+    docs = nlp.pipe([Doc(nlp.vocab, words=words[k], spaces=[True] * (len(words[k]) - 1) + [False]) for k in ok],
+                    disable=[p for p in ("ner",) if p in nlp.pipe_names])
+    targets = []
+    for k, doc in zip(ok, docs):
+        tags = gold[k]
+
+        def make_input(ws, spaces, edits=(), tags=tags):
+            return (tuple(ws), tuple(realign_tags(tags, edits, fill="O")))
+        targets.append(AttackTarget(tokens=tokens_from_doc(doc), make_input=make_input, label=0,
+                                    protected={i for i, t in enumerate(tags) if t != "O"},
+                                    no_insert_before={i for i, t in enumerate(tags) if t.startswith("I-")}))
+    found = attack_many(objective, targets, search=search, budget_rate=budget_rate,
+                        seeds=[seed * 100003 + k for k in ok], progress=progress)
+    results = [_Row(k, r) for k, r in zip(ok, found)]
+    adv_words, adv_gold = list(words), list(gold)
+    for r in results:
+        adv_words[r.idx] = r.result.words
+        adv_gold[r.idx] = realign_tags(gold[r.idx], r.result.edits, fill="O")
+    f1_clean = float(f1_score(gold, pred))
+    f1_adv = float(f1_score(adv_gold, tagger.predict(adv_words)))
+    succ = [r.result.success for r in results]
+    shares = [r.result.modified / max(1, len(t.tokens)) for r, t in zip(results, targets) if r.result.success]
+    queries = [r.result.queries for r in results]
+    types = Counter(e["type"] for r in results if r.result.success for e in r.result.edits)
+    summary = {"attack_success_rate": attack_success_rate(succ), "attacked": len(results),
+               "successes": int(sum(succ)), "examples": len(rows), "f1_clean": f1_clean, "f1_adversarial": f1_adv,
+               "f1_drop": f1_clean - f1_adv, "modified_share_mean": float(np.mean(shares)) if shares else 0.0,
+               "queries_mean": float(np.mean(queries)), "queries_median": float(st.median(queries)),
+               "error_types_in_successes": {t: types.get(t, 0) for t in ERROR_TYPES}, "search": search,
+               "budget_rate": budget_rate}
+    return {"summary": summary, "examples": results, "targets": targets, "rows": rows.select(ok),
+            "objective": objective, "names": names}
+
+
+def save_adversarial(run: dict[str, Any], *, repo: str | Path, name: str, model: str, revision: str, config: str,
+                     split: str, search: str, budget: float, seed: int, meta: dict) -> str:
+    """Store the attacked examples of a run as a derived config of the dataset repository, reusable
+    as a transfer set: the original fields, the adversarial text, the edits, and per example the
+    success flag, queries and modified tokens.
+
+    Parameters
+    ----------
+    run : dict
+        What :func:`run_attack` or :func:`run_ner_attack` returned.
+    repo : path-like
+        Dataset repository.
+    name : str
+        Config name to write (an existing one is replaced).
+    model, revision, config, split, search, budget, seed
+        What the card records about the attack.
+    meta : dict
+        Metadata of the attacked config (citation, licence, source, file hashes).
+
+    Returns
+    -------
+    str
+        ``name``.
+    """
+    import datasets
+
+    from robust_bench.data.repository import write_derived_config
+    from robust_bench.perturb.grammar_errors import realign_tags, render
+
+    rows = run["rows"]
+    s = run["summary"]
+    int32 = datasets.Value("int32")
+    common = {"edits": rows.features["edits"], "success": datasets.Value("bool"), "queries": int32,
+              "n_modified": int32, "budget": int32}
+    adv_rows = []
+    if "names" in run:  # NER
+        tag = rows.features["ner_tags"]
+        for row, ex in zip(rows, run["examples"]):
+            r = ex.result
+            adv_rows.append({"idx": int(row["idx"]), "tokens": row["tokens"], "ner_tags": row["ner_tags"],
+                             "adversarial_tokens": r.words, "adversarial_ner_tags": realign_tags(row["ner_tags"], r.edits, fill=0),
+                             "edits": r.edits, "success": r.success, "queries": r.queries, "n_modified": r.modified,
+                             "budget": r.budget})
+        feats = datasets.Features({"idx": int32, "tokens": rows.features["tokens"], "ner_tags": tag,
+                                   "adversarial_tokens": rows.features["tokens"], "adversarial_ner_tags": tag, **common})
+        description = (f"Adversarial CoNLL-2003 sentences found by the {search} grammatical-error attack of Yin et al. "
+                       f"(2020) against the tagger {model} (budget {budget:.0%}).")
+    else:
+        fields, segment = run["fields"], run["segment"]
+        for row, ex in zip(rows, run["examples"]):
+            r = ex.result
+            adv_rows.append({**{f: row[f] for f in fields}, "idx": int(row["idx"]), "label": int(row["label"]),
+                             f"adversarial_{segment}": render(r.words, r.spaces), "edits": r.edits, "success": r.success,
+                             "prediction": r.prediction, "queries": r.queries, "n_modified": r.modified,
+                             "budget": r.budget, "p_original": r.p_original, "p_final": r.p_final})
+        feats = datasets.Features({**{f: datasets.Value("string") for f in fields}, "idx": int32,
+                                   "label": rows.features["label"], f"adversarial_{segment}": datasets.Value("string"),
+                                   "edits": rows.features["edits"], "success": datasets.Value("bool"),
+                                   "prediction": rows.features["label"], "queries": int32, "n_modified": int32,
+                                   "budget": int32, "p_original": datasets.Value("float32"),
+                                   "p_final": datasets.Value("float32")})
+        description = (f"Adversarial examples found by the {search} grammatical-error attack of Yin et al. (2020) "
+                       f"against {model} on {config}/{split} (budget {budget:.0%}); reusable as a transfer set. "
+                       "Rows with success=False kept the model's prediction.")
+    dataset = datasets.DatasetDict({split: datasets.Dataset.from_list(adv_rows, features=feats)})
+    write_derived_config(repo, name, dataset, family="grammatical_errors_adversarial", description=description,
+                         citation=meta["citation"], license=meta["license"], source=meta["source"], seed=seed,
+                         statistics={split: s}, provenance={"model": model, "model_revision": revision,
+                                                            "source_config": config,
+                                                            "source_sha256": meta["files"][split]["sha256"]})
+    return name

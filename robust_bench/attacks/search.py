@@ -1,0 +1,404 @@
+"""Worst-case grammatical-error attacks (Yin et al., 2020, §3.1 and App. C, Algorithms 1-3).
+
+A black-box search picks, among the operations of the grammatical-error engine
+(:func:`robust_bench.perturb.grammar_errors.candidate_operations`: every substitution of every
+applicable confusion set, insertions and deletions with ø, Worder swaps), the edits that
+change a classifier's prediction, within a budget of 15% of the segment's tokens (§4).
+
+* **Greedy** (Alg. 1): a token's importance is the drop in the probability of the original
+  prediction when the token is deleted. Tokens are visited in descending importance; at each,
+  all its operations are scored in one batch and the one that lowers that probability most is
+  applied (if any lowers it). Stop when the prediction changes or the budget is spent.
+* **Beam** (Alg. 2): the same walk, keeping the k = 5 operation streams with the lowest
+  probability of the original prediction (global degradation); leaving a position untouched
+  is one of the expansions.
+* **Genetic** (Alg. 3, after Alzantot et al., 2018): a population of 60 perturbed versions,
+  at most ceil(0.23 x segment length) generations; each generation keeps the elite, samples
+  parents in proportion to fitness (1 - probability of the original prediction), and makes
+  children by uniform crossover of the parents' operations and a mutation that adds a random
+  operation.
+
+Queries go through :class:`robust_bench.models.classifiers.Classifier`, so every distinct input is
+sent once, and all candidates of a step are scored in one batched call.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from robust_bench.models.classifiers import Classifier, Input
+from robust_bench.perturb.grammar_errors import (DELETE, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
+                                         error_budget)
+
+__all__ = ["SEARCHES", "AttackResult", "AttackTarget", "attack", "attack_many", "greedy_search", "beam_search",
+           "genetic_search"]
+
+SEARCHES = ("greedy", "beam", "genetic")
+BEAM_SIZE = 5
+POPULATION = 60
+GENERATION_FACTOR = 0.23
+
+
+@dataclass
+class AttackTarget:
+    """One example to attack.
+
+    Attributes
+    ----------
+    tokens : list of Token
+        The parsed segment that may be edited.
+    make_input : callable
+        ``(words, spaces, edits) -> model input``: the edited segment put back into the example
+        (``edits`` lets a tagging task realign its gold tags).
+    label : int
+        The gold label (the model predicts it on the clean input, or it is not attacked).
+    protected, no_insert_before : set of int
+        Tokens that must not change (entities) and positions where nothing may be inserted.
+    """
+
+    tokens: list[Token]
+    make_input: Callable[[list[str], list[bool], list[dict]], Input]
+    label: int
+    protected: set[int] = field(default_factory=set)
+    no_insert_before: set[int] = field(default_factory=set)
+
+
+@dataclass
+class AttackResult:
+    """Outcome of one attack.
+
+    Attributes
+    ----------
+    success : bool
+        The prediction changed within the budget.
+    edits : list of dict
+        The applied operations (on original token indices), as in the corpora.
+    words, spaces : list
+        The final segment.
+    modified : int
+        Tokens modified (a swap counts 2).
+    budget : int
+    queries : int
+        Distinct inputs sent to the model for this example.
+    p_original, p_final : float
+        Probability of the original label before and after.
+    prediction : int
+        Final predicted label.
+    """
+
+    success: bool
+    edits: list[dict]
+    words: list[str]
+    spaces: list[bool]
+    modified: int
+    budget: int
+    queries: int
+    p_original: float
+    p_final: float
+    prediction: int
+
+
+def _cost(ops: Sequence[Operation]) -> int:
+    return sum(op.cost for op in ops)
+
+
+def _compatible(op: Operation, chosen: Sequence[Operation]) -> bool:
+    def span(o):
+        if o.operation == INSERT:
+            return {("gap", o.position)}
+        if o.operation == SWAP:
+            return {("tok", o.position), ("tok", o.position + 1)}
+        return {("tok", o.position)}
+
+    used = set().union(*(span(o) for o in chosen)) if chosen else set()
+    return not (span(op) & used)
+
+
+class _Scorer:
+    """Turns operation sets into model inputs, and counts the distinct inputs of one example
+    that the model had not seen (its queries)."""
+
+    def __init__(self, target: AttackTarget):
+        self.t = target
+        self.words = [x.text for x in target.tokens]
+        self.spaces = [x.space for x in target.tokens]
+        self.queries = 0
+        self._seen: set = set()
+
+    def realise(self, ops: Sequence[Operation]) -> tuple[list[str], list[bool]]:
+        return apply_edits(self.words, self.spaces, [o.as_edit() for o in ops])
+
+    def inputs(self, op_sets: Sequence[Sequence[Operation]], clf: Classifier) -> list:
+        out = [self.t.make_input(*self.realise(ops), [o.as_edit() for o in ops]) for ops in op_sets]
+        for x in out:
+            key = tuple(x) if isinstance(x, list) else x
+            if key not in self._seen:
+                self._seen.add(key)
+                if not clf.is_cached(key):
+                    self.queries += 1
+        return out
+
+
+def _result(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, probs: np.ndarray) -> AttackResult:
+    words, spaces = sc.realise(ops)
+    pred = int(np.argmax(probs))
+    ordered = sorted(ops, key=lambda o: (o.position, o.operation != INSERT))
+    return AttackResult(success=pred != sc.t.label, edits=[o.as_edit() for o in ordered], words=words, spaces=spaces,
+                        modified=_cost(ops), budget=budget, queries=sc.queries, p_original=p0,
+                        p_final=float(probs[sc.t.label]), prediction=pred)
+
+
+def _importance_order(sc: _Scorer, p0: float) -> list[int]:
+    """Tokens by descending importance: the drop in p(original label) when the token is deleted."""
+    n = len(sc.words)
+    deletions = [[Operation("importance", DELETE, i, sc.words[i], "")] for i in range(n)]
+    p = (yield deletions)[:, sc.t.label] if n else np.zeros(0)
+    drop = p0 - p
+    return sorted(range(n), key=lambda i: (-drop[i], i))
+
+
+def _ops_by_position(ops: Sequence[Operation]) -> dict[int, list[Operation]]:
+    """Operations grouped by the token they edit; an insertion belongs to the token after the gap
+    (an insertion at the end belongs to the last token)."""
+    out: dict[int, list[Operation]] = {}
+    for op in ops:
+        out.setdefault(op.position, []).append(op)
+    return out
+
+
+def greedy_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random) -> list[Operation]:
+    """Yin et al. (2020), Alg. 1."""
+    by_pos = _ops_by_position(ops)
+    n = len(sc.words)
+    chosen: list[Operation] = []
+    current_p = p0
+    for i in (yield from _importance_order(sc, p0)):
+        if _cost(chosen) >= budget:
+            break
+        here = by_pos.get(i, []) + (by_pos.get(n, []) if i == n - 1 else [])
+        cands = [o for o in here if _cost(chosen) + o.cost <= budget and _compatible(o, chosen)]
+        if not cands:
+            continue
+        probs = yield [chosen + [o] for o in cands]
+        k = int(np.argmin(probs[:, sc.t.label]))
+        if probs[k, sc.t.label] < current_p:
+            chosen = chosen + [cands[k]]
+            current_p = float(probs[k, sc.t.label])
+            if int(np.argmax(probs[k])) != sc.t.label:
+                break
+    return chosen
+
+
+def beam_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random,
+                beam_size: int = BEAM_SIZE) -> list[Operation]:
+    """Yin et al. (2020), Alg. 2 (beam size 5, App. C)."""
+    by_pos = _ops_by_position(ops)
+    n = len(sc.words)
+    beams: list[tuple[float, list[Operation]]] = [(p0, [])]
+    for i in (yield from _importance_order(sc, p0)):
+        here = by_pos.get(i, []) + (by_pos.get(n, []) if i == n - 1 else [])
+        expansions: list[list[Operation]] = []
+        for _, chosen in beams:
+            expansions.append(chosen)
+            expansions += [chosen + [o] for o in here if _cost(chosen) + o.cost <= budget and _compatible(o, chosen)]
+        if len(expansions) == len(beams):
+            continue
+        probs = yield expansions
+        flipped = [k for k in range(len(expansions)) if int(np.argmax(probs[k])) != sc.t.label]
+        if flipped:
+            k = min(flipped, key=lambda k: (probs[k, sc.t.label], _cost(expansions[k])))
+            return expansions[k]
+        order = np.argsort(probs[:, sc.t.label], kind="stable")
+        seen, new = set(), []
+        for k in order:
+            key = tuple(sorted((o.position, o.operation, o.replacement) for o in expansions[k]))
+            if key in seen:
+                continue
+            seen.add(key)
+            new.append((float(probs[k, sc.t.label]), expansions[k]))
+            if len(new) == beam_size:
+                break
+        beams = new
+        if all(_cost(c) >= budget for _, c in beams):
+            break
+    return min(beams, key=lambda b: b[0])[1]
+
+
+def genetic_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random,
+                   population: int = POPULATION, generation_factor: float = GENERATION_FACTOR) -> list[Operation]:
+    """Yin et al. (2020), Alg. 3, after Alzantot et al. (2018): population 60, at most
+    ceil(0.23 x length) generations, elitism, fitness-proportional parents, uniform crossover,
+    mutation by one random compatible operation."""
+    if not ops:
+        return []
+    generations = max(1, math.ceil(generation_factor * len(sc.words)))
+
+    def mutate(ind: list[Operation]) -> list[Operation]:
+        room = [o for o in ops if _cost(ind) + o.cost <= budget and _compatible(o, ind)]
+        if not room:
+            if not ind:
+                return ind
+            # full: replace one operation by another
+            ind = list(ind)
+            ind.pop(rng.randrange(len(ind)))
+            room = [o for o in ops if _cost(ind) + o.cost <= budget and _compatible(o, ind)]
+            if not room:
+                return ind
+        return ind + [rng.choice(room)]
+
+    def crossover(a: list[Operation], b: list[Operation]) -> list[Operation]:
+        child: list[Operation] = []
+        for o in a + b:
+            if rng.random() < 0.5 and _cost(child) + o.cost <= budget and _compatible(o, child) and o not in child:
+                child.append(o)
+        return child
+
+    pop = [mutate([]) for _ in range(population)]
+    best: list[Operation] = []
+    for _ in range(generations):
+        probs = yield pop
+        p = probs[:, sc.t.label]
+        flipped = [k for k in range(len(pop)) if int(np.argmax(probs[k])) != sc.t.label]
+        if flipped:
+            return pop[min(flipped, key=lambda k: (p[k], _cost(pop[k])))]
+        elite = int(np.argmin(p))
+        best = pop[elite]
+        fitness = 1.0 - p
+        weights = fitness / fitness.sum() if fitness.sum() > 0 else None
+        children = [pop[elite]]
+        for _ in range(population - 1):
+            pa, pb = rng.choices(range(len(pop)), weights=weights, k=2)
+            children.append(mutate(crossover(pop[pa], pop[pb])))
+        pop = children
+    probs = yield pop + [best]
+    k = int(np.argmin(probs[:, sc.t.label]))
+    return (pop + [best])[k]
+
+
+_SEARCH = {"greedy": greedy_search, "beam": beam_search, "genetic": genetic_search}
+
+
+def _attack_gen(target: AttackTarget, search: str, budget_rate: float, seed: int, types):
+    """One attack as a generator: it yields lists of operation sets to score and receives their
+    probabilities, so many attacks can share batched forward passes (:func:`attack_many`)."""
+    from robust_bench.perturb.grammar_errors import ERROR_TYPES
+
+    sc = _Scorer(target)
+    budget = error_budget(len(target.tokens), budget_rate)
+    p0 = float((yield sc, [[]])[0][target.label])
+    ops = candidate_operations(target.tokens, protected=target.protected, no_insert_before=target.no_insert_before,
+                               types=tuple(types or ERROR_TYPES))
+    rng = random.Random(seed)
+    if ops and budget:
+        inner = _SEARCH[search](sc, ops, budget, p0, rng)
+        try:
+            req = next(inner)
+            while True:
+                req = inner.send((yield sc, req))
+        except StopIteration as stop:
+            chosen = stop.value
+    else:
+        chosen = []
+    final = (yield sc, [chosen])[0]
+    return _result(sc, chosen, budget, p0, final)
+
+
+def attack_many(clf: Classifier, targets: Sequence[AttackTarget], *, search: str = "greedy",
+                budget_rate: float = 0.15, seeds: Sequence[int] | None = None, types: Sequence[str] | None = None,
+                group: int = 64, progress: bool = False) -> list[AttackResult]:
+    """Attack many examples, batching their queries across examples.
+
+    Up to ``group`` attacks run in lockstep: at each step, every candidate that any of them
+    wants scored goes into one :meth:`Classifier.predict_proba` call (which sends each distinct
+    input to the model once, in length-sorted batches). Results equal those of :func:`attack`
+    run one by one.
+
+    Parameters
+    ----------
+    clf : Classifier
+    targets : sequence of AttackTarget
+    search, budget_rate, types
+        See :func:`attack`.
+    seeds : sequence of int, optional
+        One per target; default ``0, 1, 2, ...``.
+    group : int
+        Attacks run together.
+    progress : bool
+
+    Returns
+    -------
+    list of AttackResult
+
+    Raises
+    ------
+    ValueError
+        On an unknown search.
+    """
+    if search not in _SEARCH:
+        raise ValueError(f"unknown search {search!r}; expected one of {SEARCHES}")
+    seeds = list(seeds) if seeds is not None else list(range(len(targets)))
+    results: list[AttackResult | None] = [None] * len(targets)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(targets), desc=f"{search} attack", unit="example")
+    for g0 in range(0, len(targets), group):
+        active = {}
+        for k in range(g0, min(g0 + group, len(targets))):
+            gen = _attack_gen(targets[k], search, budget_rate, seeds[k], types)
+            sc, req = next(gen)
+            active[k] = (gen, sc, req)
+        while active:
+            batch, slices = [], {}
+            for k, (gen, sc, req) in active.items():
+                inputs = sc.inputs(req, clf)
+                slices[k] = (len(batch), len(inputs))
+                batch += inputs
+            probs = clf.predict_proba(batch)
+            nxt = {}
+            for k, (gen, sc, req) in active.items():
+                a, n = slices[k]
+                try:
+                    sc2, req2 = gen.send(probs[a:a + n])
+                    nxt[k] = (gen, sc2, req2)
+                except StopIteration as stop:
+                    results[k] = stop.value
+                    if bar is not None:
+                        bar.update(1)
+            active = nxt
+    if bar is not None:
+        bar.close()
+    return results  # type: ignore[return-value]
+
+
+def attack(clf: Classifier, target: AttackTarget, *, search: str = "greedy", budget_rate: float = 0.15,
+           seed: int = 0, types: Sequence[str] | None = None) -> AttackResult:
+    """Attack one example.
+
+    Parameters
+    ----------
+    clf : Classifier
+    target : AttackTarget
+    search : {"greedy", "beam", "genetic"}
+    budget_rate : float
+        Share of the segment's tokens that may be modified (0.15 in §4).
+    seed : int
+        For the genetic search and tie-breaking.
+    types : sequence of str, optional
+        Error types to use (default all eight).
+
+    Returns
+    -------
+    AttackResult
+
+    Raises
+    ------
+    ValueError
+        On an unknown search.
+    """
+    return attack_many(clf, [target], search=search, budget_rate=budget_rate, seeds=[seed], types=types)[0]

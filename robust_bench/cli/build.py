@@ -1,0 +1,65 @@
+"""`robust-bench list` and `robust-bench build`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from robust_bench.cli._app import app
+from robust_bench.cli._common import fail, known_errors
+from robust_bench.data.repository import DEFAULT_REPO
+
+
+@app.command("list")
+def list_cmd() -> None:
+    """Show every config with its family, source corpus and splits."""
+    from robust_bench.data.registry import list_configs
+
+    rows = [("config", "family", "source", "splits")]
+    rows += [(e.name, e.family, e.source, ", ".join(e.splits)) for e in list_configs()]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in rows:
+        typer.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+@app.command()
+def build(
+    config: str = typer.Argument(..., help="Config to materialise (see `robust-bench list`)."),
+    out: Path = typer.Option(Path(DEFAULT_REPO), "--out", help="Dataset repository folder."),
+    source: Optional[Path] = typer.Option(None, "--source",
+                                          help="Local mirror of the source corpora (like ../shared/data). "
+                                               "Default: $ROBUST_BENCH_SOURCES, else download."),
+    seed: int = typer.Option(0, "--seed", help="Base seed; the same seed gives identical Parquet files."),
+    num_proc: Optional[int] = typer.Option(None, "--num-proc", help="Worker processes for generation."),
+    error_rate: Optional[float] = typer.Option(None, "--error-rate",
+                                               help="gec_*: share of the segment's tokens to modify (default 0.15)."),
+    confusions: Optional[Path] = typer.Option(None, "--confusions",
+                                              help="gec_*: weights from `robust-bench fit-confusions` (default uniform)."),
+    spacy_model: Optional[str] = typer.Option(None, "--spacy-model",
+                                              help="gec_*, lit_*: spaCy pipeline (default $ROBUST_BENCH_SPACY_MODEL "
+                                                   "or en_core_web_sm)."),
+    splits: Optional[str] = typer.Option(None, "--splits", help="Comma-separated subset of the config's splits."),
+    backend: Optional[str] = typer.Option(None, "--backend", help="lit_*: ud (spaCy, default) or erg (ACE + ERG)."),
+    grammar: Optional[Path] = typer.Option(None, "--grammar", help="lit_*: compiled ERG image for --backend erg."),
+    lm: Optional[str] = typer.Option(None, "--lm", help="lit_*: causal LM that ranks candidate surfaces (default gpt2)."),
+    augment_train: Optional[str] = typer.Option(None, "--augment-train",
+                                                help="lit_*: training file (or 'hub') for an extra train split of "
+                                                     "contrast pairs (AUG, Li et al. §4.3)."),
+) -> None:
+    """Build CONFIG into OUT/data/CONFIG/<split>.parquet and rewrite OUT/README.md."""
+    from robust_bench.data.repository import build_config
+
+    options = {"error_rate": error_rate, "confusions": None if confusions is None else str(confusions),
+               "spacy_model": spacy_model, "splits": None if splits is None else tuple(splits.split(",")),
+               "backend": backend, "grammar": None if grammar is None else str(grammar), "lm": lm,
+               "augment_train": augment_train}
+    try:
+        report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)
+    except (*known_errors(), ValueError, OSError) as exc:
+        fail(exc)
+    typer.echo(f"built {config} into {report.repo} in {report.seconds:.1f} s")
+    for split, f in report.metadata["files"].items():
+        typer.echo(f"  {split:<12} {f['rows']:>7,} rows  sha256 {f['sha256'][:16]}…  {f['path']}")
+

@@ -1,0 +1,1 @@
+"""Builder base class, registry, dataset repository and citations."""

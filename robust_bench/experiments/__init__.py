@@ -1,0 +1,1 @@
+"""Experiments over model adapters: probes, probing runs, baselines and reports."""

@@ -1,0 +1,210 @@
+"""Model-free baselines of Hall Maudslay & Cotterell (2021, §5.1).
+
+Both baselines ignore the words, so they score the same on plain and Jabberwocky text; the
+CLI checks that as a guard that the Jabberwocky trees equal their source.
+
+* **Path** links each word to the next: predicted distance ``|i - j|``.
+* **Majority** predicts, for a sentence of length ``n``, the maximum spanning tree (Prim's
+  algorithm) over the counts of undirected edges ``(i, j)`` in the training trees of length
+  ``n``. Lengths over 40, and lengths no training tree has, fall back to Path.
+
+Each baseline yields a predicted distance matrix per sentence (the tree distance of its
+tree), so UUAS and DSpr are computed exactly as for a probe.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from robust_bench.text.trees import edges_to_distances, heads_to_edges, prim_maximum_spanning_tree
+
+__all__ = ["path_distances", "MajorityBaseline", "MAJORITY_MAX_LENGTH", "score_baselines", "run_baselines",
+           "BaselineCheckError"]
+
+#: Longest sentence for which Majority uses training counts (the paper's cut-off).
+MAJORITY_MAX_LENGTH = 40
+
+
+def path_distances(n: int) -> np.ndarray:
+    """Distances of the Path baseline, ``|i - j|``, shape (n, n)."""
+    idx = np.arange(n)
+    return np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
+
+
+@dataclass
+class MajorityBaseline:
+    """The Majority baseline: one maximum spanning tree of edge counts per sentence length.
+
+    Attributes
+    ----------
+    max_length : int
+        Lengths above this fall back to Path (40 in the paper).
+    trees : dict of int to list of (int, int)
+        The fitted tree for each length seen in training.
+    n_fallback : int
+        Sentences predicted with Path so far, because they were too long or their length
+        was not seen in training.
+    """
+
+    max_length: int = MAJORITY_MAX_LENGTH
+    trees: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    n_fallback: int = 0
+
+    def fit(self, train_heads: Iterable[Sequence[int]]) -> "MajorityBaseline":
+        """Count undirected edges per sentence length and take Prim's maximum spanning tree.
+
+        Parameters
+        ----------
+        train_heads : iterable of array-like of int, each of shape (n_words,)
+            1-based heads of the training trees.
+
+        Returns
+        -------
+        self
+        """
+        counts: dict[int, np.ndarray] = {}
+        for heads in train_heads:
+            n = len(heads)
+            if n > self.max_length or n < 2:
+                continue
+            c = counts.setdefault(n, np.zeros((n, n)))
+            for i, j in heads_to_edges(heads):
+                c[i, j] += 1
+                c[j, i] += 1
+        self.trees = {n: prim_maximum_spanning_tree(c) for n, c in sorted(counts.items())}
+        return self
+
+    def predict_distances(self, n: int) -> np.ndarray:
+        """Predicted distances for a sentence of ``n`` words, shape (n, n)."""
+        if n in self.trees:
+            return edges_to_distances(n, self.trees[n])
+        if n >= 2:
+            self.n_fallback += 1
+        return path_distances(n)
+
+
+def score_baselines(train_heads: Iterable[Sequence[int]],
+                    eval_sets: dict[str, tuple[Sequence[Sequence[int]], Sequence[Sequence[str]]]],
+                    *, max_length: int = MAJORITY_MAX_LENGTH) -> dict[str, dict[str, dict]]:
+    """UUAS and DSpr of Path and Majority on one or more evaluation sets.
+
+    Parameters
+    ----------
+    train_heads : iterable of array-like of int
+        Training trees for Majority.
+    eval_sets : dict of str to (heads, upos)
+        Per variant (for example ``"plain"``, ``"jabberwocky"``): the gold heads and UPOS
+        tags of each sentence. UPOS ``PUNCT`` is excluded from UUAS.
+    max_length : int
+        Majority's length cut-off.
+
+    Returns
+    -------
+    dict
+        ``result[baseline][variant] = {"uuas": float, "dspr": float, "details": {...}}`` with
+        baselines ``"path"`` and ``"majority"``.
+    """
+    from robust_bench.scoring import dspr_details, punctuation_mask, uuas_counts
+
+    majority = MajorityBaseline(max_length=max_length).fit(train_heads)
+    out: dict[str, dict[str, dict]] = {"path": {}, "majority": {}}
+    for variant, (heads, upos) in eval_sets.items():
+        punct = [punctuation_mask(u) for u in upos]
+        majority.n_fallback = 0
+        preds = {"path": [path_distances(len(h)) for h in heads],
+                 "majority": [majority.predict_distances(len(h)) for h in heads]}
+        fallback = majority.n_fallback
+        for name, dists in preds.items():
+            u = uuas_counts(heads, dists, punctuation=punct)
+            d = dspr_details(heads, dists)
+            details = {"uuas_correct": u.correct, "uuas_total": u.total, "uuas_sentences": u.n_sentences,
+                       "uuas_skipped": u.n_skipped, "dspr_sentences": d.n_sentences,
+                       "dspr_excluded": d.n_excluded, "dspr_constant_rows": d.n_constant_rows}
+            if name == "majority":
+                details["path_fallback_sentences"] = fallback
+                details["max_length"] = max_length
+            out[name][variant] = {"uuas": u.score, "dspr": d.score, "details": details}
+    return out
+
+
+class BaselineCheckError(RuntimeError):
+    """Plain and Jabberwocky baselines differ: the Jabberwocky trees do not equal their source, or
+    the built config cannot be scored."""
+
+
+def run_baselines(config: str, *, repo: str | os.PathLike, source: str | os.PathLike | None = None,
+                  split: str = "test") -> dict[str, Any]:
+    """Score Path and Majority on the plain and the Jabberwocky version of a split, and check that
+    both give identical scores (the baselines ignore words, so a difference means a tree changed).
+
+    Parameters
+    ----------
+    config : str
+        A Jabberwocky config built into ``repo``.
+    repo : path-like
+        Dataset repository.
+    source : path-like, optional
+        Local mirror of the source treebank.
+    split : str
+
+    Returns
+    -------
+    dict
+        ``results[baseline][variant]`` as from :func:`score_baselines`, ``hashes[variant]``
+        (SHA-256 of the scored file) and ``seed`` of the build.
+
+    Raises
+    ------
+    BaselineCheckError
+        If the config is not a Jabberwocky config, is not built, has no such split, its file does
+        not match the card, or plain and Jabberwocky scores differ.
+    """
+    import tempfile
+
+    import datasets
+
+    from robust_bench.data.registry import get_config
+    from robust_bench.data.repository import read_metadata
+    from robust_bench.io.sources import sha256_file
+
+    repo = Path(repo)
+    entry = get_config(config)
+    if entry.family != "jabberwocky":
+        raise BaselineCheckError(f"the Path and Majority baselines are defined for Jabberwocky configs, not {config!r}")
+    meta = read_metadata(repo).get(config)
+    if meta is None:
+        raise BaselineCheckError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    if split not in meta["files"]:
+        raise BaselineCheckError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
+    data_file = repo / meta["files"][split]["path"]
+    digest = sha256_file(data_file)
+    if digest != meta["files"][split]["sha256"]:
+        raise BaselineCheckError(f"{data_file} does not match the SHA-256 on the card; rebuild {config!r}")
+
+    with tempfile.TemporaryDirectory() as cache:
+        builder = entry.builder(config_name=config, cache_dir=cache,
+                                source_dir=None if source is None else str(source))
+        dl = datasets.DownloadManager(dataset_name=config, download_config=datasets.DownloadConfig())
+        treebank, paths = builder.read_treebank(dl)
+    plain = treebank[split]
+    jab = datasets.load_dataset(str(repo), config, split=split)
+    names = jab.features["upos"].feature.names
+    eval_sets = {
+        "plain": ([s.heads for s in plain], [s.upos for s in plain]),
+        "jabberwocky": (jab["head"], [[names[t] for t in row] for row in jab["upos"]]),
+    }
+    results = score_baselines([s.heads for s in treebank["train"]], eval_sets)
+    hashes = {"plain": sha256_file(paths[split]), "jabberwocky": digest}
+
+    for name, by_variant in results.items():
+        p, j = by_variant["plain"], by_variant["jabberwocky"]
+        if (p["uuas"], p["dspr"]) != (j["uuas"], j["dspr"]):
+            raise BaselineCheckError(f"{name}: plain and Jabberwocky scores differ ({p['uuas']}, {p['dspr']}) vs "
+                                     f"({j['uuas']}, {j['dspr']}); the Jabberwocky trees do not equal the source")
+
+    return {"results": results, "hashes": hashes, "seed": meta["seed"]}

@@ -1,0 +1,279 @@
+"""Jabberwocky probing experiments (Hall Maudslay & Cotterell, 2021): train probes on a model's
+representations and score them on plain and Jabberwocky EWT.
+
+Protocol (App. B): probes are trained on plain EWT train and selected on plain validation
+(random search over learning rate, rank and dropout; the trial and, for the headline number,
+the layer with the lowest development loss win). The same trained probe is scored on plain
+test and Jabberwocky test. Test sentences are those that the encoder could align in both
+variants, so the two scores are over the same trees. Baselines: layer 0 of the same model,
+Path and Majority, and Fast+Pos when a static vector file is given. ``train_on="jabberwocky"``
+runs the experiment the paper asks for (§5.3, §6): train and select on Jabberwocky train and
+validation, test on Jabberwocky test.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from robust_bench.experiments.baselines import score_baselines
+from robust_bench.experiments.probes import PROBES, predict_distances, random_search, sample_trials
+from robust_bench.scoring import dspr_details, punctuation_mask, uuas_counts
+
+__all__ = ["ProbeSettings", "default_layers", "load_static_vectors", "run_probing", "ProbingError"]
+
+VARIANTS = ("plain", "jabberwocky")
+
+
+class ProbingError(RuntimeError):
+    """The probing experiment cannot run with these inputs."""
+
+
+@dataclass
+class ProbeSettings:
+    """Settings of a probing run; defaults are the paper's (App. B)."""
+
+    probes: tuple[str, ...] = PROBES
+    layers: tuple[int, ...] | None = None
+    trials: int = 10
+    epochs: int = 20
+    batch_size: int = 64
+    patience: int = 2
+    seed: int = 0
+    train_on: str = "plain"
+    max_sentences: int | None = None
+    static_vectors: str | None = None
+
+
+def default_layers(num_layers: int) -> tuple[int, ...]:
+    """Layer 0 and every fourth layer (App. B): 0, 4, 8, ... below ``num_layers``."""
+    return tuple(sorted({0, *range(4, num_layers, 4)}))
+
+
+def load_static_vectors(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], int]:
+    """Read word vectors in word2vec/GloVe text format (``word v1 v2 ...``; an optional
+    ``count dim`` header line is skipped).
+
+    Raises
+    ------
+    ProbingError
+        If the file is empty or rows have different dimensions (naming the line).
+    """
+    vecs: dict[str, np.ndarray] = {}
+    dim = None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, start=1):
+            parts = line.rstrip("\n").rstrip().split(" ")
+            if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                continue
+            if len(parts) < 2:
+                continue
+            if dim is None:
+                dim = len(parts) - 1
+            if len(parts) - 1 != dim:
+                raise ProbingError(f"{path}:{lineno}: expected {dim} values, found {len(parts) - 1}")
+            vecs.setdefault(parts[0], np.asarray(parts[1:], dtype=np.float32))
+    if not vecs:
+        raise ProbingError(f"{path}: no vectors found")
+    return vecs, dim
+
+
+@dataclass
+class _Split:
+    words: dict[str, list[list[str]]]
+    heads: list[list[int]]
+    upos: list[list[str]]
+
+
+def _load_splits(repo: Path, config: str, max_sentences: int | None) -> tuple[dict[str, _Split], dict]:
+    import datasets
+
+    from robust_bench.data.repository import read_metadata
+
+    meta = read_metadata(repo).get(config)
+    if meta is None:
+        raise ProbingError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    ds = datasets.load_dataset(str(repo), config)
+    out = {}
+    for split in ("train", "validation", "test"):
+        if split not in ds:
+            raise ProbingError(f"{config!r} has no {split!r} split")
+        d = ds[split]
+        if max_sentences is not None:
+            d = d.select(range(min(max_sentences, len(d))))
+        names = d.features["upos"].feature.names
+        out[split] = _Split(words={"plain": d["original_tokens"], "jabberwocky": d["tokens"]}, heads=d["head"],
+                            upos=[[names[t] for t in row] for row in d["upos"]])
+    return out, meta
+
+
+def _fast_pos(adapter, vectors: dict[str, np.ndarray], dim: int, sentences: Sequence[Sequence[str]],
+              kept: np.ndarray) -> tuple[list[np.ndarray], int]:
+    """Fast+Pos (§5.1): a static vector per word (lower-cased look-up as fallback; zeros when
+    out of vocabulary, counted) concatenated with the model's position embedding."""
+    longest = max((len(sentences[k]) for k in kept), default=1)
+    pos = adapter.position_embeddings(longest)
+    out, oov = [], 0
+    for k in kept:
+        words = sentences[k]
+        static = np.zeros((len(words), dim), dtype=np.float32)
+        for i, w in enumerate(words):
+            v = vectors.get(w)
+            if v is None:
+                v = vectors.get(w.lower())
+            if v is None:
+                oov += 1
+            else:
+                static[i] = v
+        out.append(np.concatenate([static, pos[:len(words)]], axis=1))
+    return out, oov
+
+
+def _score(kind: str, proj: np.ndarray, reps, heads, upos) -> dict[str, Any]:
+    dists = predict_distances(proj, reps)
+    u = uuas_counts(heads, dists, punctuation=[punctuation_mask(x) for x in upos])
+    metrics = {"uuas": u.score}
+    details = {"uuas_correct": u.correct, "uuas_total": u.total}
+    if kind == "structural":
+        d = dspr_details(heads, dists)
+        metrics["dspr"] = d.score
+        details.update({"dspr_sentences": d.n_sentences, "dspr_excluded": d.n_excluded})
+    return {"metrics": metrics, "details": details}
+
+
+def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwocky_ewt",
+                settings: ProbeSettings | None = None, revision: str | None = None, device: str = "auto",
+                dtype: str = "auto", pooling: str = "first", encode_batch_size: int = 32,
+                cache_dir: str | os.PathLike | None = None, progress: bool = True) -> dict[str, Any]:
+    """Run the Jabberwocky probing experiment for one model.
+
+    Parameters
+    ----------
+    model : str
+        ``AutoModel`` id or local path.
+    repo : path-like
+        Dataset repository holding ``config``.
+    config : str
+    settings : ProbeSettings, optional
+    revision, device, dtype, pooling, encode_batch_size, cache_dir
+        Passed to :class:`robust_bench.models.encoders.EncoderAdapter`.
+    progress : bool
+
+    Returns
+    -------
+    dict
+        ``results``: a list of entries with ``probe``, ``representation`` (layer index or
+        ``"fast+pos"``), ``variant``, ``metrics``, ``details``, ``dev_loss`` and ``trial``;
+        ``selected``: the selected layer per probe; ``baselines``; ``dropped``: alignment drop
+        counts per split and variant; ``n_test``; ``model_revision``; ``corpus_sha256``.
+
+    Raises
+    ------
+    ProbingError, ModelError
+        On missing data, bad settings, or a model that cannot be loaded.
+    """
+    from robust_bench.models.encoders import EncoderAdapter
+
+    s = settings or ProbeSettings()
+    if s.train_on not in VARIANTS:
+        raise ProbingError(f"train_on must be one of {VARIANTS}, got {s.train_on!r}")
+    bad = [p for p in s.probes if p not in PROBES]
+    if bad:
+        raise ProbingError(f"unknown probes {bad}; choose from {PROBES}")
+    repo = Path(repo)
+    splits, meta = _load_splits(repo, config, s.max_sentences)
+    adapter = EncoderAdapter(model, revision=revision, device=device, dtype=dtype, pooling=pooling,
+                             batch_size=encode_batch_size, cache_dir=cache_dir)
+    layers = tuple(s.layers) if s.layers else default_layers(adapter.num_layers)
+    if 0 not in layers:
+        layers = (0, *layers)  # layer 0 is a baseline the paper always reports
+
+    def embed(split: str, variant: str):
+        return adapter.embed(splits[split].words[variant], layers, progress=progress)
+
+    train_var = s.train_on
+    reps = {("train", train_var): embed("train", train_var), ("validation", train_var): embed("validation", train_var)}
+    test_variants = VARIANTS if train_var == "plain" else ("jabberwocky",)
+    for v in test_variants:
+        reps[("test", v)] = embed("test", v)
+    dropped = {f"{sp}/{v}": r[layers[0]].dropped for (sp, v), r in reps.items()}
+    # score both variants on the same sentences: those aligned in every test variant
+    common = set(range(len(splits["test"].heads)))
+    for v in test_variants:
+        common &= set(reps[("test", v)][layers[0]].kept.tolist())
+    common_sorted = sorted(common)
+    if not common_sorted:
+        raise ProbingError("no test sentence could be aligned in every variant")
+
+    def take(split: str, variant: str, layer: int, only: Sequence[int] | None = None):
+        r = reps[(split, variant)][layer]
+        pos = {int(k): i for i, k in enumerate(r.kept)}
+        idx = [int(k) for k in r.kept] if only is None else list(only)
+        vecs = [np.asarray(r.sentence(pos[k])) for k in idx]
+        return vecs, [splits[split].heads[k] for k in idx], [splits[split].upos[k] for k in idx]
+
+    fast = None
+    if s.static_vectors:
+        vectors, vdim = load_static_vectors(s.static_vectors)
+        fast = {}
+        for (sp, v), r in reps.items():
+            kept = r[layers[0]].kept if sp != "test" else np.asarray(common_sorted)
+            fp, oov = _fast_pos(adapter, vectors, vdim, splits[sp].words[v], kept)
+            fast[(sp, v)] = (fp, [splits[sp].heads[k] for k in kept], [splits[sp].upos[k] for k in kept], oov)
+
+    def data_for(rep, split, variant):
+        if rep == "fast+pos":
+            vecs, heads, upos, _ = fast[(split, variant)]
+            return vecs, heads, upos
+        return take(split, variant, rep, common_sorted if split == "test" else None)
+
+    dim_of = {layer: reps[("train", train_var)][layer].vectors.shape[1] for layer in layers}
+    reps_list: list[Any] = list(layers) + (["fast+pos"] if fast else [])
+    results = []
+    for kind in s.probes:
+        for rep in reps_list:
+            tr_x, tr_h, _ = data_for(rep, "train", train_var)
+            dv_x, dv_h, _ = data_for(rep, "validation", train_var)
+            dim = tr_x[0].shape[1]
+            trials = sample_trials(s.trials, dim, seed=s.seed)
+            best, _all = random_search(kind, tr_x, tr_h, dv_x, dv_h, trials, epochs=s.epochs,
+                                       batch_size=s.batch_size, patience=s.patience, seed=s.seed,
+                                       device=adapter.device if adapter.device != "mps" else "cpu",
+                                       progress=progress)
+            for v in test_variants:
+                te_x, te_h, te_u = data_for(rep, "test", v)
+                scored = _score(kind, best.proj, te_x, te_h, te_u)
+                results.append({"probe": kind, "representation": rep, "variant": v, "dev_loss": best.dev_loss,
+                                "trial": {"lr": best.trial.lr, "rank": best.trial.rank,
+                                          "dropout": best.trial.dropout, "epochs": best.epochs},
+                                **scored})
+    selected = {}
+    for kind in s.probes:
+        cands = [r for r in results if r["probe"] == kind and isinstance(r["representation"], int)]
+        selected[kind] = min(cands, key=lambda r: (r["dev_loss"], r["representation"]))["representation"]
+    test = splits["test"]
+    heads = [test.heads[k] for k in common_sorted]
+    upos = [test.upos[k] for k in common_sorted]
+    base = score_baselines(splits["train"].heads, {v: (heads, upos) for v in test_variants})
+    return {
+        "model": model,
+        "model_revision": adapter.fingerprint(),
+        "config": config,
+        "corpus_sha256": meta["files"]["test"]["sha256"],
+        "seed": s.seed,
+        "layers": list(layers),
+        "train_on": train_var,
+        "results": results,
+        "selected": selected,
+        "baselines": base,
+        "dropped": dropped,
+        "n_test": len(common_sorted),
+        "n_test_total": len(test.heads),
+        "static_vectors_oov": {f"{k[0]}/{k[1]}": v[3] for k, v in fast.items()} if fast else None,
+        "dims": dim_of,
+        "n_forward": adapter.n_forward,
+    }

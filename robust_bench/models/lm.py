@@ -1,0 +1,145 @@
+"""Causal language-model scoring: perplexity of sentences, for surface selection.
+
+LIT (Li et al., 2020, §3.3) generates several surface strings for one transformed meaning and
+keeps the one a language model finds most fluent. :class:`CausalLMScorer` wraps any
+``AutoModelForCausalLM`` (default ``gpt2``), batches and caches the queries, and runs on the GPU
+when one is present.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from robust_bench.models.loader import PredictionCache, length_sorted_batches, load_pretrained
+
+__all__ = ["DEFAULT_LM", "CausalLMScorer"]
+
+DEFAULT_LM = "gpt2"
+
+
+class CausalLMScorer:
+    """Sentence perplexity under a causal LM.
+
+    Perplexity is ``exp`` of the mean negative log-likelihood (nats) of the sentence's tokens,
+    each predicted from the ones before; the BOS token (or EOS, as in GPT-2) is prepended so the
+    first token is scored too.
+
+    Parameters
+    ----------
+    model : str
+        ``AutoModelForCausalLM`` Hub id or local path.
+    revision : str, optional
+    device : str
+        ``auto`` (cuda, then mps, then cpu), or a torch device string.
+    dtype : str
+        ``auto`` is bf16/fp16 on GPU and fp32 on CPU; or a torch dtype name.
+    batch_size : int
+        Sentences per forward pass (sorted by length to limit padding).
+    max_length : int
+        Longer sentences are truncated to this many tokens.
+
+    Attributes
+    ----------
+    n_forward : int
+        Forward passes so far (cached sentences cost none).
+
+    Raises
+    ------
+    robust_bench.models.loader.ModelError
+        If the model cannot be loaded.
+    """
+
+    def __init__(self, model: str = DEFAULT_LM, *, revision: str | None = None, device: str = "auto",
+                 dtype: str = "auto", batch_size: int = 32, max_length: int = 256):
+        from transformers import AutoModelForCausalLM
+
+        loaded = load_pretrained(AutoModelForCausalLM, model, revision=revision, device=device, dtype=dtype,
+                                 kind="causal LM")
+        self.model_id = model
+        self.model, self.tokenizer, self.device = loaded.model, loaded.tokenizer, loaded.device
+        self.bos = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None \
+            else self.tokenizer.eos_token_id
+        self.pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else (self.bos or 0)
+        self.batch_size = batch_size
+        self.max_length = min(max_length, loaded.max_length) if loaded.max_length else max_length
+        self.revision = loaded.revision
+        self.n_forward = 0
+        self._cache = PredictionCache()
+
+    @property
+    def queries(self) -> int:
+        """Distinct sentences scored so far (cache hits cost none)."""
+        return self._cache.queries
+
+    def perplexity(self, sentences: Sequence[str]) -> np.ndarray:
+        """Perplexity of each sentence.
+
+        Parameters
+        ----------
+        sentences : sequence of str
+
+        Returns
+        -------
+        ndarray of float of shape (n_sentences,)
+            Values >= 1; lower is more fluent.
+        """
+        return np.array(self._cache.get_many(list(sentences), self._forward), dtype=np.float64)
+
+    def _forward(self, todo: list[str]) -> list[float]:
+        import torch
+
+        ids = [self.tokenizer(s, add_special_tokens=False)["input_ids"][: self.max_length - 1] for s in todo]
+        ids = [([self.bos] if self.bos is not None else []) + x for x in ids]
+        out = [0.0] * len(todo)
+        # batches of similar length; equal lengths in alphabetical order, so that a sentence's
+        # batch (and with it the last bits of its perplexity) does not depend on query order
+        alpha = sorted(range(len(todo)), key=lambda i: todo[i])
+        with torch.inference_mode():
+            for group in length_sorted_batches([len(ids[i]) for i in alpha], self.batch_size):
+                idx = [alpha[j] for j in group]
+                width = max(len(ids[i]) for i in idx)
+                inp = torch.full((len(idx), width), self.pad, dtype=torch.long)
+                mask = torch.zeros((len(idx), width), dtype=torch.long)
+                for r, i in enumerate(idx):
+                    inp[r, :len(ids[i])] = torch.tensor(ids[i])
+                    mask[r, :len(ids[i])] = 1
+                logits = self.model(input_ids=inp.to(self.device), attention_mask=mask.to(self.device)).logits
+                self.n_forward += 1
+                logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+                target = inp[:, 1:].to(self.device)
+                nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+                m = mask[:, 1:].to(self.device).float()
+                mean = (nll * m).sum(1) / m.sum(1).clamp(min=1)
+                for r, i in enumerate(idx):
+                    out[i] = float(torch.exp(mean[r]).item())
+        return out
+
+    def choose(self, candidates: Sequence[Sequence[str]]) -> list[str | None]:
+        """The lowest-perplexity candidate of each list (LIT §3.3); ``None`` for an empty list.
+
+        All candidates of all lists are scored in one batched pass; a list with one candidate
+        needs no LM query. Ties go to the earlier candidate.
+
+        Parameters
+        ----------
+        candidates : sequence of sequence of str
+
+        Returns
+        -------
+        list of (str or None) of length len(candidates)
+        """
+        need = [c for cands in candidates if len(cands) > 1 for c in cands]
+        if need:
+            self.perplexity(need)
+        out: list[str | None] = []
+        for cands in candidates:
+            if not cands:
+                out.append(None)
+            elif len(cands) == 1:
+                out.append(cands[0])
+            else:
+                scores = self.perplexity(cands)
+                out.append(cands[int(np.argmin(scores))])
+        return out

@@ -1,0 +1,1 @@
+"""One perturbation engine per family (Jabberwocky, grammatical errors, LIT contrast sets)."""

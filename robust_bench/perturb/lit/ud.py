@@ -1,0 +1,769 @@
+"""Linguistically-Informed Transformations (LIT; Li et al., 2020), dependency-parse backend.
+
+LIT (Li, Chen, Liu & Ma, 2020, "Linguistically-Informed Transformations (LIT): A Method for
+Automatically Generating Contrast Sets") parses a sentence with the English Resource Grammar,
+edits its MRS for one phenomenon at a time (§3.2), generates every surface string the grammar
+allows and keeps the one a language model finds most fluent (§3.3). The ERG path is in
+:mod:`robust_bench.perturb.lit.erg`; this module is the default backend, which needs no grammar: it
+reads the main clause off a UD dependency parse (spaCy) and regenerates the verb group with
+``lemminflect``.
+
+The clause model is deliberately narrow. :func:`analyse` accepts a sentence only when it can
+identify, without guessing,
+
+* one sentence with a finite main clause (a verbal root, or a copula);
+* a subject that precedes the verb group (a noun phrase, a pronoun, or expletive *there*);
+* a verb group whose auxiliaries form a well-formed English chain (modal, perfect *have*,
+  progressive *be*, passive *be*; do-support) and whose finite verb agrees with the subject;
+* no coordinated clause at the root (the transformation would reach only the first conjunct).
+
+Every other sentence raises :class:`Refusal` with a reason, and transformations on it return
+no candidate. A transformation that does not apply to an accepted clause (a passive without a
+direct object, a tense change to the tense it already has) is refused the same way.
+
+Transformations (§3.4, plus the three the project adds) are named by operation:
+
+========== =========================================================================
+``past``     past tense, aspect kept (*has seen* -> *had seen*, *is running* -> *was running*)
+``present``  present tense, aspect kept
+``future``   future with *will*, aspect kept (*will have seen*, *will be running*)
+``may``      epistemic *may* (past clauses become *may have* + participle)
+``passive``  object promoted to subject, agent in a *by*-phrase; pronoun case, agreement
+``itcleft``  *It is/was X who/that ...*, X the subject
+``negation`` *not* added (do-support where needed) or removed
+``question`` polar question: subject-auxiliary inversion or do-support
+``swap``     subject and direct object exchanged; pronoun case and agreement follow
+========== =========================================================================
+
+Verb-group operations (tense, ``may``, ``negation``) compose with each other and with at most
+one structural operation (``passive``, ``itcleft``, ``question``, ``swap``), which is how the
+paper's compositions such as ``f;p +i`` are built. A transformation returns every surface
+string it considers grammatical (for example *who* and *that* in a cleft of a person, or an
+adverb before or after the new auxiliary); :class:`robust_bench.models.lm.CausalLMScorer` picks one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+__all__ = ["OPERATIONS", "VERB_GROUP_OPERATIONS", "STRUCTURAL_OPERATIONS", "PHENOMENA", "Refusal", "Agreement",
+           "VerbGroup", "Clause", "analyse", "transform", "UDTransformer"]
+
+VERB_GROUP_OPERATIONS = ("past", "present", "future", "may", "negation")
+STRUCTURAL_OPERATIONS = ("passive", "itcleft", "question", "swap")
+OPERATIONS = VERB_GROUP_OPERATIONS + STRUCTURAL_OPERATIONS
+#: Phenomenon (coverage row) -> the operations that realise it.
+PHENOMENA = {"tense": ("past", "present", "future"), "modality": ("may",), "passive": ("passive",),
+             "itcleft": ("itcleft",), "negation": ("negation",), "question": ("question",), "swap": ("swap",)}
+
+
+class Refusal(ValueError):
+    """The sentence, or this transformation of it, cannot be produced safely. ``reason`` is a short
+    category used in coverage reports."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason + (f": {detail}" if detail else ""))
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------------
+# Lexicon of the verb group
+
+_MODALS = {"will": "will", "'ll": "will", "wo": "will", "shall": "shall", "would": "would", "'d": None,
+           "should": "should", "can": "can", "ca": "can", "could": "could", "may": "may", "might": "might",
+           "must": "must"}
+_BE = {"am": "VBP", "'m": "VBP", "is": "VBZ", "'s": "VBZ", "are": "VBP", "'re": "VBP", "was": "VBD",
+       "were": "VBD", "be": "VB", "been": "VBN", "being": "VBG"}
+_HAVE = {"have": "VBP", "'ve": "VBP", "has": "VBZ", "had": "VBD", "having": "VBG"}
+_DO = {"do": "VBP", "does": "VBZ", "did": "VBD"}
+_NEG = {"not", "n't"}
+#: Subject pronouns -> (person, number); *you* takes plural verb forms.
+_PRONOUN_AGR = {"i": (1, "sg"), "you": (2, "pl"), "he": (3, "sg"), "she": (3, "sg"), "it": (3, "sg"),
+                "we": (1, "pl"), "they": (3, "pl"), "this": (3, "sg"), "that": (3, "sg"), "these": (3, "pl"),
+                "those": (3, "pl")}
+_TO_ACC = {"i": "me", "he": "him", "she": "her", "we": "us", "they": "them", "who": "whom"}
+_TO_NOM = {v: k for k, v in _TO_ACC.items()}
+_REFLEXIVE = {"myself", "yourself", "himself", "herself", "itself", "ourselves", "yourselves", "themselves",
+              "oneself", "each", "other", "one another"}
+#: Quantified and negative subjects: clefting and negating them changes scope, not just focus/polarity.
+_QUANTIFIER_WORDS = {"every", "each", "all", "no", "none", "some", "any", "most", "many", "few", "several",
+                     "both", "either", "neither", "everyone", "everybody", "everything", "someone", "somebody",
+                     "something", "anyone", "anybody", "anything", "nobody", "nothing", "noone", "only"}
+#: Verbs without a passive (middle and measure verbs, possession).
+#: Negative words (adding *not* would make a double negative) and negative polarity items
+#: (removing *not* would strand them: *I saw anything*).
+_NEGATIVE_WORDS = {"no", "not", "n't", "nothing", "nobody", "none", "never", "neither", "nor", "nowhere", "noone",
+                   "hardly", "barely", "scarcely"}
+_NPIS = {"any", "anything", "anyone", "anybody", "anywhere", "ever", "yet", "either", "at all"}
+_NO_PASSIVE = {"have", "lack", "resemble", "cost", "weigh", "last", "become", "get", "fit", "suit", "mean",
+               "equal", "seem", "appear", "be", "contain", "hold", "involve", "include", "matter", "take"}
+_PERSON_PRONOUNS = {"he", "she", "i", "you", "we", "they", "someone", "somebody", "everyone", "everybody"}
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Person (1, 2, 3) and number (``"sg"``, ``"pl"``) of a subject."""
+
+    person: int
+    number: str
+
+
+_3SG = Agreement(3, "sg")
+
+
+@dataclass(frozen=True)
+class VerbGroup:
+    """The main clause's verb group, abstracted from its surface.
+
+    ``tense`` is ``past``, ``present``, ``future`` (modal *will*/*shall*) or ``modal`` (any other
+    modal, kept in ``modal``); ``lemma`` is the main verb (``be`` for a copula).
+    """
+
+    lemma: str
+    tense: str
+    modal: str | None = None
+    perfect: bool = False
+    progressive: bool = False
+    passive: bool = False
+    negated: bool = False
+    copula: bool = False
+
+
+@dataclass(frozen=True)
+class Tok:
+    """An output token: its text, whether a space precedes it, and whether it may be lowercased
+    when it stops being sentence-initial."""
+
+    text: str
+    space: bool = True
+    proper: bool = False
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A sentence accepted by :func:`analyse`.
+
+    Token spans are half-open ``[start, end)`` indices into ``toks``; ``chain`` lists the
+    indices of the verb group (auxiliaries, negation, main verb or copula) and ``interior`` the
+    adverbs inside it.
+    """
+
+    text: str
+    toks: tuple[Tok, ...]
+    subject: tuple[int, int]
+    agreement: Agreement
+    expletive: bool
+    subject_pronoun: str | None
+    subject_is_person: bool
+    subject_quantified: bool
+    chain: tuple[int, ...]
+    interior: tuple[int, ...]
+    verb_group: VerbGroup
+    obj: tuple[int, int] | None
+    obj_pronoun: str | None
+    obj_agreement: Agreement | None
+    obj_refusal: str | None
+    final_punct: int | None
+    never: bool
+    negative_words: bool = False
+    npis: bool = False
+
+
+# ---------------------------------------------------------------------------------------------
+# Morphology
+
+def _tag(token) -> str:
+    return token.tag_.split("_")[0]
+
+
+@lru_cache(maxsize=50_000)
+def _inflect(lemma: str, tag: str) -> str:
+    from lemminflect import getInflection
+
+    forms = getInflection(lemma, tag=tag)
+    if not forms:
+        raise Refusal("no inflection", f"{lemma}/{tag}")
+    return forms[0]
+
+
+def _be(tense: str, agr: Agreement) -> str:
+    if tense == "present":
+        return "am" if agr == Agreement(1, "sg") else "is" if agr.number == "sg" and agr.person == 3 else "are"
+    return "was" if agr.number == "sg" and agr.person != 2 else "were"
+
+
+def _finite(lemma: str, tense: str, agr: Agreement) -> str:
+    if lemma == "be":
+        return _be(tense, agr)
+    if tense == "past":
+        return _inflect(lemma, "VBD")
+    return _inflect(lemma, "VBZ" if agr == _3SG else "VB")
+
+
+def realise_verb_group(vg: VerbGroup, agr: Agreement, *, question: bool = False) -> list[str]:
+    """Surface words of a verb group, finite word first.
+
+    Order and forms follow English auxiliary syntax: modal, perfect *have* (+ past participle),
+    progressive *be* (+ present participle), passive *be* (+ past participle), main verb.
+    Negation and questions without an auxiliary take do-support; *not* follows the first word.
+
+    Parameters
+    ----------
+    vg : VerbGroup
+    agr : Agreement
+        The subject's person and number (finite forms agree with it).
+    question : bool
+        Whether the first word will be inverted (forces do-support on a lone lexical verb).
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    Refusal
+        If ``lemminflect`` has no form for the verb.
+    """
+    # (lemma, role) of each element, in English auxiliary order
+    chain = [(lemma, role) for lemma, role, present in ((vg.modal, "modal", bool(vg.modal)),
+                                                         ("have", "perf", vg.perfect),
+                                                         ("be", "prog", vg.progressive),
+                                                         ("be", "pass", vg.passive)) if present]
+    chain.append((vg.lemma, "main"))
+    if len(chain) == 1 and vg.lemma != "be" and (vg.negated or question):
+        chain.insert(0, ("do", "do"))
+    elems, roles = [c[0] for c in chain], [c[1] for c in chain]
+    words = []
+    prev = None
+    for lemma, role in zip(elems, roles):
+        if prev is None:
+            words.append(lemma if role == "modal" else _finite(lemma, vg.tense, agr))
+        else:
+            tag = {"modal": "VB", "do": "VB", "perf": "VBN", "prog": "VBG", "pass": "VBN"}[prev]
+            words.append(lemma if tag == "VB" else ("been" if lemma == "be" and tag == "VBN" else
+                                                    "being" if lemma == "be" and tag == "VBG" else
+                                                    _inflect(lemma, tag)))
+        prev = role
+    if vg.negated:
+        words.insert(1, "not")
+    return words
+
+
+# ---------------------------------------------------------------------------------------------
+# Analysis
+
+def _agreement(head) -> Agreement:
+    low = head.text.lower()
+    if low in _PRONOUN_AGR:
+        return Agreement(*_PRONOUN_AGR[low])
+    if any(c.dep_ == "conj" for c in head.children) and any(c.lower_ == "and" for c in head.subtree):
+        return Agreement(3, "pl")
+    if "Plur" in head.morph.get("Number") or _tag(head) in ("NNS", "NNPS"):
+        return Agreement(3, "pl")
+    return _3SG
+
+
+def _is_person(head) -> bool:
+    low = head.text.lower()
+    if head.pos_ == "PRON":
+        return low in _PERSON_PRONOUNS
+    if head.pos_ == "PROPN":
+        from robust_bench.text.nlp import map_entity_label
+
+        return map_entity_label(head.ent_type_) == "PER"
+    return _noun_is_person(head.lemma_.lower())
+
+
+@lru_cache(maxsize=20_000)
+def _noun_is_person(lemma: str) -> bool:
+    """WordNet: the first noun sense of ``lemma`` is a hyponym of person.n.01."""
+    from nltk.corpus import wordnet as wn
+
+    syns = wn.synsets(lemma, pos="n")
+    if not syns:
+        return False
+    person = wn.synset("person.n.01")
+    return any(person in path for path in syns[0].hypernym_paths())
+
+
+def _quantified(span_tokens) -> bool:
+    return any(t.lower_ in _QUANTIFIER_WORDS for t in span_tokens if t.dep_ in ("det", "nsubj", "nsubj:pass",
+                                                                                  "obj", "advmod", "ROOT")
+               or t.pos_ in ("PRON", "DET"))
+
+
+def _parse_chain(words, tags, deps) -> VerbGroup:
+    """Read tense, aspect, voice and modality off the verb-group words (last one the main verb)."""
+    *auxes, main = words
+    low = [w.lower() for w in auxes]
+    modal = None
+    perfect = progressive = passive = False
+    do = False
+    expect = None  # the form the next element must have
+    for w, t, d in zip(low, tags[:-1], deps[:-1]):
+        if expect is None and w in _MODALS:
+            modal = _MODALS[w]
+            if modal is None:
+                raise Refusal("ambiguous contraction", w)
+            expect = "VB"
+        elif w in _DO and expect is None:
+            do = True
+            expect = "VB"
+        elif w in _HAVE:
+            if expect not in (None, "VB") or (expect is None and _HAVE[w] not in ("VBP", "VBZ", "VBD")):
+                raise Refusal("unusual verb group", " ".join(words))
+            perfect = True
+            expect = "VBN"
+        elif w in _BE:
+            if expect is None and _BE[w] not in ("VBP", "VBZ", "VBD") or expect is not None and _BE[w] != expect:
+                raise Refusal("unusual verb group", " ".join(words))
+            if d == "aux:pass":
+                passive = True
+                expect = "VBN"
+            else:
+                progressive = True
+                expect = "VBG"
+        else:
+            raise Refusal("unusual verb group", " ".join(words))
+    return VerbGroup(lemma="", tense="", modal=modal, perfect=perfect, progressive=progressive, passive=passive,
+                     copula=False), expect, do
+
+
+def _tense_of_first(word: str, tag: str) -> str:
+    w = word.lower()
+    if w in _MODALS:
+        m = _MODALS[w]
+        return "future" if m in ("will", "shall") else "modal"
+    form = _BE.get(w) or _HAVE.get(w) or _DO.get(w) or tag
+    if form == "VBD":
+        return "past"
+    if form in ("VBZ", "VBP"):
+        return "present"
+    raise Refusal("no finite verb", word)
+
+
+def analyse(doc) -> Clause:
+    """Accept or refuse one parsed sentence.
+
+    Parameters
+    ----------
+    doc : spacy.tokens.Doc
+        A parse with UD relations, PTB tags and morphology (any spaCy pipeline with a tagger and a
+        dependency parser trained on UD English).
+
+    Returns
+    -------
+    Clause
+
+    Raises
+    ------
+    Refusal
+        With one of the reasons: ``empty``, ``several sentences``, ``question``,
+        ``no finite verb`` (fragments, imperatives, gerund roots), ``no subject``,
+        ``subject after verb``, ``clausal subject``, ``coordinated clauses``,
+        ``interrupted verb group``, ``unusual verb group``, ``agreement mismatch``,
+        ``irregular lemma``.
+    """
+    toks = [t for t in doc]
+    if not toks or all(t.is_punct or t.is_space for t in toks):
+        raise Refusal("empty")
+    sents = list(doc.sents)
+    if len(sents) > 1:
+        raise Refusal("several sentences")
+    if any(t.text == "?" for t in toks):
+        raise Refusal("question")
+    root = sents[0].root
+    cop = [c for c in root.children if c.dep_ == "cop"]
+    copula = bool(cop)
+    main = cop[0] if copula else root
+    if not copula and root.pos_ not in ("VERB", "AUX"):
+        raise Refusal("no finite verb", "fragment")
+    head = root
+    auxes = sorted((c for c in head.children if c.dep_ in ("aux", "aux:pass") and c.i < main.i
+                    and c.lower_ not in _NEG), key=lambda t: t.i)
+    negs = [c for c in head.children if c.lower_ in _NEG and (auxes and auxes[0].i < c.i < main.i
+                                                              or copula and c.i == main.i + 1)]
+    chain_words = auxes + [main]
+    if any(c.dep_ in ("csubj", "csubj:pass") for c in head.children):
+        raise Refusal("clausal subject")
+    subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubj:pass", "expl")]
+    if not subjects:
+        raise Refusal("no subject")
+    expl = [s for s in subjects if s.dep_ == "expl" and s.lower_ == "there"]
+    subj = expl[0] if expl else min(subjects, key=lambda t: t.i)
+    if subj.dep_ == "expl" and subj.lower_ != "there":
+        raise Refusal("no subject", "expletive it")
+    first = chain_words[0]
+    s_start, s_end = subj.left_edge.i, subj.right_edge.i + 1
+    if s_end > first.i:
+        raise Refusal("subject after verb")
+    if any(c.dep_ == "conj" and (c.pos_ in ("VERB", "AUX") or any(g.dep_.startswith("nsubj") for g in c.children))
+           for c in head.children):
+        raise Refusal("coordinated clauses")
+    if any(c.dep_ == "parataxis" for c in head.children):
+        raise Refusal("coordinated clauses", "parataxis")
+    # tokens between the subject and the verb group, and inside the group: adverbs only
+    span_end = max([main.i] + [n.i for n in negs])
+    chain_idx = {t.i for t in chain_words} | {n.i for n in negs}
+    interior = tuple(i for i in range(first.i, span_end + 1) if i not in chain_idx)
+    for i in interior + tuple(range(s_end, first.i)):
+        if toks[i].pos_ not in ("ADV", "PART") or toks[i].head.i != head.i:
+            raise Refusal("interrupted verb group", toks[i].text)
+    never = any(toks[i].lower_ == "never" for i in interior + tuple(range(s_end, first.i)))
+    negative_words = any(t.lower_ in _NEGATIVE_WORDS for t in toks)
+    npis = any(t.lower_ in _NPIS for t in toks)
+    # the verb group
+    tags = [_tag(t) for t in chain_words]
+    if len(chain_words) == 1 and not copula and tags[0] in ("VB", "VBN"):
+        # A root verb with a subject and no auxiliary is finite whatever the tagger says: VB is
+        # then present non-3sg (VBP) and VBN a past tense (VBD) when the forms coincide.
+        tags[0] = "VBP" if tags[0] == "VB" else "VBD"
+    vg, expect, do = _parse_chain([t.text for t in chain_words], tags, [t.dep_ for t in chain_words])
+    if copula:
+        lemma = "be"
+        form = _BE.get(main.lower_)
+        if form is None or (expect is None and form not in ("VBP", "VBZ", "VBD")) or (expect and form != expect):
+            raise Refusal("unusual verb group", main.text)
+    else:
+        lemma = _main_lemma(main, expect, tags[-1])
+        if lemma == "be" and not vg.passive and expect is None and main.lower_ not in _BE:
+            raise Refusal("unusual verb group", main.text)
+    tense = _tense_of_first(chain_words[0].text, tags[0])
+    if do and (vg.perfect or vg.progressive or vg.passive):
+        raise Refusal("unusual verb group")
+    vg = replace(vg, lemma=lemma, tense=tense, negated=bool(negs), copula=copula)
+    if vg.modal and vg.modal not in ("will", "shall"):
+        vg = replace(vg, tense="modal")
+    elif vg.modal:
+        vg = replace(vg, tense="future", modal="will")
+    # agreement
+    if expl:
+        real = [c for c in head.children if c.dep_ in ("nsubj", "nsubj:pass") and c.i > main.i]
+        if not real:
+            raise Refusal("no subject", "there without a logical subject")
+        agr = _agreement(real[0])
+    else:
+        agr = _agreement(subj)
+    finite = chain_words[0].lower_
+    if tense in ("present", "past") and not vg.modal:
+        flem = "do" if finite in _DO else "have" if finite in _HAVE else "be" if finite in _BE else lemma
+        expected = _finite(flem, tense, agr)
+        alt = {"'s": "is" if flem == "be" else "has", "'re": "are", "'m": "am", "'ve": "have"}.get(finite, finite)
+        if flem == "be" and tense == "past" and agr.person == 2:
+            expected = "were"
+        if alt != expected.lower() and not (tense == "past" and flem not in ("be",)):
+            raise Refusal("agreement mismatch", f"{subj.text} ... {chain_words[0].text}")
+    # the object (for passive and swap)
+    obj = obj_pron = obj_agr = obj_ref = None
+    objs = [c for c in head.children if c.dep_ == "obj"] if not copula else []
+    if copula or not objs:
+        obj_ref = "no direct object"
+    elif any(c.dep_ in ("iobj", "xcomp", "ccomp") for c in head.children):
+        obj_ref = "double object or complement clause"
+    else:
+        o = objs[0]
+        o_start, o_end = o.left_edge.i, o.right_edge.i + 1
+        between = range(main.i + 1, o_start)
+        if o_start <= main.i or any(toks[i].dep_ != "compound:prt" for i in between):
+            obj_ref = "object not right after the verb"
+        elif o.lower_ in _REFLEXIVE or any(t.lower_ in _REFLEXIVE for t in o.subtree):
+            obj_ref = "reflexive or reciprocal object"
+        elif o.pos_ not in ("NOUN", "PROPN", "PRON", "NUM"):
+            obj_ref = "object is not a noun phrase"
+        else:
+            obj = (o_start, o_end)
+            obj_pron = o.lower_ if o.pos_ == "PRON" and o_end - o_start == 1 else None
+            obj_agr = _agreement(o)
+    out_toks = []
+    for k, t in enumerate(toks):
+        space = k > 0 and bool(toks[k - 1].whitespace_)
+        nxt = toks[k + 1].text if k + 1 < len(toks) else ""
+        # Keep the capital of names: proper nouns, entity words, "I", acronyms, and a capitalised
+        # word followed by another (multi-word names such as "Legal Services").
+        out_toks.append(Tok(t.text, space, proper=t.pos_ == "PROPN" or bool(t.ent_type_) or t.text == "I"
+                            or (t.text.isupper() and len(t.text) > 1) or (k > 0 and t.text[:1].isupper())
+                            or (nxt[:1].isupper() and nxt.isalpha() and t.text[:1].isupper()
+                                and t.pos_ not in ("DET", "PRON", "ADP", "CCONJ", "SCONJ", "ADV"))))
+    final = len(toks) - 1 if toks[-1].text in (".", "!") else None
+    s_toks = [toks[i] for i in range(s_start, s_end)]
+    return Clause(text=doc.text, toks=tuple(out_toks), subject=(s_start, s_end), agreement=agr,
+                  expletive=bool(expl), subject_pronoun=subj.lower_ if subj.pos_ == "PRON" and s_end - s_start == 1
+                  else None, subject_is_person=_is_person(subj), subject_quantified=_quantified(s_toks),
+                  chain=tuple(sorted(chain_idx)), interior=interior, verb_group=vg, obj=obj, obj_pronoun=obj_pron,
+                  obj_agreement=obj_agr, obj_refusal=obj_ref, final_punct=final, never=never,
+                  negative_words=negative_words, npis=npis)
+
+
+def _main_lemma(main, expect, tag) -> str:
+    """The main verb's lemma, checked by re-inflection: it must give back the word as written."""
+    from lemminflect import getAllLemmas
+
+    word = main.text.lower()
+    if word in _BE:
+        return "be"
+    if word in _HAVE:
+        return "have"
+    if word in _DO:
+        return "do"
+    cands = []
+    if main.lemma_:
+        cands.append(main.lemma_.lower())
+    cands += [c for c in getAllLemmas(word, upos="VERB").get("VERB", ()) if c not in cands]
+    want = {None: (tag,), "VB": ("VB",), "VBN": ("VBN",), "VBG": ("VBG",)}[expect]
+    if expect is None and tag not in ("VBD", "VBZ", "VBP"):
+        raise Refusal("no finite verb", main.text)
+    from lemminflect import getInflection
+
+    for c in cands:
+        if c.isalpha() and any(word in getInflection(c, tag=t) for t in want):
+            return c
+    raise Refusal("irregular lemma", main.text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transformation
+
+def _words(clause: Clause, a: int, b: int) -> list[Tok]:
+    return list(clause.toks[a:b])
+
+
+def _recase(toks: list[Tok], pronoun: str | None, table: dict) -> list[Tok]:
+    if pronoun and pronoun in table:
+        t = toks[0]
+        new = table[pronoun]
+        return [Tok(new, t.space, proper=new == "I")]
+    return toks
+
+
+def _render(toks: Sequence[Tok]) -> str:
+    out = []
+    for k, t in enumerate(toks):
+        text = t.text[:1].upper() + t.text[1:] if k == 0 else t.text
+        out.append((" " if k and t.space else "") + text)
+    return "".join(out)
+
+
+def _lower_first(toks: list[Tok]) -> list[Tok]:
+    if toks and not toks[0].proper:
+        t = toks[0]
+        return [Tok(t.text[:1].lower() + t.text[1:], True, t.proper)] + toks[1:]
+    if toks:
+        return [Tok(toks[0].text, True, toks[0].proper)] + toks[1:]
+    return toks
+
+
+def _new(words: Iterable[str]) -> list[Tok]:
+    return [Tok(w) for w in words]
+
+
+def _verb_variants(chain: list[str], adverbs: list[Tok], pre_adverbs: list[Tok]) -> list[list[Tok]]:
+    """The verb group with its adverbs: interior adverbs after the first word (after *not*); a
+    pre-verbal adverb stays before the group or, when the group has an auxiliary, may follow it."""
+    head = 2 if len(chain) > 1 and chain[1] == "not" else 1
+    base = _new(chain[:head]) + [Tok(a.text, True, a.proper) for a in adverbs] + _new(chain[head:])
+    outs = [[Tok(a.text, True, a.proper) for a in pre_adverbs] + base]
+    if pre_adverbs and len(chain) > 1 and "not" not in chain:
+        outs.append(_new(chain[:head]) + [Tok(a.text, True, a.proper) for a in pre_adverbs + adverbs]
+                    + _new(chain[head:]))
+    return outs
+
+
+def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
+    vg = clause.verb_group
+    for op in ops:
+        if op in ("past", "present", "future"):
+            if vg.tense == "modal":
+                raise Refusal("modal verb group", vg.modal or "")
+            if vg.tense == op:
+                raise Refusal(f"already {op}")
+            vg = replace(vg, tense=op, modal="will" if op == "future" else None)
+        elif op == "may":
+            if vg.tense == "modal":
+                raise Refusal("modal verb group", vg.modal or "")
+            vg = replace(vg, modal="may", perfect=vg.perfect or vg.tense == "past", tense="modal")
+        elif op == "negation":
+            if clause.never:
+                raise Refusal("already negative (never)")
+            if clause.subject_quantified:
+                raise Refusal("quantified subject")
+            if not vg.negated and clause.negative_words:
+                raise Refusal("negative word in the sentence")
+            if vg.negated and clause.npis:
+                raise Refusal("negative polarity item")
+            vg = replace(vg, negated=not vg.negated)
+    return vg
+
+
+def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
+    """All surface candidates of ``clause`` after the operations ``ops``.
+
+    Parameters
+    ----------
+    clause : Clause
+    ops : sequence of str
+        Verb-group operations (:data:`VERB_GROUP_OPERATIONS`), in order, and at most one
+        structural operation (:data:`STRUCTURAL_OPERATIONS`), applied last.
+
+    Returns
+    -------
+    list of str
+        Distinct candidates in a fixed order; at least one.
+
+    Raises
+    ------
+    Refusal
+        When an operation does not apply (see the module docstring).
+    ValueError
+        For an unknown operation or two structural operations.
+    """
+    unknown = [o for o in ops if o not in OPERATIONS]
+    if unknown:
+        raise ValueError(f"unknown LIT operation(s) {unknown}; known: {list(OPERATIONS)}")
+    structural = [o for o in ops if o in STRUCTURAL_OPERATIONS]
+    if len(structural) > 1:
+        raise ValueError(f"at most one structural operation, got {structural}")
+    vg = _apply_verb_ops(clause, [o for o in ops if o in VERB_GROUP_OPERATIONS])
+    op = structural[0] if structural else None
+    s0, s1 = clause.subject
+    first_chain = clause.chain[0]
+    last_chain = max(clause.chain)
+    pre = _words(clause, 0, s0)
+    subj = _words(clause, s0, s1)
+    pre_adv = _words(clause, s1, first_chain)
+    adverbs = [clause.toks[i] for i in clause.interior]
+    rest = _words(clause, last_chain + 1, len(clause.toks))
+    agr = clause.agreement
+    if op == "question":
+        chain = realise_verb_group(vg, agr, question=True)
+        head = 1
+        rest_q = rest[:-1] if clause.final_punct is not None else rest
+        outs = []
+        after = chain[head:]
+        neg = 1 if after[:1] == ["not"] else 0
+        for verb in [_new(after[:neg]) + [Tok(a.text, True, a.proper) for a in pre_adv + adverbs] + _new(after[neg:])]:
+            body = _lower_first(subj) + verb + rest_q + [Tok("?", clause.toks[-1].space if clause.final_punct
+                                                              is not None else False)]
+            lead = _new(chain[:head])
+            outs.append(pre + ([Tok(lead[0].text, True)] if pre else lead) + body)
+        return _dedupe(outs)
+    if op in ("passive", "swap"):
+        if clause.expletive:
+            raise Refusal("expletive subject")
+        if clause.obj is None:
+            raise Refusal(clause.obj_refusal or "no direct object")
+        if vg.passive:
+            raise Refusal("already passive")
+        if op == "passive" and vg.lemma in _NO_PASSIVE:
+            raise Refusal("verb without passive", vg.lemma)
+        if clause.subject_pronoun in ("who", "what", "which", "that"):
+            raise Refusal("relative or interrogative subject")
+        o0, o1 = clause.obj
+        obj = _words(clause, o0, o1)
+        new_subj = _recase(obj, clause.obj_pronoun, _TO_NOM)
+        old_subj = _lower_first(_recase(subj, clause.subject_pronoun, _TO_ACC))
+        between = rest[:o0 - last_chain - 1]
+        after = rest[o1 - last_chain - 1:]
+        if op == "passive":
+            vg = replace(vg, passive=True)
+            chain = realise_verb_group(vg, clause.obj_agreement)
+            tail = between + [Tok("by")] + old_subj + after
+        else:
+            chain = realise_verb_group(vg, clause.obj_agreement)
+            tail = between + old_subj + after
+        new_subj = [Tok(new_subj[0].text, False if not pre else True, new_subj[0].proper)] + new_subj[1:]
+        outs = [pre + new_subj + v + tail for v in _verb_variants(chain, adverbs, pre_adv)]
+        return _dedupe(outs)
+    chain = realise_verb_group(vg, agr)
+    if op == "itcleft":
+        if clause.expletive:
+            raise Refusal("expletive subject")
+        if clause.subject_pronoun in ("i", "you", "we", "it", "this", "that", "there", "one", "who", "what"):
+            raise Refusal("subject pronoun cannot be clefted", clause.subject_pronoun)
+        if clause.subject_quantified:
+            raise Refusal("quantified subject")
+        if pre and pre[-1].text != ",":
+            raise Refusal("material before the subject")
+        be_forms = {"past": ["was"], "present": ["is"]}.get(vg.tense, ["is"])
+        if vg.tense == "future":
+            be_forms = ["is", "will be"]
+        rels = ["who", "that"] if clause.subject_is_person else ["that"]
+        outs = []
+        for be in be_forms:
+            for rel in rels:
+                for verb in _verb_variants(chain, adverbs, pre_adv):
+                    focus = _lower_first(subj)
+                    outs.append(pre + [Tok("It" if not pre else "it", bool(pre))] + _new(be.split()) + focus
+                                + [Tok(rel)] + verb + rest)
+        return _dedupe(outs)
+    if vg == clause.verb_group:
+        raise Refusal("no change")
+    return _dedupe([pre + subj + v + rest for v in _verb_variants(chain, adverbs, pre_adv)])
+
+
+def _dedupe(outs: list[list[Tok]]) -> list[str]:
+    seen = []
+    for toks in outs:
+        s = _render(toks)
+        if s not in seen:
+            seen.append(s)
+    return seen
+
+
+class UDTransformer:
+    """The default LIT backend: spaCy parses, rule-based transformations.
+
+    Parameters
+    ----------
+    spacy_model : str, optional
+        spaCy pipeline with a tagger/morphologizer and a UD dependency parser; default
+        ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_core_web_sm``.
+    batch_size : int
+        Sentences per ``nlp.pipe`` batch.
+
+    Raises
+    ------
+    robust_bench.text.nlp.SpacyModelError
+        If the pipeline cannot be loaded.
+    """
+
+    name = "ud"
+
+    def __init__(self, spacy_model: str | None = None, *, batch_size: int = 256):
+        from robust_bench.text.nlp import load_spacy, spacy_model_name
+
+        self.nlp = load_spacy(spacy_model, require=("tagger", "parser"))
+        self.spacy_model = spacy_model_name(spacy_model)
+        self.batch_size = batch_size
+
+    def analyse_many(self, texts: Sequence[str]) -> list[Clause | Refusal]:
+        """Parse and analyse sentences; each item is a :class:`Clause` or the :class:`Refusal`."""
+        out: list[Clause | Refusal] = []
+        docs = self.nlp.pipe(texts, batch_size=self.batch_size)
+        for doc in docs:
+            try:
+                out.append(analyse(doc))
+            except Refusal as exc:
+                out.append(exc)
+        return out
+
+    @staticmethod
+    def tense_of(clause: Clause) -> str:
+        """``past``, ``present``, ``future`` or ``modal``."""
+        return clause.verb_group.tense
+
+    @staticmethod
+    def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
+        """See :func:`transform`."""
+        return transform(clause, ops)
+
+    def candidates(self, text: str, ops: Sequence[str]) -> list[str]:
+        """Candidates of one sentence (empty when refused); see :func:`transform`."""
+        clause = self.analyse_many([text])[0]
+        if isinstance(clause, Refusal):
+            return []
+        try:
+            return transform(clause, ops)
+        except Refusal:
+            return []

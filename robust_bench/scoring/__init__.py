@@ -1,0 +1,17 @@
+"""Pure scoring functions: numpy in, floats out.
+
+The ``evaluate`` modules in ``metrics/`` are thin adapters over these functions.
+Naming follows scikit-learn: ``*_score`` is to be maximised; the attack success rate is the exception
+(lower is more robust) and says so.
+
+* :mod:`robust_bench.scoring.parsing`: UUAS, DSpr and the punctuation rule.
+* :mod:`robust_bench.scoring.robustness`: attack success rate and consistency.
+"""
+
+from robust_bench.scoring.parsing import (DSprResult, UUASResult, dspr_details, dspr_score, punctuation_mask,
+                                          uuas_counts, uuas_score)
+from robust_bench.scoring.robustness import (NLI_LABEL_RULES, apply_label_rule, attack_success_rate,
+                                             consistency_details, consistency_score)
+
+__all__ = ["UUASResult", "DSprResult", "uuas_counts", "uuas_score", "dspr_details", "dspr_score", "punctuation_mask",
+           "attack_success_rate", "NLI_LABEL_RULES", "apply_label_rule", "consistency_details", "consistency_score"]

@@ -1,0 +1,1 @@
+"""Language utilities shared by the families: spaCy loading, inflection, pseudowords, trees."""

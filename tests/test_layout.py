@@ -1,0 +1,99 @@
+"""The house: every module sits in a room named for its place in the data flow, and nothing imports
+against the flow.
+
+The flow is source corpus -> reader (io) -> language utilities (text) -> perturbation engine
+(perturb) -> builder and dataset repository (data, builders) -> model adapter -> predictions ->
+metric (scoring, metrics) -> result record (leaderboard) -> suite and gate -> command line (cli).
+Two rooms sit lower than their place in that sentence because upstream steps use them:
+
+* ``models`` (the model layer) is a service: the LIT engine ranks surfaces with a causal LM and the
+  parser attack generates candidates with a masked LM, so engines may call adapters. Adapters
+  import nothing from the engines, the builders or the metrics.
+* ``scoring`` holds pure metric functions; it sits right after the engines, whose definitions
+  (the LIT label rules) it applies, and before the attacks, which report an attack success rate.
+
+A module may import from its own room and from any room of a lower rank.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: rank of each room; a module may import rooms of equal or lower rank.
+RANK = {
+    "": 0,            # robust_bench/__init__.py (__version__)
+    "io": 1,
+    "text": 2,
+    "models": 3,
+    "perturb": 4,
+    "scoring": 5,
+    "data": 6, "builders": 6,
+    "attacks": 7,
+    "experiments": 8, "metrics": 8,
+    "leaderboard": 9,
+    "suite": 10, "benchmarks": 10,
+    "cli": 11,
+}
+#: where each room's files live
+FOLDERS = {"builders": ROOT / "builders", "metrics": ROOT / "metrics", "leaderboard": ROOT / "leaderboard",
+           "benchmarks": ROOT / "benchmarks"}
+
+
+def _room_of_module(name: str) -> str | None:
+    parts = name.split(".")
+    if parts[0] != "robust_bench":
+        return None
+    return parts[1] if len(parts) > 1 and parts[1] in RANK else ""
+
+
+def _modules():
+    for path in sorted((ROOT / "robust_bench").rglob("*.py")):
+        rel = path.relative_to(ROOT / "robust_bench").parts
+        yield path, (rel[0] if len(rel) > 1 else "")
+    for room, folder in FOLDERS.items():
+        for path in sorted(folder.rglob("*.py")):
+            yield path, room
+
+
+def _imports(path: Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.lineno, node.module
+            if node.module == "robust_bench":
+                for alias in node.names:
+                    yield node.lineno, f"robust_bench.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+
+
+def test_every_engine_module_sits_in_a_room():
+    loose = [p.name for p in (ROOT / "robust_bench").glob("*.py") if p.name != "__init__.py"]
+    assert not loose, f"modules outside any room: {loose}"
+    rooms = {p.name for p in (ROOT / "robust_bench").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert rooms <= set(RANK), f"rooms without a place in the flow: {rooms - set(RANK)}"
+
+
+def test_nothing_imports_against_the_flow():
+    violations = []
+    for path, room in _modules():
+        for lineno, module in _imports(path):
+            target = _room_of_module(module)
+            if target is None or module == "robust_bench":
+                continue
+            if RANK[target] > RANK[room]:
+                violations.append(f"{path.relative_to(ROOT)}:{lineno}: {room or 'robust_bench'} imports "
+                                  f"{module} ({target}, further down the flow)")
+    assert not violations, "\n".join(violations)
+
+
+@pytest.mark.parametrize("room", sorted(r for r in RANK if r and r not in FOLDERS and r != "suite"))
+def test_each_room_has_a_docstring_that_says_what_it_is_for(room):
+    init = ROOT / "robust_bench" / room / "__init__.py"
+    assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), init
