@@ -64,22 +64,11 @@ class Dspr(evaluate.Metric):
                 "n_constant_rows": r.n_constant_rows}
 
 
-def _random_tree(rng, n):
-    """Heads (1-based, 0 = root) of a random tree over n words."""
-    order = rng.permutation(n)
-    heads = [0] * n
-    for k in range(1, n):
-        heads[int(order[k])] = int(order[rng.integers(0, k)]) + 1
-    return heads
-
-
 def _common_test_inputs(rng):
     """Random valid inputs for the common metric tests (tests/test_metrics_common.py)."""
-    import numpy as np
+    from robust_bench.text.trees import random_tree, tree_distances
 
-    from robust_bench.text.trees import tree_distances
-
-    heads = [_random_tree(rng, int(rng.integers(5, 20))) for _ in range(12)]
+    heads = [random_tree(rng, int(rng.integers(5, 20))) for _ in range(12)]
     preds = [tree_distances(h) + rng.normal(0, 0.7, (len(h), len(h))) for h in heads]
     preds = [(p + p.T) / 2 for p in preds]
     kw = {"predictions": preds, "references": heads}

@@ -234,3 +234,24 @@ def prim_maximum_spanning_tree(weights: np.ndarray) -> list[tuple[int, int]]:
         best[better] = w[v][better]
         parent[better] = v
     return edges
+
+
+def random_tree(rng, n: int) -> list[int]:
+    """Heads of a uniformly attached random tree over ``n`` words (1-based, 0 = root), for tests
+    and examples.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n : int
+        At least 1.
+
+    Returns
+    -------
+    list of int of length n
+    """
+    order = rng.permutation(n)
+    heads = [0] * n
+    for k in range(1, n):
+        heads[int(order[k])] = int(order[rng.integers(0, k)]) + 1
+    return heads
