@@ -114,15 +114,20 @@ def test_kill_at_random_points_many_times(repo):
     assert killed >= 12 and len(versions_seen) >= 3
 
 
-def test_a_second_writer_stops_with_a_clear_message(tmp_path):
-    repo = tmp_path / "robust-bench"
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f'''
-        import sys, time
+def _hold_lock(repo: Path) -> subprocess.Popen:
+    """A process that holds the writer's lock of ``repo`` for 30 s (kill it when done)."""
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(f'''
+        import time
         from robust_bench.data.repository import repository_lock
         with repository_lock({str(repo)!r}):
             print("locked", flush=True)
             time.sleep(30)
     ''')], stdout=subprocess.PIPE, text=True)
+
+
+def test_a_second_writer_stops_with_a_clear_message(tmp_path):
+    repo = tmp_path / "robust-bench"
+    holder = _hold_lock(repo)
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(RepositoryBusyError, match="being written by another robust-bench command"):
@@ -142,13 +147,7 @@ def test_a_second_writer_stops_with_a_clear_message(tmp_path):
 def test_the_cli_reports_a_busy_repository_in_one_line(tmp_path):
     repo = tmp_path / "robust-bench"
     exe = Path(sys.executable).with_name("robust-bench")
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f'''
-        import time
-        from robust_bench.data.repository import repository_lock
-        with repository_lock({str(repo)!r}):
-            print("locked", flush=True)
-            time.sleep(30)
-    ''')], stdout=subprocess.PIPE, text=True)
+    holder = _hold_lock(repo)
     try:
         assert holder.stdout.readline().strip() == "locked"
         proc = subprocess.run([str(exe), "build", "jabberwocky_ewt", "--out", str(repo)], capture_output=True,
