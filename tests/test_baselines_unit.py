@@ -25,7 +25,8 @@ def test_majority_by_hand():
 def test_score_baselines_are_word_blind():
     heads = [[2, 0, 2, 3, 4, 2], [0, 1, 1, 3, 3, 5, 1]]
     upos = [["NOUN", "VERB", "NOUN", "ADP", "NOUN", "PUNCT"], ["VERB"] * 6 + ["PUNCT"]]
-    res = score_baselines(heads, {"a": (heads, upos), "b": (heads, upos)})
+    res = score_baselines(heads, {"a": (heads, upos, None), "b": (heads, upos, None)})
+    assert res["path"]["a"]["details"]["punctuation_rule"] == "upos-punct"
     for name in ("path", "majority"):
         assert res[name]["a"]["uuas"] == res[name]["b"]["uuas"]
         assert 0.0 <= res[name]["a"]["uuas"] <= 1.0

@@ -30,6 +30,7 @@ def test_main_job_build_then_baselines(tmp_path, sources):
     assert "built jabberwocky_ewt" in out and (tmp_path / "robust-bench" / "data" / "jabberwocky_ewt" / "test.parquet").is_file()
     out = run(["baselines", "--config", "jabberwocky_ewt"], tmp_path, env).stdout
     assert "check passed: plain and Jabberwocky scores are identical" in out
+    assert "UUAS excludes punctuation by: XPOS in" in out
     records = sorted((tmp_path / "results").glob("*.json"))
     assert len(records) == 4
     by = {}
@@ -37,6 +38,7 @@ def test_main_job_build_then_baselines(tmp_path, sources):
         rec = json.loads(p.read_text())
         validate_record(rec)
         by[(rec["model"]["id"], rec["variant"])] = rec["metrics"]
+        assert rec["details"]["punctuation_rule"] == "xpos-ptb"      # EWT has PTB XPOS tags
     for name in ("baseline:path", "baseline:majority"):
         assert by[(name, "plain")] == by[(name, "jabberwocky")]
         assert 0.3 < by[(name, "plain")]["uuas"] < 0.7 and 0.3 < by[(name, "plain")]["dspr"] < 0.8

@@ -55,6 +55,7 @@ def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):
         assert 0 <= rec["metrics"]["uuas"] <= 1
         assert ("dspr" in rec["metrics"]) == (probe == "structural")
         assert rec["details"]["n_test_sentences"] <= 300 and rec["model"]["revision"].startswith("local-")
+        assert rec["details"]["punctuation_rule"] == "xpos-ptb"
     assert sum(rec["details"]["selected_layer"] for rec in recs.values()) == 4
     for metric in ("uuas", "dspr"):
         for ext in ("png", "svg"):

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from robust_bench.scoring import dspr_details, dspr_score, punctuation_mask, uuas_counts, uuas_score
+from robust_bench.scoring import (PTB_PUNCTUATION_XPOS, dspr_details, dspr_score, punctuation_mask, punctuation_masks,
+                                  uuas_counts, uuas_score)
 from robust_bench.text.trees import (heads_to_edges, minimum_spanning_edges, prim_maximum_spanning_tree,
                                 tree_distances)
 
@@ -171,6 +172,45 @@ def test_uuas_parity_with_hewitt_manning_reporter():
         masks.append(np.array([p == "," for p in pos]))
     ref = _hm_uuas(golds, preds, poses)
     assert uuas_score(heads_list, preds, punctuation=masks) == pytest.approx(ref, abs=1e-12)
+
+
+def test_punctuation_rule_is_hewitt_manning_ptb_set_where_xpos_exists():
+    assert PTB_PUNCTUATION_XPOS == set(H_AND_M_PUNCT)
+    upos = [["NOUN", "PUNCT", "NOUN", "PUNCT", "PUNCT"]]
+    xpos = [["NN", "HYPH", "NN", "NFP", "."]]           # EWT: hyphen and emoticon are PUNCT but not PTB punctuation
+    masks, rule = punctuation_masks(upos, xpos)
+    assert rule == "xpos-ptb" and masks[0].tolist() == [False, False, False, False, True]
+    masks, rule = punctuation_masks(upos)
+    assert rule == "upos-punct" and masks[0].tolist() == [False, True, False, True, True]
+    # one word without an XPOS anywhere in the corpus: the UPOS rule for the whole corpus
+    masks, rule = punctuation_masks(upos + [["NOUN"]], xpos + [["_"]])
+    assert rule == "upos-punct"
+    with pytest.raises(ValueError, match="xpos has 1 sentences, upos 2"):
+        punctuation_masks(upos + upos, xpos)
+    with pytest.raises(ValueError, match="xpos has 2 tags, upos 5"):
+        punctuation_mask(upos[0], ["NN", "NN"])
+
+
+def test_uuas_on_real_ewt_matches_reporter_with_xpos(sources):
+    """Real EWT test trees with noisy distances: our UUAS under the XPOS rule equals the
+    reporter's, and differs from the UPOS rule where HYPH/NFP tokens occur."""
+    from robust_bench.io.conllu_io import read_conllu
+
+    sents = [s for s in read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-test.conllu")
+             if len(s.heads) > 1][:400]
+    rng = np.random.default_rng(0)
+    heads = [list(s.heads) for s in sents]
+    golds = [tree_distances(h) for h in heads]
+    preds = [g + rng.normal(0, 1.0, g.shape) for g in golds]
+    preds = [(p + p.T) / 2 for p in preds]
+    xpos = [list(s.xpos) for s in sents]
+    masks, rule = punctuation_masks([s.upos for s in sents], xpos)
+    assert rule == "xpos-ptb"
+    ours = uuas_score(heads, preds, punctuation=masks)
+    assert ours == pytest.approx(_hm_uuas(golds, preds, xpos), abs=1e-12)
+    upos_masks, _ = punctuation_masks([s.upos for s in sents])
+    n_differ = sum(int((a != b).sum()) for a, b in zip(masks, upos_masks))
+    assert n_differ > 0 and uuas_score(heads, preds, punctuation=upos_masks) != ours
 
 
 # --- DSpr ----------------------------------------------------------------------------------------

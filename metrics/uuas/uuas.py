@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from robust_bench.scoring import punctuation_mask, uuas_counts
+from robust_bench.scoring import punctuation_masks, uuas_counts
 from robust_bench.data.citations import HEWITT_MANNING_2019
 
 _CITATION = HEWITT_MANNING_2019
@@ -12,8 +12,10 @@ _DESCRIPTION = """\
 UUAS is the fraction of gold undirected dependency edges that a predicted tree recovers,
 micro-averaged over all edges of the corpus. The predicted tree is given either as heads or
 as a matrix of predicted distances, decoded with a minimum spanning tree. Punctuation words
-(UPOS PUNCT) are excluded, and the gold edges are the minimum spanning tree of gold tree
-distances over the remaining words, exactly as in Hewitt & Manning (2019, §3.1, reporter.py).
+are excluded: by their PTB XPOS tag ('' , . : `` -LRB- -RRB-) when XPOS tags are given, as in
+Hewitt & Manning (2019, reporter.py), else by UPOS PUNCT; the output names the rule used. The
+gold edges are the minimum spanning tree of gold tree distances over the remaining words,
+exactly as in Hewitt & Manning (2019, §3.1, reporter.py).
 Range [0, 1]; higher is better; 1 means every gold edge is found.
 """
 
@@ -22,12 +24,15 @@ Args:
     predictions (`list` of per-sentence predictions): either distance matrices of shape
         (n_words, n_words) (list of lists of floats) or 1-based predicted heads of shape (n_words,).
     references (`list` of `list` of `int`): 1-based gold heads, 0 for the root, shape (n_words,).
-    upos (`list` of `list` of `str`): UPOS tags, shape (n_words,); words tagged PUNCT are excluded.
+    upos (`list` of `list` of `str`): UPOS tags, shape (n_words,).
+    xpos (`list` of `list` of `str`, optional): PTB tags, shape (n_words,). When every word has
+        one, punctuation is found by XPOS (Hewitt & Manning's rule); otherwise by UPOS PUNCT.
     exclude_punctuation (`bool`, default True): set False to score every word.
 Returns:
     uuas (`float`): fraction in [0, 1], higher is better.
     correct (`int`), total (`int`): gold edges recovered and scored.
     n_sentences (`int`): sentences with at least one scored edge; n_skipped (`int`): the others.
+    punctuation_rule (`str`): "xpos-ptb", "upos-punct" or "none".
 Raises:
     ValueError: on shape mismatches or when no sentence has an edge to score.
 Examples:
@@ -63,11 +68,11 @@ class Uuas(evaluate.Metric):
                             "https://github.com/john-hewitt/structural-probes"],
         )
 
-    def _compute(self, predictions, references, upos, exclude_punctuation=True):
-        punct = [punctuation_mask(u) for u in upos] if exclude_punctuation else None
+    def _compute(self, predictions, references, upos, xpos=None, exclude_punctuation=True):
+        punct, rule = punctuation_masks(upos, xpos) if exclude_punctuation else (None, "none")
         r = uuas_counts(references, predictions, punctuation=punct)
         return {"uuas": r.score, "correct": r.correct, "total": r.total,
-                "n_sentences": r.n_sentences, "n_skipped": r.n_skipped}
+                "n_sentences": r.n_sentences, "n_skipped": r.n_skipped, "punctuation_rule": rule}
 
 
 def _common_test_inputs(rng):

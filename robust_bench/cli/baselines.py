@@ -34,9 +34,12 @@ def baselines(
 def _baselines(config: str, repo: Path, source: Optional[Path], split: str, output_dir: Path) -> None:
     from robust_bench.experiments.baselines import run_baselines
     from robust_bench.leaderboard.records import make_record, write_record
+    from robust_bench.scoring import PUNCTUATION_RULES
 
     run = run_baselines(config, repo=repo, source=source, split=split)
     typer.echo(f"{config} / {split}: model-free baselines (Hall Maudslay & Cotterell, 2021, §5.1)")
+    rules = {r["details"]["punctuation_rule"] for by_v in run["results"].values() for r in by_v.values()}
+    typer.echo(f"UUAS excludes punctuation by: {', '.join(PUNCTUATION_RULES[r] for r in sorted(rules))}")
     typer.echo(f"{'baseline':<10} {'variant':<12} {'UUAS':>7} {'DSpr':>7}")
     written = []
     for name, by_variant in run["results"].items():

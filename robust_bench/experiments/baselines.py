@@ -89,7 +89,8 @@ class MajorityBaseline:
 
 
 def score_baselines(train_heads: Iterable[Sequence[int]],
-                    eval_sets: dict[str, tuple[Sequence[Sequence[int]], Sequence[Sequence[str]]]],
+                    eval_sets: dict[str, tuple[Sequence[Sequence[int]], Sequence[Sequence[str]],
+                                               Sequence[Sequence[str]] | None]],
                     *, max_length: int = MAJORITY_MAX_LENGTH) -> dict[str, dict[str, dict]]:
     """UUAS and DSpr of Path and Majority on one or more evaluation sets.
 
@@ -97,9 +98,10 @@ def score_baselines(train_heads: Iterable[Sequence[int]],
     ----------
     train_heads : iterable of array-like of int
         Training trees for Majority.
-    eval_sets : dict of str to (heads, upos)
-        Per variant (for example ``"plain"``, ``"jabberwocky"``): the gold heads and UPOS
-        tags of each sentence. UPOS ``PUNCT`` is excluded from UUAS.
+    eval_sets : dict of str to (heads, upos, xpos)
+        Per variant (for example ``"plain"``, ``"jabberwocky"``): the gold heads, UPOS tags and
+        XPOS tags (or ``None``) of each sentence. Punctuation is excluded from UUAS by the rule
+        :func:`robust_bench.scoring.punctuation_masks` picks; ``details`` names it.
     max_length : int
         Majority's length cut-off.
 
@@ -109,12 +111,12 @@ def score_baselines(train_heads: Iterable[Sequence[int]],
         ``result[baseline][variant] = {"uuas": float, "dspr": float, "details": {...}}`` with
         baselines ``"path"`` and ``"majority"``.
     """
-    from robust_bench.scoring import dspr_details, punctuation_mask, uuas_counts
+    from robust_bench.scoring import dspr_details, punctuation_masks, uuas_counts
 
     majority = MajorityBaseline(max_length=max_length).fit(train_heads)
     out: dict[str, dict[str, dict]] = {"path": {}, "majority": {}}
-    for variant, (heads, upos) in eval_sets.items():
-        punct = [punctuation_mask(u) for u in upos]
+    for variant, (heads, upos, xpos) in eval_sets.items():
+        punct, rule = punctuation_masks(upos, xpos)
         majority.n_fallback = 0
         preds = {"path": [path_distances(len(h)) for h in heads],
                  "majority": [majority.predict_distances(len(h)) for h in heads]}
@@ -123,7 +125,7 @@ def score_baselines(train_heads: Iterable[Sequence[int]],
             u = uuas_counts(heads, dists, punctuation=punct)
             d = dspr_details(heads, dists)
             details = {"uuas_correct": u.correct, "uuas_total": u.total, "uuas_sentences": u.n_sentences,
-                       "uuas_skipped": u.n_skipped, "dspr_sentences": d.n_sentences,
+                       "uuas_skipped": u.n_skipped, "punctuation_rule": rule, "dspr_sentences": d.n_sentences,
                        "dspr_excluded": d.n_excluded, "dspr_constant_rows": d.n_constant_rows}
             if name == "majority":
                 details["path_fallback_sentences"] = fallback
@@ -195,8 +197,8 @@ def run_baselines(config: str, *, repo: str | os.PathLike, source: str | os.Path
     jab = datasets.load_dataset(str(repo), config, split=split)
     names = jab.features["upos"].feature.names
     eval_sets = {
-        "plain": ([s.heads for s in plain], [s.upos for s in plain]),
-        "jabberwocky": (jab["head"], [[names[t] for t in row] for row in jab["upos"]]),
+        "plain": ([s.heads for s in plain], [s.upos for s in plain], [s.xpos for s in plain]),
+        "jabberwocky": (jab["head"], [[names[t] for t in row] for row in jab["upos"]], jab["xpos"]),
     }
     results = score_baselines([s.heads for s in treebank["train"]], eval_sets)
     hashes = {"plain": sha256_file(paths[split]), "jabberwocky": digest}

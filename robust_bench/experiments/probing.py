@@ -22,7 +22,7 @@ import numpy as np
 
 from robust_bench.experiments.baselines import score_baselines
 from robust_bench.experiments.probes import PROBES, predict_distances, random_search, sample_trials
-from robust_bench.scoring import dspr_details, punctuation_mask, uuas_counts
+from robust_bench.scoring import dspr_details, punctuation_masks, uuas_counts
 
 __all__ = ["ProbeSettings", "default_layers", "load_static_vectors", "run_probing", "ProbingError"]
 
@@ -87,6 +87,9 @@ class _Split:
     words: dict[str, list[list[str]]]
     heads: list[list[int]]
     upos: list[list[str]]
+    xpos: list[list[str]]
+    punct: list[np.ndarray]
+    punctuation_rule: str
 
 
 def _load_splits(repo: Path, config: str, max_sentences: int | None) -> tuple[dict[str, _Split], dict]:
@@ -106,8 +109,10 @@ def _load_splits(repo: Path, config: str, max_sentences: int | None) -> tuple[di
         if max_sentences is not None:
             d = d.select(range(min(max_sentences, len(d))))
         names = d.features["upos"].feature.names
+        upos = [[names[t] for t in row] for row in d["upos"]]
+        punct, rule = punctuation_masks(upos, d["xpos"])
         out[split] = _Split(words={"plain": d["original_tokens"], "jabberwocky": d["tokens"]}, heads=d["head"],
-                            upos=[[names[t] for t in row] for row in d["upos"]])
+                            upos=upos, xpos=d["xpos"], punct=punct, punctuation_rule=rule)
     return out, meta
 
 
@@ -133,11 +138,11 @@ def _fast_pos(adapter, vectors: dict[str, np.ndarray], dim: int, sentences: Sequ
     return out, oov
 
 
-def _score(kind: str, proj: np.ndarray, reps, heads, upos) -> dict[str, Any]:
+def _score(kind: str, proj: np.ndarray, reps, heads, punct, rule: str) -> dict[str, Any]:
     dists = predict_distances(proj, reps)
-    u = uuas_counts(heads, dists, punctuation=[punctuation_mask(x) for x in upos])
+    u = uuas_counts(heads, dists, punctuation=punct)
     metrics = {"uuas": u.score}
-    details = {"uuas_correct": u.correct, "uuas_total": u.total}
+    details = {"uuas_correct": u.correct, "uuas_total": u.total, "punctuation_rule": rule}
     if kind == "structural":
         d = dspr_details(heads, dists)
         metrics["dspr"] = d.score
@@ -214,7 +219,7 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
         pos = {int(k): i for i, k in enumerate(r.kept)}
         idx = [int(k) for k in r.kept] if only is None else list(only)
         vecs = [np.asarray(r.sentence(pos[k])) for k in idx]
-        return vecs, [splits[split].heads[k] for k in idx], [splits[split].upos[k] for k in idx]
+        return vecs, [splits[split].heads[k] for k in idx], [splits[split].punct[k] for k in idx]
 
     fast = None
     if s.static_vectors:
@@ -223,12 +228,12 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
         for (sp, v), r in reps.items():
             kept = r[layers[0]].kept if sp != "test" else np.asarray(common_sorted)
             fp, oov = _fast_pos(adapter, vectors, vdim, splits[sp].words[v], kept)
-            fast[(sp, v)] = (fp, [splits[sp].heads[k] for k in kept], [splits[sp].upos[k] for k in kept], oov)
+            fast[(sp, v)] = (fp, [splits[sp].heads[k] for k in kept], [splits[sp].punct[k] for k in kept], oov)
 
     def data_for(rep, split, variant):
         if rep == "fast+pos":
-            vecs, heads, upos, _ = fast[(split, variant)]
-            return vecs, heads, upos
+            vecs, heads, punct, _ = fast[(split, variant)]
+            return vecs, heads, punct
         return take(split, variant, rep, common_sorted if split == "test" else None)
 
     dim_of = {layer: reps[("train", train_var)][layer].vectors.shape[1] for layer in layers}
@@ -245,8 +250,8 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
                                        device=adapter.device if adapter.device != "mps" else "cpu",
                                        progress=progress)
             for v in test_variants:
-                te_x, te_h, te_u = data_for(rep, "test", v)
-                scored = _score(kind, best.proj, te_x, te_h, te_u)
+                te_x, te_h, te_p = data_for(rep, "test", v)
+                scored = _score(kind, best.proj, te_x, te_h, te_p, splits["test"].punctuation_rule)
                 results.append({"probe": kind, "representation": rep, "variant": v, "dev_loss": best.dev_loss,
                                 "trial": {"lr": best.trial.lr, "rank": best.trial.rank,
                                           "dropout": best.trial.dropout, "epochs": best.epochs},
@@ -258,7 +263,8 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
     test = splits["test"]
     heads = [test.heads[k] for k in common_sorted]
     upos = [test.upos[k] for k in common_sorted]
-    base = score_baselines(splits["train"].heads, {v: (heads, upos) for v in test_variants})
+    xpos = [test.xpos[k] for k in common_sorted]
+    base = score_baselines(splits["train"].heads, {v: (heads, upos, xpos) for v in test_variants})
     return {
         "model": model,
         "model_revision": adapter.fingerprint(),
@@ -273,6 +279,7 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
         "dropped": dropped,
         "n_test": len(common_sorted),
         "n_test_total": len(test.heads),
+        "punctuation_rule": test.punctuation_rule,
         "static_vectors_oov": {f"{k[0]}/{k[1]}": v[3] for k, v in fast.items()} if fast else None,
         "dims": dim_of,
         "n_forward": adapter.n_forward,

@@ -8,10 +8,12 @@ Naming follows scikit-learn: ``*_score`` is to be maximised; the attack success 
 * :mod:`robust_bench.scoring.robustness`: attack success rate and consistency.
 """
 
-from robust_bench.scoring.parsing import (DSprResult, UUASResult, dspr_details, dspr_score, punctuation_mask,
-                                          uuas_counts, uuas_score)
+from robust_bench.scoring.parsing import (PTB_PUNCTUATION_XPOS, PUNCTUATION_RULES, DSprResult, UUASResult,
+                                          dspr_details, dspr_score, punctuation_mask, punctuation_masks, uuas_counts,
+                                          uuas_score)
 from robust_bench.scoring.robustness import (NLI_LABEL_RULES, apply_label_rule, attack_success_rate,
                                              consistency_details, consistency_score)
 
 __all__ = ["UUASResult", "DSprResult", "uuas_counts", "uuas_score", "dspr_details", "dspr_score", "punctuation_mask",
+           "punctuation_masks", "PTB_PUNCTUATION_XPOS", "PUNCTUATION_RULES",
            "attack_success_rate", "NLI_LABEL_RULES", "apply_label_rule", "consistency_details", "consistency_score"]

@@ -12,18 +12,80 @@ from scipy.stats import rankdata
 from robust_bench.text.trees import minimum_spanning_edges, tree_distances
 
 __all__ = ["UUASResult", "DSprResult", "uuas_counts", "uuas_score", "dspr_details", "dspr_score",
-           "punctuation_mask"]
+           "punctuation_mask", "punctuation_masks", "PTB_PUNCTUATION_XPOS", "PUNCTUATION_RULES"]
 
 PUNCT_UPOS = "PUNCT"
 
+#: PTB tags that Hewitt & Manning (2019) exclude from UUAS: ``prims_matrix_to_edges`` in the
+#: ``reporter.py`` of github.com/john-hewitt/structural-probes (the same set as Chen & Manning's
+#: parser evaluation). On UD English EWT this keeps HYPH, NFP, ``$`` and ``#`` in the tree.
+PTB_PUNCTUATION_XPOS = frozenset({"''", ",", ".", ":", "``", "-LRB-", "-RRB-"})
 
-def punctuation_mask(upos: Sequence[str]) -> np.ndarray:
-    """Boolean mask of punctuation words from UPOS tags, shape (n_words,).
+#: The punctuation rules a record can name, with what each excludes.
+PUNCTUATION_RULES = {
+    "xpos-ptb": "XPOS in {'' , . : `` -LRB- -RRB-} (Hewitt & Manning 2019, reporter.py)",
+    "upos-punct": "UPOS PUNCT (the corpus has no PTB XPOS tags)",
+}
 
-    Hewitt & Manning (2019) exclude punctuation, identified by PTB tags, from UUAS. On
-    Universal Dependencies the same words carry UPOS ``PUNCT``.
+
+def punctuation_mask(upos: Sequence[str], xpos: Sequence[str] | None = None) -> np.ndarray:
+    """Boolean mask of the punctuation words of one sentence, shape (n_words,).
+
+    With ``xpos`` (PTB tags), a word is punctuation when its XPOS is in
+    :data:`PTB_PUNCTUATION_XPOS`, the rule of Hewitt & Manning (2019, ``reporter.py``).
+    Without it, UPOS ``PUNCT`` stands in. See :func:`punctuation_masks` for choosing the rule
+    for a whole corpus.
+
+    Raises
+    ------
+    ValueError
+        If ``xpos`` and ``upos`` differ in length.
     """
-    return np.asarray([u == PUNCT_UPOS for u in upos], dtype=bool)
+    if xpos is None:
+        return np.asarray([u == PUNCT_UPOS for u in upos], dtype=bool)
+    if len(xpos) != len(upos):
+        raise ValueError(f"xpos has {len(xpos)} tags, upos {len(upos)}")
+    return np.asarray([x in PTB_PUNCTUATION_XPOS for x in xpos], dtype=bool)
+
+
+def _has_ptb_xpos(xpos: Sequence[Sequence[str]] | None) -> bool:
+    if xpos is None:
+        return False
+    tags = [t for sent in xpos for t in sent]
+    return bool(tags) and all(t not in ("", "_", None) for t in tags)
+
+
+def punctuation_masks(upos: Sequence[Sequence[str]], xpos: Sequence[Sequence[str]] | None = None
+                      ) -> tuple[list[np.ndarray], str]:
+    """Punctuation masks for a corpus, and the name of the rule used.
+
+    The XPOS (PTB) rule of Hewitt & Manning (2019) is used when every word of the corpus carries
+    an XPOS tag; otherwise the UPOS ``PUNCT`` rule. One rule for the whole corpus, so scores of
+    its sentences are comparable.
+
+    Parameters
+    ----------
+    upos : sequence of sequence of str
+        UPOS tags per sentence, shape (n_sentences, n_words).
+    xpos : sequence of sequence of str, optional
+        PTB tags per sentence, same shape; ``"_"`` marks a missing tag.
+
+    Returns
+    -------
+    masks : list of ndarray of bool, each of shape (n_words,)
+    rule : str
+        A key of :data:`PUNCTUATION_RULES`: ``"xpos-ptb"`` or ``"upos-punct"``.
+
+    Raises
+    ------
+    ValueError
+        If ``xpos`` has a different number of sentences or words from ``upos``.
+    """
+    if xpos is not None and len(xpos) != len(upos):
+        raise ValueError(f"xpos has {len(xpos)} sentences, upos {len(upos)}")
+    if _has_ptb_xpos(xpos):
+        return [punctuation_mask(u, x) for u, x in zip(upos, xpos)], "xpos-ptb"
+    return [punctuation_mask(u) for u in upos], "upos-punct"
 
 
 @dataclass(frozen=True)
