@@ -20,6 +20,23 @@ change a classifier's prediction, within a budget of 15% of the segment's tokens
 
 Queries go through :class:`robust_bench.models.classifiers.Classifier`, so every distinct input is
 sent once, and all candidates of a step are scored in one batched call.
+
+Search protocol
+---------------
+``greedy_search``, ``beam_search`` and ``genetic_search`` are generators with one signature,
+``search(state, ops, budget, p0, rng)``, so :func:`attack_many` can drive many attacks at once and
+batch their queries across examples:
+
+* each ``yield`` hands out a list of m operation sets (each a ``list[Operation]``, possibly empty
+  for the unperturbed segment) to be scored;
+* the driver sends back the classifier's probabilities for the m realised inputs, an ndarray of
+  float of shape (m, n_labels), rows summing to 1, in the order given;
+* the generator returns (``StopIteration.value``) the chosen operations, a ``list[Operation]``
+  whose total cost (in tokens, :attr:`Operation.cost`) is at most ``budget`` and whose edits do
+  not overlap; the list is empty when no operation lowers the original label's probability.
+
+A search never raises for a hard example; it returns its best operations, and the driver
+decides success by the final prediction.
 """
 
 from __future__ import annotations
@@ -35,8 +52,8 @@ from robust_bench.models.classifiers import Classifier, Input
 from robust_bench.perturb.grammar_errors import (DELETE, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
                                          error_budget)
 
-__all__ = ["SEARCHES", "AttackResult", "AttackTarget", "attack", "attack_many", "greedy_search", "beam_search",
-           "genetic_search"]
+__all__ = ["SEARCHES", "AttackResult", "AttackTarget", "SearchState", "attack", "attack_many", "greedy_search",
+           "beam_search", "genetic_search"]
 
 SEARCHES = ("greedy", "beam", "genetic")
 BEAM_SIZE = 5
@@ -119,9 +136,25 @@ def _compatible(op: Operation, chosen: Sequence[Operation]) -> bool:
     return not (span(op) & used)
 
 
-class _Scorer:
-    """Turns operation sets into model inputs, and counts the distinct inputs of one example
-    that the model had not seen (its queries)."""
+class SearchState:
+    """The state a search needs for one example: its target, its words, and its query count.
+
+    Turns operation sets into model inputs (:meth:`inputs`) and counts the distinct inputs of
+    this example that the classifier had not already seen (:attr:`queries`, Yin et al. 2020 §4
+    report queries per example).
+
+    Parameters
+    ----------
+    target : AttackTarget
+
+    Attributes
+    ----------
+    t : AttackTarget
+    words : list of str, shape (n_tokens,)
+    spaces : list of bool, shape (n_tokens,)
+    queries : int
+        Distinct new inputs of this example sent to the model so far.
+    """
 
     def __init__(self, target: AttackTarget):
         self.t = target
@@ -144,7 +177,7 @@ class _Scorer:
         return out
 
 
-def _result(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, probs: np.ndarray) -> AttackResult:
+def _result(sc: SearchState, ops: Sequence[Operation], budget: int, p0: float, probs: np.ndarray) -> AttackResult:
     words, spaces = sc.realise(ops)
     pred = int(np.argmax(probs))
     ordered = sorted(ops, key=lambda o: (o.position, o.operation != INSERT))
@@ -153,7 +186,7 @@ def _result(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, probs
                         p_final=float(probs[sc.t.label]), prediction=pred)
 
 
-def _importance_order(sc: _Scorer, p0: float) -> list[int]:
+def _importance_order(sc: SearchState, p0: float) -> list[int]:
     """Tokens by descending importance: the drop in p(original label) when the token is deleted."""
     n = len(sc.words)
     deletions = [[Operation("importance", DELETE, i, sc.words[i], "")] for i in range(n)]
@@ -171,8 +204,34 @@ def _ops_by_position(ops: Sequence[Operation]) -> dict[int, list[Operation]]:
     return out
 
 
-def greedy_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random) -> list[Operation]:
-    """Yin et al. (2020), Alg. 1."""
+def greedy_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random) -> list[Operation]:
+    """Greedy search, Yin et al. (2020), Alg. 1; a generator following the search protocol in
+    the module docstring.
+
+    Parameters
+    ----------
+    sc : SearchState
+        The example being attacked.
+    ops : sequence of Operation
+        Every candidate operation (from ``candidate_operations``); none applied yet.
+    budget : int
+        Most tokens that may be modified (``error_budget``: 15% of the segment, at least 1).
+    p0 : float in [0, 1]
+        Probability of the original (correct) label on the unperturbed segment.
+    rng : random.Random
+        Unused by greedy search (deterministic); kept for the common signature.
+
+    Yields
+    ------
+    list of list of Operation
+        First the n single-token deletions (importance, length n_tokens), then per visited
+        token the current operations plus each compatible candidate at that token.
+
+    Returns
+    -------
+    list of Operation
+        The operations applied, in the order chosen; cost <= ``budget``.
+    """
     by_pos = _ops_by_position(ops)
     n = len(sc.words)
     chosen: list[Operation] = []
@@ -194,9 +253,26 @@ def greedy_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float,
     return chosen
 
 
-def beam_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random,
+def beam_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random,
                 beam_size: int = BEAM_SIZE) -> list[Operation]:
-    """Yin et al. (2020), Alg. 2 (beam size 5, App. C)."""
+    """Beam search, Yin et al. (2020), Alg. 2 (beam size 5, App. C); a generator following the
+    search protocol in the module docstring.
+
+    Parameters are those of :func:`greedy_search` (``rng`` unused), and ``beam_size`` (int >= 1),
+    the operation streams kept after each visited token.
+
+    Yields
+    ------
+    list of list of Operation
+        The importance deletions, then per visited token every expansion of every beam (the beam
+        itself, untouched, is one of them): at most ``beam_size * (1 + candidates at the token)``.
+
+    Returns
+    -------
+    list of Operation
+        The first expansion that flips the prediction (lowest original-label probability, then
+        fewest edits), else the beam with the lowest original-label probability.
+    """
     by_pos = _ops_by_position(ops)
     n = len(sc.words)
     beams: list[tuple[float, list[Operation]]] = [(p0, [])]
@@ -229,11 +305,30 @@ def beam_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, r
     return min(beams, key=lambda b: b[0])[1]
 
 
-def genetic_search(sc: _Scorer, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random,
+def genetic_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random,
                    population: int = POPULATION, generation_factor: float = GENERATION_FACTOR) -> list[Operation]:
-    """Yin et al. (2020), Alg. 3, after Alzantot et al. (2018): population 60, at most
-    ceil(0.23 x length) generations, elitism, fitness-proportional parents, uniform crossover,
-    mutation by one random compatible operation."""
+    """Genetic search, Yin et al. (2020), Alg. 3, after Alzantot et al. (2018); a generator
+    following the search protocol in the module docstring.
+
+    Population 60, at most ceil(0.23 x n_tokens) generations (App. C), elitism,
+    fitness-proportional parents (fitness = 1 - p(original label)), uniform crossover, mutation by
+    one random compatible operation (or, when the budget is full, by replacing one).
+
+    Parameters are those of :func:`greedy_search`, and ``population`` (int >= 1) and
+    ``generation_factor`` (float > 0). ``rng`` drives sampling, so one seed gives one result.
+
+    Yields
+    ------
+    list of list of Operation
+        Each generation's population (length ``population``), and last the final population plus
+        the best individual seen.
+
+    Returns
+    -------
+    list of Operation
+        The first individual that flips the prediction (lowest original-label probability, then
+        fewest edits), else the one with the lowest original-label probability.
+    """
     if not ops:
         return []
     generations = max(1, math.ceil(generation_factor * len(sc.words)))
@@ -288,7 +383,7 @@ def _attack_gen(target: AttackTarget, search: str, budget_rate: float, seed: int
     probabilities, so many attacks can share batched forward passes (:func:`attack_many`)."""
     from robust_bench.perturb.grammar_errors import ERROR_TYPES
 
-    sc = _Scorer(target)
+    sc = SearchState(target)
     budget = error_budget(len(target.tokens), budget_rate)
     p0 = float((yield sc, [[]])[0][target.label])
     ops = candidate_operations(target.tokens, protected=target.protected, no_insert_before=target.no_insert_before,

@@ -288,7 +288,7 @@ class LoadedModel:
 
 def load_pretrained(auto_class, model: str, *, revision: str | None = None, device: str = "auto",
                     dtype: str = "auto", kind: str = "model", add_prefix_space: bool = False,
-                    require_fast: bool = False) -> LoadedModel:
+                    require_fast: bool = False, **config_overrides: Any) -> LoadedModel:
     """Load tokenizer and weights of ``model`` with ``auto_class`` (for example
     ``AutoModelForSequenceClassification``).
 
@@ -307,6 +307,9 @@ def load_pretrained(auto_class, model: str, *, revision: str | None = None, devi
         What the model is for, in error messages ("classifier", "tagger", ...).
     add_prefix_space, require_fast : bool
         See :func:`load_tokenizer`.
+    **config_overrides
+        Passed to ``from_pretrained`` to override config fields (for example ``num_labels``
+        and ``id2label`` when a new classification head is put on an encoder).
 
     Returns
     -------
@@ -322,7 +325,7 @@ def load_pretrained(auto_class, model: str, *, revision: str | None = None, devi
     tdtype = resolve_dtype(dev, dtype)
     tok = load_tokenizer(model, revision=revision, add_prefix_space=add_prefix_space, require_fast=require_fast)
     try:
-        net = auto_class.from_pretrained(model, revision=revision, dtype=tdtype)
+        net = auto_class.from_pretrained(model, revision=revision, dtype=tdtype, **config_overrides)
     except (OSError, ValueError) as exc:
         raise ModelError(f"cannot load {kind} {model!r}: {exc}") from exc
     if getattr(net.config, "pad_token_id", None) is None and tok.pad_token_id is not None:

@@ -96,16 +96,70 @@ def pair_label(code: str, label: int) -> int | None:
 
 
 class Backend(Protocol):
-    """What a LIT backend provides (the UD backend, :class:`robust_bench.perturb.lit.ud.UDTransformer`, and
-    the ERG backend, :class:`robust_bench.perturb.lit.erg.ErgTransformer`)."""
+    """What a LIT backend provides: sentence analysis and the transformations of Li et al. (2020, §3).
+
+    Two implementations: the UD backend, :class:`robust_bench.perturb.lit.ud.UDTransformer`
+    (spaCy dependency parse and rule-based realisation), and the ERG backend,
+    :class:`robust_bench.perturb.lit.erg.ErgTransformer` (ACE parse and generation with the English
+    Resource Grammar, as in the paper, §3.2). A backend is stateless between calls apart from
+    caches; :func:`make_contrast_sets` calls :meth:`analyse_many` once on every distinct sentence,
+    then :meth:`transform` per (sentence, code).
+
+    Attributes
+    ----------
+    name : str
+        Short backend name recorded on every row (``"ud"`` or ``"erg"``).
+    """
 
     name: str
 
-    def analyse_many(self, texts: Sequence[str]) -> list[Any]: ...  # analysis or Refusal
+    def analyse_many(self, texts: Sequence[str]) -> list[Any]:
+        """Analyse sentences in one batched call.
 
-    def tense_of(self, analysis: Any) -> str: ...
+        Parameters
+        ----------
+        texts : sequence of str, length n
+            Raw sentences (one NLI premise or hypothesis each).
 
-    def transform(self, analysis: Any, ops: Sequence[str]) -> list[str]: ...
+        Returns
+        -------
+        list, length n
+            Per sentence, an opaque analysis for :meth:`tense_of` and :meth:`transform`, or the
+            :class:`robust_bench.perturb.lit.ud.Refusal` that says why the sentence cannot be
+            transformed (its ``reason`` is counted in the coverage report). Never raises for one
+            bad sentence.
+        """
+        ...
+
+    def tense_of(self, analysis: Any) -> str:
+        """Tense of the analysed main clause: ``"past"``, ``"present"``, ``"future"`` or ``"modal"``;
+        it decides which tense codes apply (§3.1, Table 1)."""
+        ...
+
+    def transform(self, analysis: Any, ops: Sequence[str]) -> list[str]:
+        """Surface candidates of the analysed sentence after the operations ``ops``.
+
+        Parameters
+        ----------
+        analysis : object
+            One non-refused item from :meth:`analyse_many`.
+        ops : sequence of str
+            Operation names (for example ``["past", "passive"]``), verb-group operations first and
+            at most one structural operation.
+
+        Returns
+        -------
+        list of str
+            Distinct candidates, at least one; the LM picks the most fluent (§3.3).
+
+        Raises
+        ------
+        robust_bench.perturb.lit.ud.Refusal
+            When an operation does not apply to this sentence.
+        ValueError
+            For an unknown operation.
+        """
+        ...
 
 
 @dataclass
