@@ -1,6 +1,8 @@
-"""LIT contrast sets for MNLI and SNLI (Li et al., 2020): ``lit_mnli`` and ``lit_snli``.
+"""LIT contrast sets for MNLI and SNLI (Li et al., 2020): ``lit_mnli`` and ``lit_snli`` hold the
+rows the authors built; ``lit_mnli_extended`` and ``lit_snli_extended`` the rows robust-bench adds
+where the label logic is sound (``o;n``, tense and modal codes from the other original labels).
 
-Every source pair is transformed by each pair transformation of Table 1 that applies to it
+Every source pair is transformed by each pair transformation that applies to it
 (:mod:`robust_bench.perturb.lit.pairs`); the new gold label follows the transformation's label rule.
 A row keeps the original pair and label next to the transformed ones, so one split gives Acc@Ori,
 Acc@Ctr and consistency (§4.1.3). Surface strings are chosen by a causal LM (§3.3). The
@@ -20,9 +22,10 @@ import datasets
 from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
 from robust_bench.data.registry import register_builder
 from robust_bench.data.citations import LI_2020
-from robust_bench.perturb.lit.pairs import CODES, PAIR_TRANSFORMATIONS
+from robust_bench.perturb.lit.pairs import CODES, EXTENDED_CODES, PAIR_TRANSFORMATIONS, PAPER_CODES, TIERS
 from robust_bench.io.sources import SourceFile, describe_read, resolve_sources, sha256_file
 from robust_bench.io.task_data import NLI_LABELS, read_nli
+from robust_bench.perturb.lit.rules import NLI_LABEL_RULES
 
 _CITATION = LI_2020
 
@@ -30,16 +33,32 @@ _DESCRIPTION = """\
 LIT contrast sets (Li et al., 2020, "Linguistically-Informed Transformations"): NLI pairs
 transformed for one linguistic phenomenon at a time or a composition of them (Table 1 notation,
 premise;hypothesis: m = may, p = past, f = future, i = it-cleft, pa = passive, o = original,
-n = negation), with the gold label inferred by rule: m;o, p;f and f;p (both sentences originally
-present) and their +i / +pa compositions map entailment and contradiction to neutral; i;i and
-pa;pa keep the label; o;n (robust-bench's addition) maps entailment to contradiction and keeps
-neutral. Each row holds the original pair and label, the transformed pair, the new label, the rule
+n = negation), with the gold label inferred by the authors' rules (their released
+post-process/process.py and the paper's Table 1): p;f and its +i / +pa compositions from
+entailment pairs, f;p and its compositions from contradiction pairs (both sentences originally
+present), m;o from entailment and contradiction pairs, all -> neutral; m;m and m+pa;m+pa from
+entailment and neutral pairs, label kept; i;i, pa;pa, i;pa, i;o, pa;o keep the label; n;n
+(both negated, premise and hypothesis swapped) keeps entailment. The *_extended configs hold
+robust-bench's additional rows: o;n (entailment -> contradiction, neutral kept) and the tense and
+modal codes from the other original labels where the rule is sound. Each row holds the original pair and label, the transformed pair, the new label, the rule
 and the source id. Transformations come from a UD dependency parse (default backend `ud`, spaCy
 + lemminflect) or from the English Resource Grammar (`erg`, ACE + pydelphin); the surface string
 is the candidate with the lowest causal-LM perplexity (§3.3).
 """
 
 _LICENSE = "Same as the source corpus (see the source line)."
+
+_RULE_NOTES = """\
+Why the labels hold: *may* on the premise alone weakens it, so it no longer settles the
+hypothesis (to_neutral); events at different times are not the same event (to_neutral); clefts
+and passives keep truth conditions (preserve); *may* on both sides keeps an entailment (if P
+entails H, "may P" entails "may H"), keeps neutral, and turns a contradiction neutral, since two
+incompatible things can both be possible (possibility); negating both sentences and swapping
+them keeps an entailment (contraposition: if P entails H, not-H entails not-P). For m;m the
+paper's Table 1 (E -> E, N -> N) and the released code (E -> N, C -> N) disagree: the table is
+followed, because the code's E -> N labels a valid inference neutral; C -> N is sound and goes
+to the extended config. o;n is robust-bench's: P entails H implies P contradicts not-H, and
+neutral stays neutral; annotated contradictions are often not logical ones, so none is built."""
 
 _GLUE = "https://huggingface.co/datasets/nyu-mll/glue/resolve/main/mnli"
 _SNLI = "https://huggingface.co/datasets/stanfordnlp/snli/resolve/main/plain_text"
@@ -70,8 +89,10 @@ class LitConfig(RobustBenchConfig):
         A training file (GLUE/SNLI TSV, the ``label<TAB>premise<TAB>hypothesis`` format, or Hub
         parquet), or ``hub`` to download the task's training set: adds a ``train`` split of contrast
         pairs for augmentation (AUG, §4.3).
-    codes : tuple of str
-        Pair transformations to build (default all of Table 1 plus ``o;n``).
+    tier : str
+        ``paper`` (the rows the authors built) or ``extended`` (robust-bench's additions).
+    codes : tuple of str or None
+        Pair transformations to build (default: every code with rows in ``tier``).
     device : str
         Device of the LM (``auto`` picks a GPU when present).
     """
@@ -84,11 +105,12 @@ class LitConfig(RobustBenchConfig):
     lm: str = "gpt2"
     spacy_model: str | None = None
     augment_train: str | None = None
-    codes: tuple = CODES
+    tier: str = "paper"
+    codes: tuple | None = None
     device: str = "auto"
 
 
-_TASKS = {
+_SOURCES = {
     "lit_mnli": dict(task="mnli", splits=("validation_matched", "validation_mismatched"),
                      source_info=SourceInfo("MultiNLI (GLUE MNLI)", "GLUE 1.0", "see https://gluebenchmark.com/faq "
                                             "(OANC and CC BY-SA 3.0 / CC BY 3.0)", "https://cims.nyu.edu/~sbowman/multinli/"),
@@ -106,6 +128,11 @@ _TASKS = {
                                                f"{_SNLI}/test-00000-of-00001.parquet")},
                      train_url=f"{_SNLI}/train-00000-of-00001.parquet"),
 }
+
+
+_TASKS = {f"lit_{task}{suffix}": dict(spec, tier=tier) for task, spec in
+          (("mnli", _SOURCES["lit_mnli"]), ("snli", _SOURCES["lit_snli"]))
+          for suffix, tier in (("", "paper"), ("_extended", "extended"))}
 
 
 def _features() -> datasets.Features:
@@ -134,6 +161,13 @@ class LitContrastSets(RobustBenchBuilder):
     BUILDER_CONFIGS = [LitConfig(name=name, version=_VERSION, description=_DESCRIPTION, **spec)
                        for name, spec in _TASKS.items()]
 
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The codes this config builds: ``codes`` if given, else every code with rows in the tier."""
+        if self.config.codes:
+            return tuple(self.config.codes)
+        return PAPER_CODES if self.config.tier == "paper" else EXTENDED_CODES
+
     def output_splits(self) -> tuple[str, ...]:
         return tuple(self.config.splits) + (("train",) if self.config.augment_train else ())
 
@@ -161,9 +195,11 @@ class LitContrastSets(RobustBenchBuilder):
         from robust_bench.text.nlp import spacy_model_name
 
         cfg = self.config
-        unknown = [c for c in cfg.codes if c not in PAIR_TRANSFORMATIONS]
+        unknown = [c for c in self.codes if c not in PAIR_TRANSFORMATIONS]
         if unknown:
             raise ValueError(f"unknown LIT transformation code(s) {unknown}; known: {list(CODES)}")
+        if cfg.tier not in TIERS:
+            raise ValueError(f"unknown LIT tier {cfg.tier!r}; use one of {TIERS}")
         files = {s: cfg.files[s] for s in cfg.splits}
         paths, origin = resolve_sources(files, source_dir=cfg.source_dir, dl_manager=dl_manager)
         if cfg.augment_train:
@@ -175,7 +211,8 @@ class LitContrastSets(RobustBenchBuilder):
             "source_origin": origin, "source_sha256": {k: sha256_file(p) for k, p in paths.items()},
             "source_files": {k: files[k].url if k in files else str(paths[k]) for k in paths},
             "backend": backend.name, "spacy_model": spacy_model_name(cfg.spacy_model) if cfg.backend == "ud" else None,
-            "grammar": cfg.grammar, "lm": cfg.lm, "lm_revision": scorer.revision, "codes": list(cfg.codes),
+            "grammar": cfg.grammar, "lm": cfg.lm, "lm_revision": scorer.revision, "codes": list(self.codes),
+            "tier": cfg.tier,
             "report": {},
         })
         gens = []
@@ -185,7 +222,8 @@ class LitContrastSets(RobustBenchBuilder):
             self.provenance["source_read"][split] = describe_read(
                 paths[split], origin="file" if split not in files else origin,
                 url=files[split].url if split in files else str(paths[split]), rows=len(pairs))
-            rows, report = make_contrast_sets(pairs, backend, scorer, codes=cfg.codes, id_prefix=split, progress=True)
+            rows, report = make_contrast_sets(pairs, backend, scorer, codes=self.codes, tier=cfg.tier,
+                                              id_prefix=split, progress=True)
             self.provenance["report"][split] = report.to_dict()
             gens.append(datasets.SplitGenerator(name=split, gen_kwargs={"rows": rows}))
         return gens
@@ -208,7 +246,7 @@ class LitContrastSets(RobustBenchBuilder):
                 "examples": len(ds),
                 "source_pairs": report.get("pairs"),
                 "pairs_with_contrast": len(set(cols["source_id"])),
-                "rows_per_code": {c: codes.get(c, 0) for c in self.config.codes},
+                "rows_per_code": {c: codes.get(c, 0) for c in self.codes},
                 "labels": {lab: labels.get(lab, 0) for lab in NLI_LABELS},
                 "distinct_sentences": report.get("sentences"),
                 "sentence_coverage": report.get("sentence_coverage", {}),
@@ -219,21 +257,28 @@ class LitContrastSets(RobustBenchBuilder):
 
     def coverage_notes(self, stats: dict[str, Any]) -> str:
         splits = list(stats)
-        head = "| transformation | rule | " + " | ".join(splits) + " |"
-        lines = [head, "|---|---|" + "---:|" * len(splits)]
+        head = "| transformation | rule | built from | source | " + " | ".join(splits) + " |"
+        lines = [head, "|---|---|---|---|" + "---:|" * len(splits)]
 
         def cell(n, s):
             total = stats[s]["source_pairs"] or 0
             return f"{n:,} ({n / total:.1%})" if total else f"{n:,}"
 
-        for code in self.config.codes:
-            lines.append(f"| `{code}` | {PAIR_TRANSFORMATIONS[code].rule} | "
+        for code in self.codes:
+            spec = PAIR_TRANSFORMATIONS[code]
+            built = ", ".join(f"{NLI_LABELS[k][0].upper()}->{NLI_LABELS[NLI_LABEL_RULES[spec.rule][k]][0].upper()}"
+                              for k in sorted(spec.labels(self.config.tier)))
+            lines.append(f"| `{code}` | {spec.rule} | {built} | {spec.source} | "
                          + " | ".join(cell(stats[s]["rows_per_code"][code], s) for s in splits) + " |")
-        lines.append("| any (pairs with at least one contrast pair) | | "
+        lines.append("| any (pairs with at least one contrast pair) | | | | "
                      + " | ".join(cell(stats[s]["pairs_with_contrast"], s) for s in splits) + " |")
         lines.append("")
-        lines.append("Percentages are of the source pairs. The paper's ERG pipeline covered 21.0% of MNLI and "
-                     "19.7% of SNLI pairs (Li et al., 2020, Table 2).")
+        lines.append("Percentages are of the source pairs. \"built from\" lists original -> new label (E entailment, "
+                     "N neutral, C contradiction); \"source\" is the rule's origin: the authors' released "
+                     "post-process/process.py (rule id) or the paper's Table 1. The paper's ERG pipeline covered "
+                     "21.0% of MNLI and 19.7% of SNLI pairs (Li et al., 2020, Table 2).")
+        lines.append("")
+        lines.append(_RULE_NOTES)
         lines.append("")
         lines.append("Sentence-level coverage per phenomenon (distinct premises and hypotheses the backend "
                      "transforms), with the most frequent reasons for refusal:")

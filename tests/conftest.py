@@ -194,6 +194,8 @@ def build_settings(request, config: str) -> tuple[Path, dict]:
         opts = {"lm": str(request.getfixturevalue("tiny_lm"))}
         if config == "lit_snli":
             opts.update(splits=("validation",), augment_train=str(request.getfixturevalue("lit_train_file")))
+        elif config.endswith("_extended"):   # one split keeps the common tests quick
+            opts.update(splits=("validation_matched",) if "mnli" in config else ("validation",))
         return request.getfixturevalue("sources"), opts
     return request.getfixturevalue("sources"), {}
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from robust_bench.cli import app
 from robust_bench.perturb.lit.ud import PHENOMENA, Agreement, Refusal, UDTransformer, VerbGroup, realise_verb_group
 from robust_bench.experiments.lit_eval import contrast_set_scores
-from robust_bench.perturb.lit.pairs import CODES, PAIR_TRANSFORMATIONS, pair_label
+from robust_bench.perturb.lit.pairs import CODES, EXTENDED_CODES, PAIR_TRANSFORMATIONS, PAPER_CODES, pair_label
 from robust_bench.metrics import path as metric_path
 from robust_bench.data.repository import read_metadata
 
@@ -81,60 +81,94 @@ def test_refusal_reasons(ud):
         ud.transform(ud.analyse_many(["John saw Mary."])[0], ["passive", "itcleft"])
 
 
-# Table 1 / §4.1.1, written out row by row.
+# The authors' rules, written out row by row: (code, original label, new label in the paper
+# configs, new label in the extended configs); None = not built there. Sources: their released
+# post-process/process.py (mnli_rules: 1a p;f E->N, 1b f;p C->N, 2a/2b m;o E,C->N, 4 pa;pa and
+# 5 i;i any label kept, 7a/7b and 8a/8b the +i/+pa compositions, 9a/9b m+pa;m+pa) and the
+# paper's Table 1 (transfer/label_rules.txt: m;m N/E kept, n;n E with sides swapped, i;pa, i;o,
+# pa;o kept).
 RULE_TABLE = [
-    ("m;o", E, N), ("m;o", N, N), ("m;o", C, N),
-    ("p;f", E, N), ("p;f", N, N), ("p;f", C, N),
-    ("f;p", E, N), ("f;p", N, N), ("f;p", C, N),
-    ("i;i", E, E), ("i;i", N, N), ("i;i", C, C),
-    ("pa;pa", E, E), ("pa;pa", N, N), ("pa;pa", C, C),
-    ("p;f +i", E, N), ("p;f +i", N, N), ("p;f +i", C, N),
-    ("p;f +pa", E, N), ("p;f +pa", N, N), ("p;f +pa", C, N),
-    ("f;p +i", E, N), ("f;p +i", N, N), ("f;p +i", C, N),
-    ("f;p +pa", E, N), ("f;p +pa", N, N), ("f;p +pa", C, N),
-    ("o;n", E, C), ("o;n", N, N), ("o;n", C, None),
+    ("p;f", E, N, None), ("p;f", N, None, N), ("p;f", C, None, N),
+    ("f;p", E, None, N), ("f;p", N, None, N), ("f;p", C, N, None),
+    ("m;o", E, N, None), ("m;o", N, None, N), ("m;o", C, N, None),
+    ("m;m", E, E, None), ("m;m", N, N, None), ("m;m", C, None, N),
+    ("i;i", E, E, None), ("i;i", N, N, None), ("i;i", C, C, None),
+    ("pa;pa", E, E, None), ("pa;pa", N, N, None), ("pa;pa", C, C, None),
+    ("i;pa", E, E, None), ("i;pa", N, N, None), ("i;pa", C, C, None),
+    ("i;o", E, E, None), ("i;o", N, N, None), ("i;o", C, C, None),
+    ("pa;o", E, E, None), ("pa;o", N, N, None), ("pa;o", C, C, None),
+    ("n;n", E, E, None), ("n;n", N, None, None), ("n;n", C, None, None),
+    ("p;f +i", E, N, None), ("p;f +i", N, None, N), ("p;f +i", C, None, N),
+    ("f;p +i", E, None, N), ("f;p +i", N, None, N), ("f;p +i", C, N, None),
+    ("p;f +pa", E, N, None), ("p;f +pa", N, None, N), ("p;f +pa", C, None, N),
+    ("f;p +pa", E, None, N), ("f;p +pa", N, None, N), ("f;p +pa", C, N, None),
+    ("m+pa;m+pa", E, E, None), ("m+pa;m+pa", N, N, None), ("m+pa;m+pa", C, None, N),
+    ("o;n", E, None, C), ("o;n", N, None, N), ("o;n", C, None, None),
 ]
 
 
-@pytest.mark.parametrize("code, original, new", RULE_TABLE)
-def test_label_rule_table(code, original, new):
-    assert pair_label(code, original) == new
+@pytest.mark.parametrize("code, original, paper, extended", RULE_TABLE)
+def test_label_rule_table(code, original, paper, extended):
+    assert pair_label(code, original, "paper") == paper
+    assert pair_label(code, original, "extended") == extended
 
 
 def test_rule_table_covers_every_code_and_compositions_follow_tense():
-    assert {c for c, _, _ in RULE_TABLE} == set(CODES)
+    assert {c for c, _, _, _ in RULE_TABLE} == set(CODES)
     for code in CODES:
-        if "+" in code:
+        if "+" in code and code.startswith(("p;f", "f;p")):
             base = code.split(" +")[0]
             assert PAIR_TRANSFORMATIONS[code].rule == PAIR_TRANSFORMATIONS[base].rule
+            assert PAIR_TRANSFORMATIONS[code].paper_labels == PAIR_TRANSFORMATIONS[base].paper_labels
             assert PAIR_TRANSFORMATIONS[code].requires_present
+    assert PAIR_TRANSFORMATIONS["m+pa;m+pa"].paper_labels == PAIR_TRANSFORMATIONS["m;m"].paper_labels
+    assert set(PAPER_CODES) == set(CODES) - {"o;n"}
+    assert set(EXTENDED_CODES) == {"p;f", "f;p", "m;o", "m;m", "p;f +i", "f;p +i", "p;f +pa", "f;p +pa",
+                                   "m+pa;m+pa", "o;n"}
     with pytest.raises(ValueError):
         pair_label("m;o", 3)
+    with pytest.raises(ValueError, match="unknown tier"):
+        pair_label("m;o", 0, "all")
 
 
-@pytest.mark.parametrize("config", ["lit_mnli", "lit_snli"])
-def test_built_rows_follow_the_rules_row_by_row(lit_repo, config, ud):
-    meta = read_metadata(lit_repo)[config]
+@pytest.mark.parametrize("config", ["lit_mnli", "lit_snli", "lit_mnli_extended", "lit_snli_extended"])
+def test_built_rows_follow_the_rules_row_by_row(request, config, ud):
+    """Every row of a build from ../shared follows the authors' rules (paper configs) or is one of
+    robust-bench's additions (extended configs), checked against RULE_TABLE, written out above."""
+    tier = "extended" if config.endswith("_extended") else "paper"
+    repo = request.getfixturevalue("build_any")(config) if tier == "extended" else request.getfixturevalue("lit_repo")
+    table = {(c, o): (p, x) for c, o, p, x in RULE_TABLE}
+    meta = read_metadata(repo)[config]
+    assert meta["provenance"]["tier"] == tier
+    codes_seen = set()
     for split in meta["files"]:
-        ds = datasets.Dataset.from_parquet(str(lit_repo / meta["files"][split]["path"]))
+        ds = datasets.Dataset.from_parquet(str(repo / meta["files"][split]["path"]))
         assert len(ds) > 0
         present = []
         for row in ds:
             spec = PAIR_TRANSFORMATIONS[row["transformation"]]
-            assert row["label"] == pair_label(spec.code, row["original_label"])
+            codes_seen.add(spec.code)
+            want = table[(spec.code, row["original_label"])][0 if tier == "paper" else 1]
+            assert want is not None and row["label"] == want, (config, spec.code, row["original_label"])
             assert row["rule"] == spec.rule
             assert row["premise_operations"] == list(spec.premise)
             assert row["hypothesis_operations"] == list(spec.hypothesis)
+            # n;n: the new premise is the negated hypothesis, the new hypothesis the negated premise
+            sources = {"premise": "original_hypothesis", "hypothesis": "original_premise"} if spec.swap else \
+                {"premise": "original_premise", "hypothesis": "original_hypothesis"}
             for side, ops in (("premise", spec.premise), ("hypothesis", spec.hypothesis)):
                 if ops:
-                    assert row[side] != row[f"original_{side}"]
+                    assert row[side] != row[sources[side]]
                 else:
-                    assert row[side] == row[f"original_{side}"]
+                    assert row[side] == row[sources[side]]
             if spec.requires_present:
                 present += [row["original_premise"], row["original_hypothesis"]]
         # the tense codes use pairs whose sentences are both originally present tense
         for clause in ud.analyse_many(sorted(set(present))[:200]):
             assert ud.tense_of(clause) == "present"
+    assert codes_seen <= set(PAPER_CODES if tier == "paper" else EXTENDED_CODES)
+    if tier == "paper":
+        assert {"m;m", "n;n", "i;pa", "i;o", "pa;o", "m+pa;m+pa"} <= codes_seen    # the new codes build
 
 
 def test_card_reports_coverage_per_phenomenon(lit_repo):
@@ -160,10 +194,12 @@ def test_card_reports_coverage_per_phenomenon(lit_repo):
     assert "`glue/mnli/dev_matched_sample.tsv` (1,000 rows, a sample of the official file" in card
     assert meta["provenance"]["source_read"]["validation_matched"]["sample"] is True
     for code in meta["statistics"]["validation_matched"]["rows_per_code"]:
+        spec = PAIR_TRANSFORMATIONS[code]
         cells = " | ".join(f"{counts[s][code]:,} ({counts[s][code] / total[s]:.1%})" for s in splits)
-        assert f"| `{code}` | {PAIR_TRANSFORMATIONS[code].rule} | {cells} |" in card, code
+        assert f"| `{code}` | {spec.rule} | " in card and f" | {spec.source} | {cells} |" in card, code
     cells = " | ".join(f"{pairs[s]:,} ({pairs[s] / total[s]:.1%})" for s in splits)
-    assert f"| any (pairs with at least one contrast pair) | | {cells} |" in card
+    assert f"| any (pairs with at least one contrast pair) | | | | {cells} |" in card
+    assert "| `p;f` | to_neutral | E->N | code 1a |" in card and "| `m;m` | possibility | E->E, N->N |" in card
     assert meta["provenance"]["lm"] and meta["provenance"]["backend"] == "ud"
     assert set(meta["provenance"]["report"]["validation_matched"]["seconds"]) == {"parsing", "transformation",
                                                                                   "lm_ranking"}
@@ -234,7 +270,7 @@ def test_evaluate_command_prints_table_3_and_writes_records(lit_repo, tiny_nli_c
     res = CliRunner().invoke(app, ["evaluate", "--model", str(tiny_nli_classifier), "--config", "lit_mnli",
                                    "--repo", str(lit_repo), "--output-dir", str(out)])
     assert res.exit_code == 0, res.output
-    assert "Acc@Ori" in res.output and "Consistency" in res.output and "f;p +pa" in res.output
+    assert "Acc@Ori" in res.output and "Consistency" in res.output and "i;i" in res.output
     records = sorted(out.glob("*.json"))
     assert len(records) == 2
     rec = json.loads(records[0].read_text())

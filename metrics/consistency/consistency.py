@@ -13,9 +13,11 @@ Consistency is the fraction of dual instances (an original NLI pair and its tran
 pair) on which the model's prediction for the transformed pair equals the LIT label rule applied to
 the model's own prediction for the original pair (Li et al., 2020, §4.1.3). For label-preserving
 rules (it-cleft, passive) that is the same prediction; for `to_neutral` rules (modality, tense
-mismatch) an entailment or contradiction prediction must become neutral. Range [0, 1], higher is
-better. Instances whose original prediction the rule leaves undefined (`negation` of
-contradiction) are excluded and counted.
+mismatch) an entailment or contradiction prediction must become neutral; for `possibility` (may on
+both sides) entailment stays and contradiction becomes neutral; for `contraposition` (both negated
+and swapped) entailment stays. Range [0, 1], higher is better. Instances whose original prediction
+the rule leaves undefined (`negation` of contradiction, `contraposition` of anything but
+entailment) are excluded and counted.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -23,7 +25,8 @@ Args:
     predictions (`list` of `int`): predictions on the transformed pairs, indices into
         (entailment, neutral, contradiction).
     original_predictions (`list` of `int`): predictions on the original pairs, same indices.
-    rules (`list` of `str`): the label rule of each dual instance: `preserve`, `to_neutral` or `negation`.
+    rules (`list` of `str`): the label rule of each dual instance: `preserve`, `to_neutral`, `possibility`,
+        `contraposition` or `negation`.
 Returns:
     consistency (`float`): in [0, 1], higher is better (NaN if no instance counts).
     instances (`int`): dual instances counted; excluded (`int`): instances the rule leaves undefined.
@@ -64,6 +67,6 @@ def _common_test_inputs(rng):
     import numpy as np
 
     orig = rng.integers(0, 3, size=40)
-    rules = rng.choice(["preserve", "to_neutral", "negation"], size=40)
+    rules = rng.choice(["preserve", "to_neutral", "possibility", "contraposition", "negation"], size=40)
     preds = np.where(rng.random(40) < 0.6, orig, rng.integers(0, 3, size=40))
     return {"predictions": list(preds), "original_predictions": list(orig), "rules": list(rules)}

@@ -1,28 +1,52 @@
-"""LIT pair transformations and label rules (Li et al., 2020, Table 1, Table 2 and §4.1.1).
+"""LIT pair transformations and label rules (Li et al., 2020, Table 1 and §4.1.1).
 
 A pair transformation code names what happens to the premise and to the hypothesis, separated
 by ``;`` (Table 1 notation): ``m;o`` adds *may* to the premise and leaves the hypothesis as it
 is; ``p;f`` puts the premise in the past and the hypothesis in the future; ``+i`` / ``+pa``
 compose an it-cleft / a passive onto both sentences (``f;p +i``: premise future + it-cleft,
-hypothesis past + it-cleft). Each code has a label rule:
+hypothesis past + it-cleft); ``n;n`` negates both sentences and swaps them.
 
-=========================================== ============ ==========================================
-code                                        rule         new label
-=========================================== ============ ==========================================
-``m;o``                                     to_neutral   entailment, contradiction -> neutral
-``p;f``, ``f;p`` (both originally present)  to_neutral   entailment, contradiction -> neutral
-``i;i``, ``pa;pa``                          preserve     unchanged
-``p;f +i``, ``p;f +pa``, ``f;p +i``,        to_neutral   as their tense part
-``f;p +pa`` (both originally present)
-``o;n`` (robust-bench)                      negation     entailment -> contradiction, neutral stays;
-                                                         contradiction pairs are not built
-=========================================== ============ ==========================================
+Each code has a label rule (:data:`robust_bench.perturb.lit.rules.NLI_LABEL_RULES`, where the
+reasoning of each is written out) and the set of original labels the authors built it from. The
+paper-comparable configs (``lit_mnli``, ``lit_snli``) build exactly those; the rows robust-bench
+adds where the logic is sound go to ``lit_mnli_extended`` / ``lit_snli_extended``:
 
-Why the rules hold: *may* weakens the premise, so it no longer settles the hypothesis; events at
-different times are not the same event; clefts and passives keep truth conditions. For ``o;n``:
-if P entails H, P contradicts not-H, and if P neither entails nor contradicts H, the same holds
-for not-H. Annotated contradictions are often not logical ones (SNLI assumes both sentences
-describe one scene), so "contradiction -> entailment" is not sound and those pairs are skipped.
+================ =============== ========================= ======================= ==============
+code             rule            paper rows (orig -> new)  extended rows           source
+================ =============== ========================= ======================= ==============
+``p;f``          to_neutral      E -> N                    N -> N, C -> N          code 1a
+``f;p``          to_neutral      C -> N                    E -> N, N -> N          code 1b
+``m;o``          to_neutral      E -> N, C -> N            N -> N                  code 2a, 2b
+``m;m``          possibility     E -> E, N -> N            C -> N                  Table 1 (*)
+``i;i``          preserve        all                                               code 5
+``pa;pa``        preserve        all                                               code 4
+``i;pa``         preserve        all                                               Table 1
+``i;o``          preserve        all                                               Table 1
+``pa;o``         preserve        all                                               Table 1
+``n;n``          contraposition  E -> E (sides swapped)                            Table 1
+``p;f +i``       to_neutral      E -> N                    N -> N, C -> N          code 7a
+``f;p +i``       to_neutral      C -> N                    E -> N, N -> N          code 7b
+``p;f +pa``      to_neutral      E -> N                    N -> N, C -> N          code 8a
+``f;p +pa``      to_neutral      C -> N                    E -> N, N -> N          code 8b
+``m+pa;m+pa``    possibility     E -> E, N -> N            C -> N                  code 9a, 9b (*)
+``o;n``          negation                                  E -> C, N -> N          robust-bench
+================ =============== ========================= ======================= ==============
+
+"code" is the authors' released post-processing (``post-process/process.py`` of
+github.com/leo-liuzy/LIT_auto-gen-contrast-set, ``mnli_rules`` / ``snli_rules``); "Table 1" is
+the paper's table of rules, also in the repository's ``transfer/label_rules.txt``. The tense
+codes and their compositions need both sentences originally in the present tense (§4.1.1; the
+released code checks this for 1a/1b, robust-bench for every tense code, since a past sentence
+"put in the past" is no change).
+
+(*) ``m;m``: the table builds it from neutral and entailment pairs and keeps the label; the code
+builds it from entailment and contradiction pairs and makes both neutral. robust-bench follows
+the table, because entailment is preserved under *may* on both sides (if P entails H, "may P"
+entails "may H"), so the code's entailment -> neutral labels a valid inference neutral. The
+code's contradiction -> neutral is sound (two incompatible things can both be possible) but not
+in the table, so it goes to the extended config. ``m+pa;m+pa`` (code 9a/9b, not in the table)
+follows ``m;m``: a passive keeps truth conditions.
+
 Polar questions and subject-object swaps are built and tested as sentence transformations
 (:mod:`robust_bench.perturb.lit.ud`) but get no NLI rule: a question has no truth value, and a swap keeps
 the meaning of symmetric predicates (*met*, *married*) and changes that of the others.
@@ -36,42 +60,87 @@ from dataclasses import dataclass
 from typing import Any, Protocol, Sequence
 
 from robust_bench.perturb.lit.ud import PHENOMENA, Refusal
-from robust_bench.perturb.lit.rules import apply_label_rule
+from robust_bench.io.task_data import NLI_LABELS
+from robust_bench.perturb.lit.rules import NLI_LABEL_RULES, apply_label_rule
 
-__all__ = ["PairTransformation", "PAIR_TRANSFORMATIONS", "CODES", "pair_label", "Backend", "ContrastSetReport",
-           "make_contrast_sets"]
+__all__ = ["PairTransformation", "PAIR_TRANSFORMATIONS", "CODES", "PAPER_CODES", "EXTENDED_CODES", "TIERS",
+           "pair_label", "Backend", "ContrastSetReport", "make_contrast_sets"]
+
+
+E, N, C = 0, 1, 2
+ALL_LABELS = frozenset((E, N, C))
+TIERS = ("paper", "extended")
 
 
 @dataclass(frozen=True)
 class PairTransformation:
-    """One Table-1 code: the operations on each side, the label rule, and whether both sentences
-    must be originally present tense (the tense codes, §4.1.1)."""
+    """One pair transformation code (Table 1 notation).
+
+    Attributes
+    ----------
+    code : str
+    premise, hypothesis : tuple of str
+        Operations on each side (:data:`robust_bench.perturb.lit.ud.OPERATIONS`); empty = unchanged.
+    rule : str
+        Label rule, a key of :data:`robust_bench.perturb.lit.rules.NLI_LABEL_RULES`.
+    paper_labels : frozenset of int
+        Original labels (0 E, 1 N, 2 C) the authors built this code from; the other labels in
+        the rule's domain are built only in the extended configs.
+    requires_present : bool
+        Both sentences must be originally present tense (the tense codes, §4.1.1).
+    swap : bool
+        The transformed hypothesis becomes the premise and vice versa (``n;n``).
+    source : str
+        Where the rule comes from: the authors' code (rule id) or the paper's Table 1.
+    """
 
     code: str
     premise: tuple[str, ...]
     hypothesis: tuple[str, ...]
     rule: str
+    paper_labels: frozenset = ALL_LABELS
     requires_present: bool = False
+    swap: bool = False
+    source: str = ""
+
+    def labels(self, tier: str) -> frozenset:
+        """Original labels built in ``tier`` (``"paper"`` or ``"extended"``)."""
+        if tier == "paper":
+            return self.paper_labels
+        if tier == "extended":
+            return frozenset(NLI_LABEL_RULES[self.rule]) - self.paper_labels
+        raise ValueError(f"unknown tier {tier!r}; use one of {TIERS}")
 
 
 _T = PairTransformation
 PAIR_TRANSFORMATIONS: dict[str, PairTransformation] = {t.code: t for t in (
-    _T("m;o", ("may",), (), "to_neutral"),
-    _T("p;f", ("past",), ("future",), "to_neutral", True),
-    _T("f;p", ("future",), ("past",), "to_neutral", True),
-    _T("i;i", ("itcleft",), ("itcleft",), "preserve"),
-    _T("pa;pa", ("passive",), ("passive",), "preserve"),
-    _T("p;f +i", ("past", "itcleft"), ("future", "itcleft"), "to_neutral", True),
-    _T("p;f +pa", ("past", "passive"), ("future", "passive"), "to_neutral", True),
-    _T("f;p +i", ("future", "itcleft"), ("past", "itcleft"), "to_neutral", True),
-    _T("f;p +pa", ("future", "passive"), ("past", "passive"), "to_neutral", True),
-    _T("o;n", (), ("negation",), "negation"),
+    _T("p;f", ("past",), ("future",), "to_neutral", frozenset({E}), True, source="code 1a"),
+    _T("f;p", ("future",), ("past",), "to_neutral", frozenset({C}), True, source="code 1b"),
+    _T("m;o", ("may",), (), "to_neutral", frozenset({E, C}), source="code 2a, 2b"),
+    _T("m;m", ("may",), ("may",), "possibility", frozenset({E, N}), source="Table 1 (code 3a, 3b differ)"),
+    _T("i;i", ("itcleft",), ("itcleft",), "preserve", source="code 5"),
+    _T("pa;pa", ("passive",), ("passive",), "preserve", source="code 4"),
+    _T("i;pa", ("itcleft",), ("passive",), "preserve", source="Table 1"),
+    _T("i;o", ("itcleft",), (), "preserve", source="Table 1"),
+    _T("pa;o", ("passive",), (), "preserve", source="Table 1"),
+    _T("n;n", ("negation",), ("negation",), "contraposition", frozenset({E}), swap=True, source="Table 1"),
+    _T("p;f +i", ("past", "itcleft"), ("future", "itcleft"), "to_neutral", frozenset({E}), True, source="code 7a"),
+    _T("f;p +i", ("future", "itcleft"), ("past", "itcleft"), "to_neutral", frozenset({C}), True, source="code 7b"),
+    _T("p;f +pa", ("past", "passive"), ("future", "passive"), "to_neutral", frozenset({E}), True, source="code 8a"),
+    _T("f;p +pa", ("future", "passive"), ("past", "passive"), "to_neutral", frozenset({C}), True, source="code 8b"),
+    _T("m+pa;m+pa", ("may", "passive"), ("may", "passive"), "possibility", frozenset({E, N}),
+       source="code 9a, 9b, as m;m"),
+    _T("o;n", (), ("negation",), "negation", frozenset(), source="robust-bench"),
 )}
 CODES = tuple(PAIR_TRANSFORMATIONS)
+#: Codes with rows in the paper-comparable configs, and in the extended configs.
+PAPER_CODES = tuple(c for c, t in PAIR_TRANSFORMATIONS.items() if t.labels("paper"))
+EXTENDED_CODES = tuple(c for c, t in PAIR_TRANSFORMATIONS.items() if t.labels("extended"))
 
 
-def pair_label(code: str, label: int) -> int | None:
-    """The gold label of a transformed pair.
+def pair_label(code: str, label: int, tier: str = "paper") -> int | None:
+    """The gold label of a transformed pair, or ``None`` when ``tier`` does not build the code
+    from this original label.
 
     Parameters
     ----------
@@ -79,20 +148,25 @@ def pair_label(code: str, label: int) -> int | None:
         A key of :data:`PAIR_TRANSFORMATIONS`.
     label : int
         The original label, index into (entailment, neutral, contradiction).
+    tier : str
+        ``"paper"`` (the rows the authors built) or ``"extended"`` (robust-bench's additions).
 
     Returns
     -------
     int or None
-        ``None`` where the rule is undefined (``o;n`` on contradiction): no row is built.
 
     Raises
     ------
     KeyError
         For an unknown code.
     ValueError
-        For a label outside 0-2.
+        For a label outside 0-2 or an unknown tier.
     """
-    return apply_label_rule(PAIR_TRANSFORMATIONS[code].rule, label)
+    spec = PAIR_TRANSFORMATIONS[code]
+    new = apply_label_rule(spec.rule, label)
+    if int(label) not in spec.labels(tier):
+        return None
+    return new
 
 
 class Backend(Protocol):
@@ -180,8 +254,9 @@ class ContrastSetReport:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes: Sequence[str] = CODES,
-                       id_prefix: str = "", progress: bool = False) -> tuple[list[dict], ContrastSetReport]:
+def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes: Sequence[str] | None = None,
+                       tier: str = "paper", id_prefix: str = "",
+                       progress: bool = False) -> tuple[list[dict], ContrastSetReport]:
     """Transform NLI pairs into LIT contrast pairs.
 
     Parameters
@@ -192,8 +267,11 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
         Parses and transforms sentences.
     scorer : robust_bench.models.lm.CausalLMScorer
         Picks the lowest-perplexity candidate (§3.3).
-    codes : sequence of str
-        Pair transformations to build (default all of :data:`CODES`).
+    codes : sequence of str, optional
+        Pair transformations to build (default: every code with rows in ``tier``).
+    tier : str
+        ``"paper"``: only the rows the authors built (original labels in
+        :attr:`PairTransformation.paper_labels`); ``"extended"``: only robust-bench's additions.
     id_prefix : str
         Prefix of the row ids (the split name).
     progress : bool
@@ -209,9 +287,15 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
     ------
     KeyError
         For an unknown code.
+    ValueError
+        For an unknown tier.
     """
     from tqdm.auto import tqdm
 
+    if tier not in TIERS:
+        raise ValueError(f"unknown tier {tier!r}; use one of {TIERS}")
+    if codes is None:
+        codes = PAPER_CODES if tier == "paper" else EXTENDED_CODES
     specs = sorted((PAIR_TRANSFORMATIONS[c] for c in codes), key=lambda t: CODES.index(t.code))
     seconds = {}
     t0 = time.perf_counter()
@@ -242,9 +326,9 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
     failures: dict[str, Counter] = defaultdict(Counter)
     for pair in tqdm(pairs, desc="LIT transformations", disable=not progress):
         for spec in specs:
-            new_label = pair_label(spec.code, pair["label"])
+            new_label = pair_label(spec.code, pair["label"], tier)
             if new_label is None:
-                failures[spec.code]["label rule undefined (contradiction)"] += 1
+                failures[spec.code][f"not built from {NLI_LABELS[int(pair['label'])]} pairs in this tier"] += 1
                 continue
             if spec.requires_present:
                 tenses = [backend.tense_of(analyses[pair[f]]) if not isinstance(analyses[pair[f]], Refusal) else None
@@ -255,7 +339,9 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
                     failures[spec.code][f"{bad[0]}: " + (a.reason if isinstance(a, Refusal) else "not present tense")] += 1
                     continue
             sides = []
-            for field, ops in (("premise", spec.premise), ("hypothesis", spec.hypothesis)):
+            # n;n: the new premise comes from the hypothesis and the new hypothesis from the premise
+            fields = ("hypothesis", "premise") if spec.swap else ("premise", "hypothesis")
+            for field, ops in zip(fields, (spec.premise, spec.hypothesis)):
                 if not ops:
                     sides.append(None)
                     continue
@@ -277,8 +363,9 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
     counts = Counter()
     n_cands = Counter()
     for pair, spec, new_label, p, h in pending:
-        prem = next(chosen) if p is not None else pair["premise"]
-        hyp = next(chosen) if h is not None else pair["hypothesis"]
+        first, second = ("hypothesis", "premise") if spec.swap else ("premise", "hypothesis")
+        prem = next(chosen) if p is not None else pair[first]
+        hyp = next(chosen) if h is not None else pair[second]
         counts[spec.code] += 1
         n_cands["premise"] += len(p or [])
         n_cands["hypothesis"] += len(h or [])
