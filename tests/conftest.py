@@ -218,3 +218,25 @@ def build_any(request, tmp_path_factory):
         return cache[key]
 
     return build
+
+
+@pytest.fixture(scope="session")
+def tiny_tagger(tmp_path_factory, ewt_train):
+    """A tiny BERT token classifier with 16 positions and the CoNLL-2003 tags (random weights):
+    ``(path, tags)``."""
+    import torch
+    from transformers import BertConfig, BertForTokenClassification
+
+    from robust_bench.io.task_data import CONLL2003_TAGS
+    from robust_bench.models.tiny import _wordpiece
+
+    path = tmp_path_factory.mktemp("tagger")
+    tags = list(CONLL2003_TAGS)
+    tok = _wordpiece((" ".join(s.forms) for s in ewt_train[:2000]), 1000, lowercase=False, max_positions=16)
+    tok.save_pretrained(str(path))
+    cfg = BertConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=16, num_labels=len(tags),
+                     id2label=dict(enumerate(tags)), label2id={t: i for i, t in enumerate(tags)})
+    torch.manual_seed(0)
+    BertForTokenClassification(cfg).save_pretrained(str(path))
+    return path, tags

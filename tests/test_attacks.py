@@ -152,6 +152,28 @@ def test_attack_command_on_gec_sst2(gec_repo, tmp_path):
     assert list((tmp_path / "results").glob("*__budget.png")) and list((tmp_path / "results").glob("*__budget.svg"))
 
 
+def test_ner_attack_command_honours_dtype_and_agree_with(gec_repo, tiny_tagger, tmp_path):
+    """Before: gec_conll2003 ignored --dtype and --agree-with. Now a bad value of either is refused
+    in one line, and good values run end to end."""
+    import shutil
+
+    tagger, _ = tiny_tagger
+    repo = tmp_path / "robust-bench"
+    shutil.copytree(gec_repo, repo)
+    exe = Path(sys.executable).with_name("robust-bench")
+    base = [str(exe), "attack", "--model", str(tagger), "--config", "gec_conll2003", "--repo", str(repo),
+            "--limit", "3", "--no-curve", "--output-dir", str(tmp_path / "results")]
+    for extra, message in ((["--dtype", "float7"], "unknown dtype 'float7'"),
+                           (["--agree-with", str(tmp_path / "no-model")], "does not exist")):
+        proc = subprocess.run(base + extra, capture_output=True, text=True, env=os.environ.copy())
+        assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    proc = subprocess.run(base + ["--dtype", "float32", "--agree-with", str(tagger)], capture_output=True, text=True,
+                          env=os.environ.copy())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rec = json.loads(next((tmp_path / "results").glob("*attack-greedy.json")).read_text())
+    assert rec["details"]["agree_with"] == [str(tagger)]
+
+
 def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():
     """A tagger that calls a capitalised word after 'in' a location: the attack must break the
     preposition, never the entities, and report the entity-F1 drop."""

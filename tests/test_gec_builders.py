@@ -88,6 +88,13 @@ def test_card_statistics_recount(gec, gec_repo):
                     counts[e["type"]] = counts.get(e["type"], 0) + 1
             assert {k: v for k, v in s["edits_per_type"].items() if v} == counts
             assert sum(s["examples_without_error"].values()) == sum(1 for x in ds["no_error_reason"] if x)
+    # the card names the file actually read and its rows (before: "GLUE 1.0" and the full file's URL)
+    meta = read_metadata(gec_repo)["gec_mnli"]
+    read = meta["provenance"]["source_read"]["validation_matched"]
+    assert read["sample"] is True and read["rows"] == len(gec["gec_mnli"]["validation_matched"])
+    card = (gec_repo / "README.md").read_text(encoding="utf-8")
+    assert (f"validation_matched: `glue/mnli/dev_matched_sample.tsv` ({read['rows']:,} rows, a sample of the "
+            "official file, not the full set)") in card
     mnli = stats = read_metadata(gec_repo)["gec_mnli"]["statistics"]["validation_matched"]
     print({c: {s: v["modified_share_mean"] for s, v in read_metadata(gec_repo)[c]["statistics"].items()} for c in gec})
     assert 0.12 <= mnli["modified_share_mean"] <= 0.18

@@ -84,26 +84,6 @@ def test_adapters_share_the_loader(tiny_models, tiny_lm):
     assert ppl[0] == ppl[1] and lm.queries == 2 and np.all(ppl >= 1)
 
 
-@pytest.fixture(scope="module")
-def tiny_tagger(tmp_path_factory, ewt_train):
-    """A tiny BERT token classifier with 16 positions and CoNLL-style tags (random weights)."""
-    import torch
-    from transformers import BertConfig, BertForTokenClassification
-
-    from robust_bench.models.tiny import _wordpiece
-
-    path = tmp_path_factory.mktemp("tagger")
-    tags = ["O", "B-PER", "I-PER"]
-    tok = _wordpiece((" ".join(s.forms) for s in ewt_train[:2000]), 1000, lowercase=False, max_positions=16)
-    tok.save_pretrained(str(path))
-    cfg = BertConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=16, num_labels=3,
-                     id2label=dict(enumerate(tags)), label2id={t: i for i, t in enumerate(tags)})
-    torch.manual_seed(0)
-    BertForTokenClassification(cfg).save_pretrained(str(path))
-    return path, tags
-
-
 def test_a_tagger_tags_every_word_of_a_long_sentence_in_windows(tiny_tagger, ewt_test_words):
     """Before: words past the model's limit got uniform probabilities, i.e. tag 0, which counted in F1."""
     from robust_bench.models.taggers import HFTokenClassifier

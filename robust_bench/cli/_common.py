@@ -25,10 +25,12 @@ def known_errors() -> tuple[type[BaseException], ...]:
     from robust_bench.io.sources import SourceNotFoundError
     from robust_bench.models.loader import ModelError
     from robust_bench.perturb.lit.erg import ErgUnavailableError
+    from robust_bench.perturb.lit.ud import LitSetupError
     from robust_bench.experiments.baselines import BaselineCheckError
 
     return (ConlluError, SourceNotFoundError, PseudowordError, UnknownConfigError, RecordError, RepositoryBusyError,
-            BaselineCheckError, TaskDataError, SpacyModelError, ModelError, ErgUnavailableError)
+            BaselineCheckError, TaskDataError, SpacyModelError, ModelError, ErgUnavailableError,
+            LitSetupError)
 
 
 def model_slug(model: str) -> str:

@@ -48,7 +48,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-__all__ = ["OPERATIONS", "VERB_GROUP_OPERATIONS", "STRUCTURAL_OPERATIONS", "PHENOMENA", "Refusal", "Agreement",
+__all__ = ["OPERATIONS", "VERB_GROUP_OPERATIONS", "STRUCTURAL_OPERATIONS", "PHENOMENA", "Refusal", "LitSetupError", "Casing",
+           "Agreement",
            "VerbGroup", "Clause", "analyse", "transform", "UDTransformer"]
 
 VERB_GROUP_OPERATIONS = ("past", "present", "future", "may", "negation")
@@ -57,6 +58,10 @@ OPERATIONS = VERB_GROUP_OPERATIONS + STRUCTURAL_OPERATIONS
 #: Phenomenon (coverage row) -> the operations that realise it.
 PHENOMENA = {"tense": ("past", "present", "future"), "modality": ("may",), "passive": ("passive",),
              "itcleft": ("itcleft",), "negation": ("negation",), "question": ("question",), "swap": ("swap",)}
+
+
+class LitSetupError(RuntimeError):
+    """A resource the UD backend needs (WordNet) is missing."""
 
 
 class Refusal(ValueError):
@@ -79,6 +84,11 @@ _BE = {"am": "VBP", "'m": "VBP", "is": "VBZ", "'s": "VBZ", "are": "VBP", "'re": 
 _HAVE = {"have": "VBP", "'ve": "VBP", "has": "VBZ", "had": "VBD", "having": "VBG"}
 _DO = {"do": "VBP", "does": "VBZ", "did": "VBD"}
 _NEG = {"not", "n't"}
+#: Adverbs that take the medial position of a verb group (after the first auxiliary or a finite *be*).
+_MEDIAL_ADVERBS = {"probably", "also", "always", "never", "often", "still", "now", "really", "certainly",
+                   "definitely", "usually", "just", "already", "clearly", "obviously", "surely", "sometimes",
+                   "generally", "actually", "indeed", "mostly", "typically", "likely", "possibly", "perhaps",
+                   "rarely", "seldom", "frequently", "normally", "currently", "apparently", "undoubtedly"}
 #: Subject pronouns -> (person, number); *you* takes plural verb forms.
 _PRONOUN_AGR = {"i": (1, "sg"), "you": (2, "pl"), "he": (3, "sg"), "she": (3, "sg"), "it": (3, "sg"),
                 "we": (1, "pl"), "they": (3, "pl"), "this": (3, "sg"), "that": (3, "sg"), "these": (3, "pl"),
@@ -344,7 +354,73 @@ def _tense_of_first(word: str, tag: str) -> str:
     raise Refusal("no finite verb", word)
 
 
-def analyse(doc) -> Clause:
+class Casing:
+    """Whether a sentence-initial capitalised word is a name, so that it keeps its capital when it
+    is no longer first (*It is managers that ...* but *It is John who ...*).
+
+    Evidence, in order: (1) the corpus being transformed: a word seen capitalised after the
+    first position more often than lower-cased there is a name, and the reverse a common word;
+    (2) the tagger: a PROPN tagged as a person, place or geopolitical entity is a name; (3)
+    WordNet: a word whose lower-case form is a WordNet lemma (after morphy) is a common word;
+    (4) otherwise the tag decides (PROPN is a name).
+
+    Parameters
+    ----------
+    docs : iterable of spacy.tokens.Doc, optional
+        The corpus, for the counts of (1).
+    """
+
+    _NAME_ENTS = {"PER", "PERSON", "LOC", "GPE", "NORP"}
+
+    def __init__(self, docs: Iterable = ()):
+        from collections import Counter
+
+        self.capitalised: Counter = Counter()
+        self.lowered: Counter = Counter()
+        for doc in docs:
+            self.add(doc)
+
+    def add(self, doc) -> None:
+        """Count the casing of the words of ``doc`` after its first token."""
+        for t in list(doc)[1:]:
+            if t.text[:1].isupper():
+                self.capitalised[t.text.lower()] += 1
+            elif t.text[:1].islower():
+                self.lowered[t.text] += 1
+
+    def is_name(self, tok) -> bool:
+        """Whether the sentence-initial token ``tok`` (a spaCy token) is a name."""
+        if not tok.text[:1].isupper():
+            return False
+        low = tok.text.lower()
+        cap, lower = self.capitalised.get(low, 0), self.lowered.get(low, 0)
+        if cap != lower:
+            return cap > lower
+        if tok.pos_ == "PROPN" and tok.ent_type_ in self._NAME_ENTS:
+            return True
+        if _wordnet_knows(low):
+            return False
+        return tok.pos_ == "PROPN"
+
+
+@lru_cache(maxsize=None)
+def _wordnet_knows(word: str) -> bool:
+    """Whether WordNet has ``word`` (or its morphy base form) as a lower-case lemma."""
+    try:
+        from nltk.corpus import wordnet as wn
+
+        for pos in ("n", "v", "a", "r"):
+            base = wn.morphy(word, pos)
+            if base and any(lem.name() == base for syn in wn.synsets(base, pos) for lem in syn.lemmas()):
+                return True
+    except LookupError as exc:
+        raise LitSetupError("the LIT UD backend needs NLTK WordNet to tell names from common words; set "
+                            "NLTK_DATA to a folder holding corpora/wordnet or run "
+                            "`python -m nltk.downloader wordnet`") from exc
+    return False
+
+
+def analyse(doc, casing: "Casing | None" = None) -> Clause:
     """Accept or refuse one parsed sentence.
 
     Parameters
@@ -352,6 +428,10 @@ def analyse(doc) -> Clause:
     doc : spacy.tokens.Doc
         A parse with UD relations, PTB tags and morphology (any spaCy pipeline with a tagger and a
         dependency parser trained on UD English).
+    casing : Casing, optional
+        Decides whether a sentence-initial capitalised word is a name (kept capitalised when it
+        moves, as in a cleft focus) or a common word (lowered). Default: a :class:`Casing` with
+        no corpus evidence.
 
     Returns
     -------
@@ -408,6 +488,14 @@ def analyse(doc) -> Clause:
     span_end = max([main.i] + [n.i for n in negs])
     chain_idx = {t.i for t in chain_words} | {n.i for n in negs}
     interior = tuple(i for i in range(first.i, span_end + 1) if i not in chain_idx)
+    if copula:
+        # medial adverbs right after a finite copula belong to the verb group: "is probably happy"
+        # -> "will probably be happy", not "will be probably happy"
+        j = span_end + 1
+        while (j < len(toks) and toks[j].lower_ in _MEDIAL_ADVERBS and toks[j].head.i == head.i
+               and toks[j].dep_ == "advmod"):
+            interior += (j,)
+            j += 1
     for i in interior + tuple(range(s_end, first.i)):
         if toks[i].pos_ not in ("ADV", "PART") or toks[i].head.i != head.i:
             raise Refusal("interrupted verb group", toks[i].text)
@@ -472,20 +560,35 @@ def analyse(doc) -> Clause:
             obj_ref = "reflexive or reciprocal object"
         elif o.pos_ not in ("NOUN", "PROPN", "PRON", "NUM"):
             obj_ref = "object is not a noun phrase"
+        elif any(t.tag_ == "TO" or (t.pos_ in ("VERB", "AUX") and "Inf" in t.morph.get("VerbForm")
+                                     and t.dep_ in ("acl", "xcomp", "advcl"))
+                 for t in o.subtree):
+            # "enable CIOs to work with ..." : the "object" is an object plus an infinitival complement
+            obj_ref = "infinitival complement in the object"
+        elif any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") for t in o.subtree) or \
+                any(t.dep_ == "cc" for t in toks[o_end:] if t.head.i == head.i):
+            obj_ref = "coordinated clause"
         else:
             obj = (o_start, o_end)
             obj_pron = o.lower_ if o.pos_ == "PRON" and o_end - o_start == 1 else None
             obj_agr = _agreement(o)
     out_toks = []
+    casing = casing or Casing()
     for k, t in enumerate(toks):
         space = k > 0 and bool(toks[k - 1].whitespace_)
         nxt = toks[k + 1].text if k + 1 < len(toks) else ""
-        # Keep the capital of names: proper nouns, entity words, "I", acronyms, and a capitalised
-        # word followed by another (multi-word names such as "Legal Services").
-        out_toks.append(Tok(t.text, space, proper=t.pos_ == "PROPN" or bool(t.ent_type_) or t.text == "I"
-                            or (t.text.isupper() and len(t.text) > 1) or (k > 0 and t.text[:1].isupper())
-                            or (nxt[:1].isupper() and nxt.isalpha() and t.text[:1].isupper()
-                                and t.pos_ not in ("DET", "PRON", "ADP", "CCONJ", "SCONJ", "ADV"))))
+        # Keep the capital of names: "I", acronyms, every capitalised word after the first, and a
+        # capitalised word followed by another (multi-word names such as "Legal Services"). The
+        # first word's capital is the sentence's; whether the word is a name is decided by
+        # Casing (taggers call many sentence-initial plurals PROPN or an entity).
+        multiword = (nxt[:1].isupper() and nxt.isalpha() and t.text[:1].isupper()
+                     and t.pos_ not in ("DET", "PRON", "ADP", "CCONJ", "SCONJ", "ADV"))
+        if k == 0:
+            proper = t.text == "I" or (t.text.isupper() and len(t.text) > 1) or multiword or casing.is_name(t)
+        else:
+            proper = (t.pos_ == "PROPN" or bool(t.ent_type_) or t.text == "I" or (t.text.isupper() and len(t.text) > 1)
+                      or t.text[:1].isupper() or multiword)
+        out_toks.append(Tok(t.text, space, proper=proper))
     final = len(toks) - 1 if toks[-1].text in (".", "!") else None
     s_toks = [toks[i] for i in range(s_start, s_end)]
     return Clause(text=doc.text, toks=tuple(out_toks), subject=(s_start, s_end), agreement=agr,
@@ -558,16 +661,41 @@ def _new(words: Iterable[str]) -> list[Tok]:
     return [Tok(w) for w in words]
 
 
-def _verb_variants(chain: list[str], adverbs: list[Tok], pre_adverbs: list[Tok]) -> list[list[Tok]]:
-    """The verb group with its adverbs: interior adverbs after the first word (after *not*); a
-    pre-verbal adverb stays before the group or, when the group has an auxiliary, may follow it."""
+def _verb_variants(chain: list[str], clause: Clause) -> list[list[Tok]]:
+    """The regenerated verb group with the clause's adverbs in their standard positions.
+
+    * An adverb that stood right before the main verb, after the last auxiliary (*is well
+      designed*, *has already seen*), stays right before the main verb: *will be well designed*.
+    * An adverb after an earlier auxiliary (*will probably be designed*) goes after the first
+      auxiliary (and *not*): *was probably designed*.
+    * An adverb before a one-word verb group (*I now submit*, *He also received*) goes after the
+      first auxiliary of the new group (*is now submitted*, *was also received*); before a group
+      that already had an auxiliary (*He probably has left*) it stays before the group.
+    * A one-word group that is a form of *be* takes every adverb after it (*was probably happy*).
+
+    One variant is returned: the LM does not choose adverb positions (Quirk et al., 1985, §8.20:
+    medial position follows the first auxiliary; manner adverbs precede the participle).
+    """
+    def tok(a: Tok) -> Tok:
+        return Tok(a.text, True, a.proper)
+
+    s1 = clause.subject[1]
+    first_chain = clause.chain[0]
+    pre = [tok(a) for a in clause.toks[s1:first_chain]]
+    aux_idx = [i for i in clause.chain if clause.toks[i].text.lower() not in _NEG]
+    before_main = aux_idx[-2] if len(aux_idx) > 1 else first_chain - 1
+    near_main = [tok(clause.toks[i]) for i in clause.interior if i > before_main]
+    after_first = [tok(clause.toks[i]) for i in clause.interior if i <= before_main]
     head = 2 if len(chain) > 1 and chain[1] == "not" else 1
-    base = _new(chain[:head]) + [Tok(a.text, True, a.proper) for a in adverbs] + _new(chain[head:])
-    outs = [[Tok(a.text, True, a.proper) for a in pre_adverbs] + base]
-    if pre_adverbs and len(chain) > 1 and "not" not in chain:
-        outs.append(_new(chain[:head]) + [Tok(a.text, True, a.proper) for a in pre_adverbs + adverbs]
-                    + _new(chain[head:]))
-    return outs
+    if chain[-1].lower() in _NEG or (len(chain) == 1 and chain[0].lower() in _BE):
+        # a finite copula, negated or not: medial position after it (*was (not) probably happy*)
+        return [_new(chain) + pre + after_first + near_main]
+    if len(chain) == 1:
+        return [pre + after_first + near_main + _new(chain)]
+    if pre and len(aux_idx) == 1:          # the old group had no auxiliary: medial position
+        after_first, pre = pre + after_first, []
+    middle = _new(chain[head:-1])
+    return [pre + _new(chain[:head]) + after_first + middle + near_main + _new(chain[-1:])]
 
 
 def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
@@ -628,7 +756,7 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
     op = structural[0] if structural else None
     s0, s1 = clause.subject
     first_chain = clause.chain[0]
-    last_chain = max(clause.chain)
+    last_chain = max(clause.chain + clause.interior)
     pre = _words(clause, 0, s0)
     subj = _words(clause, s0, s1)
     pre_adv = _words(clause, s1, first_chain)
@@ -673,7 +801,7 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
             chain = realise_verb_group(vg, clause.obj_agreement)
             tail = between + old_subj + after
         new_subj = [Tok(new_subj[0].text, False if not pre else True, new_subj[0].proper)] + new_subj[1:]
-        outs = [pre + new_subj + v + tail for v in _verb_variants(chain, adverbs, pre_adv)]
+        outs = [pre + new_subj + v + tail for v in _verb_variants(chain, clause)]
         return _dedupe(outs)
     chain = realise_verb_group(vg, agr)
     if op == "itcleft":
@@ -692,14 +820,14 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
         outs = []
         for be in be_forms:
             for rel in rels:
-                for verb in _verb_variants(chain, adverbs, pre_adv):
+                for verb in _verb_variants(chain, clause):
                     focus = _lower_first(subj)
                     outs.append(pre + [Tok("It" if not pre else "it", bool(pre))] + _new(be.split()) + focus
                                 + [Tok(rel)] + verb + rest)
         return _dedupe(outs)
     if vg == clause.verb_group:
         raise Refusal("no change")
-    return _dedupe([pre + subj + v + rest for v in _verb_variants(chain, adverbs, pre_adv)])
+    return _dedupe([pre + subj + v + rest for v in _verb_variants(chain, clause)])
 
 
 def _dedupe(outs: list[list[Tok]]) -> list[str]:
@@ -738,12 +866,14 @@ class UDTransformer:
         self.batch_size = batch_size
 
     def analyse_many(self, texts: Sequence[str]) -> list[Clause | Refusal]:
-        """Parse and analyse sentences; each item is a :class:`Clause` or the :class:`Refusal`."""
+        """Parse and analyse sentences; each item is a :class:`Clause` or the :class:`Refusal`.
+        The casing of sentence-initial words is judged with :class:`Casing` over all ``texts``."""
         out: list[Clause | Refusal] = []
-        docs = self.nlp.pipe(texts, batch_size=self.batch_size)
+        docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
+        casing = Casing(docs)
         for doc in docs:
             try:
-                out.append(analyse(doc))
+                out.append(analyse(doc, casing))
             except Refusal as exc:
                 out.append(exc)
         return out
