@@ -247,6 +247,8 @@ class LitContrastSets(RobustBenchBuilder):
                 "source_pairs": report.get("pairs"),
                 "pairs_with_contrast": len(set(cols["source_id"])),
                 "rows_per_code": {c: codes.get(c, 0) for c in self.codes},
+                "rows_per_code_unverified": report.get("rows_per_code_unverified", {}),
+                "reanalysis_rejections": report.get("reanalysis_rejections", {}),
                 "labels": {lab: labels.get(lab, 0) for lab in NLI_LABELS},
                 "distinct_sentences": report.get("sentences"),
                 "sentence_coverage": report.get("sentence_coverage", {}),
@@ -279,6 +281,20 @@ class LitContrastSets(RobustBenchBuilder):
                      "21.0% of MNLI and 19.7% of SNLI pairs (Li et al., 2020, Table 2).")
         lines.append("")
         lines.append(_RULE_NOTES)
+        lines.append("")
+        lines.append("Every candidate surface is parsed again and must re-analyse to what was intended (tense, "
+                     "modality, aspect, voice and polarity of the main verb group; the subject, or the old object "
+                     "after passivisation; no changed word after the verb group; an it-cleft of the original "
+                     "subject). Rows per code without that check -> with it:")
+        lines.append("")
+        for s in splits:
+            before = stats[s].get("rows_per_code_unverified") or {}
+            lines.append(f"- {s}: " + ", ".join(f"`{c}` {before.get(c, 0):,} -> {stats[s]['rows_per_code'][c]:,}"
+                                                for c in self.codes))
+            rej = stats[s].get("reanalysis_rejections") or {}
+            if rej:
+                lines.append("  - candidates rejected by re-analysis: " + ", ".join(f"{r.removeprefix('re-analysis: ')} "
+                                                                               f"({k:,})" for r, k in rej.items()))
         lines.append("")
         lines.append("Sentence-level coverage per phenomenon (distinct premises and hypotheses the backend "
                      "transforms), with the most frequent reasons for refusal:")

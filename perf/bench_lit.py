@@ -87,6 +87,9 @@ def main() -> None:
     print(f"  rows built                 {len(rows):,} ({len({r['source_id'] for r in rows}):,} pairs covered)")
     print(f"  parsing                    {s['parsing']:7.2f} s")
     print(f"  transformation             {s['transformation']:7.2f} s")
+    if "verification" in s:
+        rejected = sum(report.reanalysis_rejections.values())
+        print(f"  re-analysis check          {s['verification']:7.2f} s  ({rejected:,} candidates rejected)")
     print(f"  LM ranking                 {s['lm_ranking']:7.2f} s  ({scorer.n_forward} forward passes, "
           f"{len(scorer.seen):,} candidates scored)")
     print(f"  total (with coverage)      {total:7.2f} s  -> {len(pairs) / total:.0f} pairs/s")

@@ -24,7 +24,9 @@ def _entry(config):
 def _repo(request, config):
     family = _entry(config).family
     if family in _FAMILY_REPOS:
-        return request.getfixturevalue(_FAMILY_REPOS[family])
+        repo = request.getfixturevalue(_FAMILY_REPOS[family])
+        if config in read_metadata(repo):
+            return repo
     return request.getfixturevalue("build_any")(config)
 
 
@@ -32,7 +34,7 @@ def test_every_builder_is_registered_with_its_configs():
     classes = builder_classes()
     assert classes and len(CONFIGS) == len(set(CONFIGS))
     assert {"jabberwocky_ewt", "gec_mnli", "gec_mrpc", "gec_qnli", "gec_sst2", "gec_conll2003", "lit_mnli",
-            "lit_snli"} <= set(CONFIGS)
+            "lit_snli", "lit_mnli_extended", "lit_snli_extended"} <= set(CONFIGS)
     for cls in classes:
         assert cls.FAMILY and cls.SOURCE.version and cls.CITATION and cls.DESCRIPTION and cls.LICENSE
         for cfg in cls.BUILDER_CONFIGS:

@@ -202,7 +202,14 @@ def test_card_reports_coverage_per_phenomenon(lit_repo):
     assert "| `p;f` | to_neutral | E->N | code 1a |" in card and "| `m;m` | possibility | E->E, N->N |" in card
     assert meta["provenance"]["lm"] and meta["provenance"]["backend"] == "ud"
     assert set(meta["provenance"]["report"]["validation_matched"]["seconds"]) == {"parsing", "transformation",
-                                                                                  "lm_ranking"}
+                                                                                  "verification", "lm_ranking"}
+    # the re-analysis check: rows before >= after, rejections by reason on the card
+    for code, n in stats["rows_per_code"].items():
+        assert stats["rows_per_code_unverified"][code] >= n
+    rej = stats["reanalysis_rejections"]
+    assert rej and all(r.startswith("re-analysis: ") for r in rej)
+    top = next(iter(rej))
+    assert f"{top.removeprefix('re-analysis: ')} ({rej[top]:,})" in card
 
 
 def test_augmentation_split_and_split_subset(lit_repo, lit_train_file):

@@ -210,6 +210,22 @@ class Backend(Protocol):
         it decides which tense codes apply (§3.1, Table 1)."""
         ...
 
+    def verify_many(self, items: Sequence[tuple[Any, Sequence[str], str]]) -> list[str | None]:
+        """Optional: check candidates by re-analysis (item 3 of the LIT fluency work).
+
+        Parameters
+        ----------
+        items : sequence of (analysis, ops, candidate), length m
+
+        Returns
+        -------
+        list of (str or None), length m
+            ``None`` where the candidate, parsed again, re-analyses to what ``ops`` intended;
+            otherwise the refusal reason, counted on the card. A backend without this method
+            has its candidates taken unverified (the ERG backend generates from the edited MRS).
+        """
+        ...
+
     def transform(self, analysis: Any, ops: Sequence[str]) -> list[str]:
         """Surface candidates of the analysed sentence after the operations ``ops``.
 
@@ -239,10 +255,13 @@ class Backend(Protocol):
 @dataclass
 class ContrastSetReport:
     """What :func:`make_contrast_sets` did: coverage per code and per phenomenon, the reasons
-    for failure, and the time spent in each stage (seconds)."""
+    for failure, the candidates the re-analysis check rejected (by reason), the rows each code
+    would have had without that check, and the time spent in each stage (seconds)."""
 
     pairs: int
     rows_per_code: dict[str, int]
+    rows_per_code_unverified: dict[str, int]
+    reanalysis_rejections: dict[str, int]
     failures_per_code: dict[str, dict[str, int]]
     sentences: int
     sentence_coverage: dict[str, int]
@@ -304,25 +323,26 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
     seconds["parsing"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    cache: dict[tuple[str, tuple[str, ...]], list[str] | Refusal] = {}
+    raw: dict[tuple[str, tuple[str, ...]], list[str] | Refusal] = {}
 
-    def cands(text: str, ops: tuple[str, ...]):
+    def raw_cands(text: str, ops: tuple[str, ...]):
         key = (text, ops)
-        if key not in cache:
+        if key not in raw:
             a = analyses[text]
             if isinstance(a, Refusal):
-                cache[key] = a
+                raw[key] = a
             else:
                 try:
                     # a surface identical to the original (past of "set", "put") would carry a new
                     # label on unchanged text
                     out = [c for c in backend.transform(a, ops) if c != text]
-                    cache[key] = out if out else Refusal("no visible change")
+                    raw[key] = out if out else Refusal("no visible change")
                 except Refusal as exc:
-                    cache[key] = exc
-        return cache[key]
+                    raw[key] = exc
+        return raw[key]
 
-    pending = []  # (pair, spec, premise candidates or None, hypothesis candidates or None)
+    # 1. which (sentence, operations) each pair and code needs
+    plans = []  # (pair, spec, new label, ((text, ops) or None for premise, same for hypothesis))
     failures: dict[str, Counter] = defaultdict(Counter)
     for pair in tqdm(pairs, desc="LIT transformations", disable=not progress):
         for spec in specs:
@@ -338,21 +358,58 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
                     a = analyses[pair[bad[0]]]
                     failures[spec.code][f"{bad[0]}: " + (a.reason if isinstance(a, Refusal) else "not present tense")] += 1
                     continue
-            sides = []
             # n;n: the new premise comes from the hypothesis and the new hypothesis from the premise
             fields = ("hypothesis", "premise") if spec.swap else ("premise", "hypothesis")
-            for field, ops in zip(fields, (spec.premise, spec.hypothesis)):
-                if not ops:
-                    sides.append(None)
-                    continue
-                c = cands(pair[field], ops)
-                if isinstance(c, Refusal):
-                    failures[spec.code][f"{field}: {c.reason}"] += 1
-                    break
-                sides.append(c)
-            else:
-                pending.append((pair, spec, new_label, sides[0], sides[1]))
+            keys = tuple((pair[f], tuple(ops)) if ops else None for f, ops in zip(fields, (spec.premise, spec.hypothesis)))
+            for k in keys:
+                if k is not None:
+                    raw_cands(*k)
+            plans.append((pair, spec, new_label, fields, keys))
+    for text in texts:                      # sentence-level coverage needs every phenomenon
+        for ops in PHENOMENA.values():
+            for op in ops:
+                raw_cands(text, (op,))
     seconds["transformation"] = time.perf_counter() - t0
+
+    # 2. every candidate verified by re-analysis (one batched parse of all of them)
+    t0 = time.perf_counter()
+    items = [(key, c) for key in sorted(raw) if not isinstance(raw[key], Refusal) for c in raw[key]]
+    verify = getattr(backend, "verify_many", None)
+    reasons = verify([(analyses[k[0]], k[1], c) for k, c in items]) if verify else [None] * len(items)
+    kept: dict[tuple, list[str]] = defaultdict(list)
+    why: dict[tuple, str] = {}
+    rejected: Counter = Counter()
+    for (key, c), reason in zip(items, reasons):
+        if reason is None:
+            kept[key].append(c)
+        else:
+            rejected[reason] += 1
+            why.setdefault(key, reason)
+    cache: dict[tuple[str, tuple[str, ...]], list[str] | Refusal] = {}
+    for key, r in raw.items():
+        cache[key] = r if isinstance(r, Refusal) else (kept[key] if kept.get(key) else Refusal(why[key]))
+    seconds["verification"] = time.perf_counter() - t0
+
+    def cands(text: str, ops: tuple[str, ...]):
+        return cache[(text, ops)]
+
+    pending = []  # (pair, spec, new label, premise candidates or None, hypothesis candidates or None)
+    unverified = Counter()
+    for pair, spec, new_label, fields, keys in plans:
+        if all(k is None or not isinstance(raw[k], Refusal) for k in keys):
+            unverified[spec.code] += 1
+        sides = []
+        for field, k in zip(fields, keys):
+            if k is None:
+                sides.append(None)
+                continue
+            c = cache[k]
+            if isinstance(c, Refusal):
+                failures[spec.code][f"{field}: {c.reason}"] += 1
+                break
+            sides.append(c)
+        else:
+            pending.append((pair, spec, new_label, sides[0], sides[1]))
 
     t0 = time.perf_counter()
     lists = [c for _, _, _, p, h in pending for c in (p, h) if c is not None]
@@ -407,6 +464,8 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
         sent_fail[phen] = dict(fail.most_common())
     report = ContrastSetReport(
         pairs=len(pairs), rows_per_code={c: counts.get(c, 0) for c in codes},
+        rows_per_code_unverified={c: unverified.get(c, 0) for c in codes},
+        reanalysis_rejections=dict(rejected.most_common()),
         failures_per_code={c: dict(failures[c].most_common()) for c in codes}, sentences=len(texts),
         sentence_coverage=sent_cov, sentence_failures=sent_fail, seconds=seconds,
         candidates=dict(n_cands))

@@ -50,7 +50,7 @@ from typing import Iterable, Sequence
 
 __all__ = ["OPERATIONS", "VERB_GROUP_OPERATIONS", "STRUCTURAL_OPERATIONS", "PHENOMENA", "Refusal", "LitSetupError", "Casing",
            "Agreement",
-           "VerbGroup", "Clause", "analyse", "transform", "UDTransformer"]
+           "VerbGroup", "Clause", "analyse", "transform", "check_reanalysis", "expected_verb_group", "UDTransformer"]
 
 VERB_GROUP_OPERATIONS = ("past", "present", "future", "may", "negation")
 STRUCTURAL_OPERATIONS = ("passive", "itcleft", "question", "swap")
@@ -484,6 +484,12 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         raise Refusal("coordinated clauses")
     if any(c.dep_ == "parataxis" for c in head.children):
         raise Refusal("coordinated clauses", "parataxis")
+    if any(c.dep_ == "dep" and c.pos_ in ("VERB", "AUX") for c in head.children):
+        raise Refusal("unattached clause")
+    if any(toks[i].lower_ in _NEG for i in range(s_end, first.i)):
+        # "Homes not located on these roads must ...": a finite verb is never negated without an
+        # auxiliary, so the parse has taken a reduced relative clause for the main clause
+        raise Refusal("negation without auxiliary")
     # tokens between the subject and the verb group, and inside the group: adverbs only
     span_end = max([main.i] + [n.i for n in negs])
     chain_idx = {t.i for t in chain_words} | {n.i for n in negs}
@@ -664,10 +670,11 @@ def _new(words: Iterable[str]) -> list[Tok]:
 def _verb_variants(chain: list[str], clause: Clause) -> list[list[Tok]]:
     """The regenerated verb group with the clause's adverbs in their standard positions.
 
-    * An adverb that stood right before the main verb, after the last auxiliary (*is well
-      designed*, *has already seen*), stays right before the main verb: *will be well designed*.
-    * An adverb after an earlier auxiliary (*will probably be designed*) goes after the first
-      auxiliary (and *not*): *was probably designed*.
+    * A manner adverb that stood right before the main verb, after the last auxiliary (*is well
+      designed*), stays right before the main verb: *will be well designed*.
+    * A medial adverb (:data:`_MEDIAL_ADVERBS`: *probably*, *always*, *also*, *already* ...), or
+      any adverb after an earlier auxiliary, goes after the first auxiliary (and *not*):
+      *was probably designed*, *can always be explained*.
     * An adverb before a one-word verb group (*I now submit*, *He also received*) goes after the
       first auxiliary of the new group (*is now submitted*, *was also received*); before a group
       that already had an auxiliary (*He probably has left*) it stays before the group.
@@ -684,8 +691,10 @@ def _verb_variants(chain: list[str], clause: Clause) -> list[list[Tok]]:
     pre = [tok(a) for a in clause.toks[s1:first_chain]]
     aux_idx = [i for i in clause.chain if clause.toks[i].text.lower() not in _NEG]
     before_main = aux_idx[-2] if len(aux_idx) > 1 else first_chain - 1
-    near_main = [tok(clause.toks[i]) for i in clause.interior if i > before_main]
-    after_first = [tok(clause.toks[i]) for i in clause.interior if i <= before_main]
+    near_main = [tok(clause.toks[i]) for i in clause.interior
+                 if i > before_main and clause.toks[i].text.lower() not in _MEDIAL_ADVERBS]
+    after_first = [tok(clause.toks[i]) for i in clause.interior
+                   if i <= before_main or clause.toks[i].text.lower() in _MEDIAL_ADVERBS]
     head = 2 if len(chain) > 1 and chain[1] == "not" else 1
     if chain[-1].lower() in _NEG or (len(chain) == 1 and chain[0].lower() in _BE):
         # a finite copula, negated or not: medial position after it (*was (not) probably happy*)
@@ -839,6 +848,104 @@ def _dedupe(outs: list[list[Tok]]) -> list[str]:
     return seen
 
 
+# ---------------------------------------------------------------------------------------------
+# Verification by re-analysis
+
+def _span_text(toks: Sequence[Tok], a: int, b: int) -> str:
+    return " ".join(t.text for t in toks[a:b]).lower()
+
+
+def _tail(clause: Clause) -> list[str]:
+    """Words after the verb group (and its adverbs), final punctuation included."""
+    return [t.text for t in clause.toks[max(clause.chain + clause.interior) + 1:]]
+
+
+def expected_verb_group(clause: Clause, ops: Sequence[str]) -> VerbGroup:
+    """The verb group ``ops`` should produce on ``clause`` (tense, modality, aspect, voice, polarity)."""
+    vg = _apply_verb_ops(clause, [o for o in ops if o in VERB_GROUP_OPERATIONS])
+    if "passive" in ops:
+        vg = replace(vg, passive=True)
+    return vg
+
+
+def _uncleft(candidate: str, clause: Clause) -> str | None:
+    """The sentence under an it-cleft candidate (*It is the man who sleeps.* -> *The man sleeps.*),
+    or ``None`` when the candidate does not have the frame *It BE <original subject> who/that*."""
+    import re
+
+    s0, s1 = clause.subject
+
+    def surface(toks: Sequence[Tok]) -> str:
+        return "".join((" " if k and t.space else "") + t.text for k, t in enumerate(toks))
+
+    pre = surface(clause.toks[:s0])
+    focus = surface(clause.toks[s0:s1])
+    lowered = focus if clause.toks[s0].proper else focus[:1].lower() + focus[1:]
+    m = re.match(r"^(?P<pre>.*?)\b[Ii]t (?:is|was|will be) (?P<focus>.+?) (?:who|that) (?P<rest>.*)$", candidate)
+    if m is None or m.group("focus") != lowered:
+        return None
+    if (m.group("pre").strip() or "") != (pre[:1].upper() + pre[1:] if pre else ""):
+        return None
+    base = (pre + " " if pre else "") + (focus if not pre else lowered) + " " + m.group("rest")
+    return base[:1].upper() + base[1:]
+
+
+def check_reanalysis(clause: Clause, ops: Sequence[str], candidate: str, reparsed) -> str | None:
+    """Whether a candidate re-analyses to what was intended; ``None`` if it does, else the reason.
+
+    The candidate, parsed again (``reparsed``: the :func:`analyse` result of its parse, or of the
+    sentence under its it-cleft), must have: the intended tense, modality, aspect, voice and
+    polarity on the main verb group; the original subject as subject (the original object, with
+    nominative case, after passivisation); and no changed word after the verb group (after the
+    object, for a passive or a subject-object swap). Polar questions are not re-analysed (no
+    pair code uses them). An it-cleft must have the frame *It BE <subject> who/that* with the
+    original subject span as focus, its first letter lowered unless it is a name.
+
+    Parameters
+    ----------
+    clause : Clause
+        The original analysis.
+    ops : sequence of str
+        The operations applied.
+    candidate : str
+        The surface produced.
+    reparsed : Clause or Refusal
+        :func:`analyse` on the parse of the candidate (or of :func:`_uncleft` of it).
+
+    Returns
+    -------
+    str or None
+        A refusal reason starting with ``re-analysis:``, or ``None``.
+    """
+    if "question" in ops:
+        # a polar question is not a declarative clause that analyse() accepts; questions are a
+        # sentence transformation only (no pair code uses them), and are not re-analysed
+        return None
+    if isinstance(reparsed, Refusal):
+        return f"re-analysis: {reparsed.reason}"
+    want = expected_verb_group(clause, ops)
+    got = reparsed.verb_group
+    for attr in ("tense", "modal", "perfect", "progressive", "passive", "negated"):
+        if getattr(got, attr) != getattr(want, attr):
+            return f"re-analysis: {attr} differs"
+    if got.lemma != want.lemma:
+        return "re-analysis: main verb differs"
+    if "passive" in ops or "swap" in ops:
+        o0, o1 = clause.obj
+        subj = [_TO_NOM.get(t.text.lower(), t.text.lower()) for t in clause.toks[o0:o1]]
+        if [t.text.lower() for t in reparsed.toks[slice(*reparsed.subject)]] != subj:
+            return "re-analysis: subject is not the old object"
+        after = [t.text for t in clause.toks[o1:]]
+        if after and [t.text for t in reparsed.toks[-len(after):]] != after:
+            return "re-analysis: words after the object changed"
+        return None
+    if _span_text(reparsed.toks, *reparsed.subject) != _span_text(clause.toks, *clause.subject):
+        return "re-analysis: subject differs"
+    if _tail(reparsed) != _tail(clause):
+        return "re-analysis: words after the verb group changed"
+    return None
+
+
 class UDTransformer:
     """The default LIT backend: spaCy parses, rule-based transformations.
 
@@ -878,6 +985,37 @@ class UDTransformer:
                 out.append(exc)
         return out
 
+    def verify_many(self, items: Sequence[tuple[Clause, Sequence[str], str]]) -> list[str | None]:
+        """Check candidates by re-analysis (:func:`check_reanalysis`), parsing each distinct
+        sentence once in one batched ``nlp.pipe`` call.
+
+        Parameters
+        ----------
+        items : sequence of (Clause, ops, candidate)
+
+        Returns
+        -------
+        list of (str or None), one per item
+            ``None`` for a verified candidate, else the refusal reason.
+        """
+        bases = []
+        for clause, ops, cand in items:
+            bases.append(_uncleft(cand, clause) if "itcleft" in ops else cand)
+        todo = sorted({b for b in bases if b is not None})
+        parsed = {}
+        for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size)):
+            try:
+                parsed[text] = analyse(doc)
+            except Refusal as exc:
+                parsed[text] = exc
+        out: list[str | None] = []
+        for (clause, ops, cand), base in zip(items, bases):
+            if base is None:
+                out.append("re-analysis: not an it-cleft of the subject")
+            else:
+                out.append(check_reanalysis(clause, ops, cand, parsed[base]))
+        return out
+
     @staticmethod
     def tense_of(clause: Clause) -> str:
         """``past``, ``present``, ``future`` or ``modal``."""
@@ -889,11 +1027,14 @@ class UDTransformer:
         return transform(clause, ops)
 
     def candidates(self, text: str, ops: Sequence[str]) -> list[str]:
-        """Candidates of one sentence (empty when refused); see :func:`transform`."""
+        """Verified candidates of one sentence (empty when refused); see :func:`transform` and
+        :meth:`verify_many`."""
         clause = self.analyse_many([text])[0]
         if isinstance(clause, Refusal):
             return []
         try:
-            return transform(clause, ops)
+            cands = transform(clause, ops)
         except Refusal:
             return []
+        reasons = self.verify_many([(clause, ops, c) for c in cands])
+        return [c for c, r in zip(cands, reasons) if r is None]
