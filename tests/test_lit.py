@@ -301,3 +301,35 @@ def test_evaluate_command_errors(lit_repo, tmp_path):
     res = CliRunner().invoke(app, ["evaluate", "--model", str(tmp_path / "none"), "--config", "lit_mnli",
                                    "--repo", str(lit_repo)])
     assert res.exit_code == 2 and "does not exist" in res.output
+
+
+def test_audit_command_draws_writes_and_summarises(lit_repo, tmp_path):
+    import csv
+
+    out = tmp_path / "audit.tsv"
+    args = ["audit", "lit_mnli", "--sample", "20", "--seed", "0", "--repo", str(lit_repo), "--out", str(out)]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert "[20]" in res.output and "->" in res.output
+    rows = list(csv.DictReader(out.open(encoding="utf-8"), delimiter="\t"))
+    assert len(rows) == 20 and all(r["judgement"] == "" for r in rows) and len({r["id"] for r in rows}) == 20
+    again = tmp_path / "again.tsv"
+    CliRunner().invoke(app, args[:-1] + [str(again)])
+    assert again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")      # same seed, same rows
+    for k, r in enumerate(rows):
+        r["judgement"] = "bad: odd" if k % 5 == 0 else "ok"
+    with out.open("w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]), delimiter="\t")
+        w.writeheader()
+        w.writerows(rows)
+    res = CliRunner().invoke(app, ["audit", "lit_mnli", "--judged", str(out)])
+    assert res.exit_code == 0 and "all" in res.output and "80.0%" in res.output, res.output
+    rows[3]["judgement"] = "maybe"
+    with out.open("w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]), delimiter="\t")
+        w.writeheader()
+        w.writerows(rows)
+    res = CliRunner().invoke(app, ["audit", "lit_mnli", "--judged", str(out)])
+    assert res.exit_code == 2 and "line 5" in res.output and "'maybe'" in res.output
+    res = CliRunner().invoke(app, ["audit", "gec_mnli", "--repo", str(lit_repo)])
+    assert res.exit_code == 2 and "LIT contrast sets" in res.output

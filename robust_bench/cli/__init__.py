@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from robust_bench.cli import attack, baselines, build, confusions, evaluate, probe  # noqa: F401  (register commands)
+from robust_bench.cli import attack, audit, baselines, build, confusions, evaluate, probe  # noqa: F401  (register commands)
 from robust_bench.cli._app import app
 
 __all__ = ["app", "main"]

@@ -822,9 +822,9 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
             raise Refusal("quantified subject")
         if pre and pre[-1].text != ",":
             raise Refusal("material before the subject")
-        be_forms = {"past": ["was"], "present": ["is"]}.get(vg.tense, ["is"])
-        if vg.tense == "future":
-            be_forms = ["is", "will be"]
+        # the cleft's be is past for a past clause, else present ("It is the museum that will be
+        # designed"; "It will be the museum that will be designed" doubles the future)
+        be_forms = ["was"] if vg.tense == "past" else ["is"]
         rels = ["who", "that"] if clause.subject_is_person else ["that"]
         outs = []
         for be in be_forms:
