@@ -167,11 +167,11 @@ def test_ner_attack_command_honours_dtype_and_agree_with(gec_repo, tiny_tagger, 
                            (["--agree-with", str(tmp_path / "no-model")], "does not exist")):
         proc = subprocess.run(base + extra, capture_output=True, text=True, env=os.environ.copy())
         assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    # good values are accepted and the second tagger is consulted; the random tagger gets no
+    # sentence right, which the runner reports in one line
     proc = subprocess.run(base + ["--dtype", "float32", "--agree-with", str(tagger)], capture_output=True, text=True,
                           env=os.environ.copy())
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    rec = json.loads(next((tmp_path / "results").glob("*attack-greedy.json")).read_text())
-    assert rec["details"]["agree_with"] == [str(tagger)]
+    assert proc.returncode == 2 and "(by every tagger)" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 
 def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():

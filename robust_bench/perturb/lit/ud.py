@@ -179,6 +179,7 @@ class Clause:
     never: bool
     negative_words: bool = False
     npis: bool = False
+    lower_start: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -361,8 +362,9 @@ class Casing:
     Evidence, in order: (1) the corpus being transformed: a word seen capitalised after the
     first position more often than lower-cased there is a name, and the reverse a common word;
     (2) the tagger: a PROPN tagged as a person, place or geopolitical entity is a name; (3)
-    WordNet: a word whose lower-case form is a WordNet lemma (after morphy) is a common word;
-    (4) otherwise the tag decides (PROPN is a name).
+    WordNet: a lower-case lemma (after morphy) makes a common word, only a capitalised one
+    (*Carnegie*) a name; (4) otherwise a name only if tagged PROPN and recognised as an entity
+    (*Voluntariness of risks ...* is neither).
 
     Parameters
     ----------
@@ -398,26 +400,34 @@ class Casing:
             return cap > lower
         if tok.pos_ == "PROPN" and tok.ent_type_ in self._NAME_ENTS:
             return True
-        if _wordnet_knows(low):
-            return False
-        return tok.pos_ == "PROPN"
+        known = _wordnet_case(low)
+        if known is not None:
+            return known == "name"
+        # unknown to WordNet: a name only if the tagger says PROPN and the recogniser found an entity
+        return tok.pos_ == "PROPN" and bool(tok.ent_type_)
 
 
 @lru_cache(maxsize=None)
-def _wordnet_knows(word: str) -> bool:
-    """Whether WordNet has ``word`` (or its morphy base form) as a lower-case lemma."""
+def _wordnet_case(word: str) -> str | None:
+    """``"common"`` if WordNet has ``word`` (or its morphy base form) as a lower-case lemma,
+    ``"name"`` if only as a capitalised one (*Carnegie*), ``None`` if not at all."""
     try:
         from nltk.corpus import wordnet as wn
 
+        found = None
         for pos in ("n", "v", "a", "r"):
-            base = wn.morphy(word, pos)
-            if base and any(lem.name() == base for syn in wn.synsets(base, pos) for lem in syn.lemmas()):
-                return True
+            base = wn.morphy(word, pos) or word
+            for syn in wn.synsets(base, pos):
+                for lem in syn.lemmas():
+                    if lem.name() == base:
+                        return "common"
+                    if lem.name().lower() == base:
+                        found = "name"
+        return found
     except LookupError as exc:
         raise LitSetupError("the LIT UD backend needs NLTK WordNet to tell names from common words; set "
                             "NLTK_DATA to a folder holding corpora/wordnet or run "
                             "`python -m nltk.downloader wordnet`") from exc
-    return False
 
 
 def analyse(doc, casing: "Casing | None" = None) -> Clause:
@@ -602,7 +612,7 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
                   else None, subject_is_person=_is_person(subj), subject_quantified=_quantified(s_toks),
                   chain=tuple(sorted(chain_idx)), interior=interior, verb_group=vg, obj=obj, obj_pronoun=obj_pron,
                   obj_agreement=obj_agr, obj_refusal=obj_ref, final_punct=final, never=never,
-                  negative_words=negative_words, npis=npis)
+                  negative_words=negative_words, npis=npis, lower_start=toks[0].text[:1].islower())
 
 
 def _main_lemma(main, expect, tag) -> str:
@@ -646,10 +656,15 @@ def _recase(toks: list[Tok], pronoun: str | None, table: dict) -> list[Tok]:
     return toks
 
 
-def _render(toks: Sequence[Tok]) -> str:
+def _render(toks: Sequence[Tok], capitalise: bool = True) -> str:
+    """Join tokens with their spaces. The first word is capitalised, or, for a sentence that
+    began in lower case (``capitalise=False``, transcribed speech in MNLI), lowered unless it is a
+    name, so the output keeps the original's casing apart from the transformed words."""
     out = []
     for k, t in enumerate(toks):
-        text = t.text[:1].upper() + t.text[1:] if k == 0 else t.text
+        text = t.text
+        if k == 0:
+            text = text[:1].upper() + text[1:] if capitalise else (text if t.proper else text[:1].lower() + text[1:])
         out.append((" " if k and t.space else "") + text)
     return "".join(out)
 
@@ -784,7 +799,7 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
                                                               is not None else False)]
             lead = _new(chain[:head])
             outs.append(pre + ([Tok(lead[0].text, True)] if pre else lead) + body)
-        return _dedupe(outs)
+        return _dedupe(outs, not clause.lower_start)
     if op in ("passive", "swap"):
         if clause.expletive:
             raise Refusal("expletive subject")
@@ -811,7 +826,7 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
             tail = between + old_subj + after
         new_subj = [Tok(new_subj[0].text, False if not pre else True, new_subj[0].proper)] + new_subj[1:]
         outs = [pre + new_subj + v + tail for v in _verb_variants(chain, clause)]
-        return _dedupe(outs)
+        return _dedupe(outs, not clause.lower_start)
     chain = realise_verb_group(vg, agr)
     if op == "itcleft":
         if clause.expletive:
@@ -833,16 +848,16 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
                     focus = _lower_first(subj)
                     outs.append(pre + [Tok("It" if not pre else "it", bool(pre))] + _new(be.split()) + focus
                                 + [Tok(rel)] + verb + rest)
-        return _dedupe(outs)
+        return _dedupe(outs, not clause.lower_start)
     if vg == clause.verb_group:
         raise Refusal("no change")
-    return _dedupe([pre + subj + v + rest for v in _verb_variants(chain, clause)])
+    return _dedupe([pre + subj + v + rest for v in _verb_variants(chain, clause)], not clause.lower_start)
 
 
-def _dedupe(outs: list[list[Tok]]) -> list[str]:
+def _dedupe(outs: list[list[Tok]], capitalise: bool = True) -> list[str]:
     seen = []
     for toks in outs:
-        s = _render(toks)
+        s = _render(toks, capitalise)
         if s not in seen:
             seen.append(s)
     return seen
@@ -884,7 +899,8 @@ def _uncleft(candidate: str, clause: Clause) -> str | None:
     m = re.match(r"^(?P<pre>.*?)\b[Ii]t (?:is|was|will be) (?P<focus>.+?) (?:who|that) (?P<rest>.*)$", candidate)
     if m is None or m.group("focus") != lowered:
         return None
-    if (m.group("pre").strip() or "") != (pre[:1].upper() + pre[1:] if pre else ""):
+    got_pre = m.group("pre").strip()
+    if got_pre[:1].lower() + got_pre[1:] != (pre[:1].lower() + pre[1:] if pre else ""):
         return None
     base = (pre + " " if pre else "") + (focus if not pre else lowered) + " " + m.group("rest")
     return base[:1].upper() + base[1:]
@@ -1001,9 +1017,10 @@ class UDTransformer:
         bases = []
         for clause, ops, cand in items:
             bases.append(_uncleft(cand, clause) if "itcleft" in ops else cand)
-        todo = sorted({b for b in bases if b is not None})
+        todo = sorted({b for b, (_, ops, _) in zip(bases, items) if b is not None and "question" not in ops})
         parsed = {}
-        for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size)):
+        # the entity recogniser only informs casing, which the check does not use
+        for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size, disable=["ner"])):
             try:
                 parsed[text] = analyse(doc)
             except Refusal as exc:
@@ -1013,7 +1030,7 @@ class UDTransformer:
             if base is None:
                 out.append("re-analysis: not an it-cleft of the subject")
             else:
-                out.append(check_reanalysis(clause, ops, cand, parsed[base]))
+                out.append(check_reanalysis(clause, ops, cand, parsed.get(base)))
         return out
 
     @staticmethod
