@@ -128,10 +128,14 @@ def describe_read(path: str | os.PathLike, *, origin: str, url: str, rows: int) 
     path = Path(path)
     if origin.startswith("local:"):
         root = Path(origin[len("local:"):])
-        try:
-            shown = str(path.resolve().relative_to(root))
-        except ValueError:
-            shown = str(path)
+        shown = str(path)
+        # the mirror may be a folder of symbolic links: try the path as given, then resolved
+        for p, r in ((path.absolute(), root.absolute()), (path.resolve(), root.resolve())):
+            try:
+                shown = str(p.relative_to(r))
+                break
+            except ValueError:
+                continue
     elif origin == "download":
         shown = url
     else:

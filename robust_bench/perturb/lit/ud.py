@@ -84,6 +84,10 @@ _BE = {"am": "VBP", "'m": "VBP", "is": "VBZ", "'s": "VBZ", "are": "VBP", "'re": 
 _HAVE = {"have": "VBP", "'ve": "VBP", "has": "VBZ", "had": "VBD", "having": "VBG"}
 _DO = {"do": "VBP", "does": "VBZ", "did": "VBD"}
 _NEG = {"not", "n't"}
+#: Derivational suffixes of common nouns, for capitalised words WordNet does not know.
+_COMMON_NOUN_SUFFIXES = ("ness", "ity", "tion", "sion", "ment", "ism", "ance", "ence", "ship", "hood", "ality")
+#: Tokens that may not occur inside a clefted subject.
+_CLEFT_BREAKERS = {",", ";", ":", "--", "\"", "``", "''", "(", ")", "-LRB-", "-RRB-"}
 #: Adverbs that take the medial position of a verb group (after the first auxiliary or a finite *be*).
 _MEDIAL_ADVERBS = {"probably", "also", "always", "never", "often", "still", "now", "really", "certainly",
                    "definitely", "usually", "just", "already", "clearly", "obviously", "surely", "sometimes",
@@ -180,6 +184,7 @@ class Clause:
     negative_words: bool = False
     npis: bool = False
     lower_start: bool = False
+    subject_adverb: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,29 +406,33 @@ class Casing:
         if tok.pos_ == "PROPN" and tok.ent_type_ in self._NAME_ENTS:
             return True
         known = _wordnet_case(low)
-        if known is not None:
+        if known in ("common", "name"):
             return known == "name"
-        # unknown to WordNet: a name only if the tagger says PROPN and the recogniser found an entity
-        return tok.pos_ == "PROPN" and bool(tok.ent_type_)
+        if known == "both":                 # "Democrats" / "democrats": the tagger decides
+            return tok.pos_ == "PROPN"
+        # unknown to WordNet: a name if tagged PROPN (misspelt and rare names: "Carneagie"),
+        # unless it carries a common-noun suffix ("Voluntariness")
+        return tok.pos_ == "PROPN" and not low.endswith(_COMMON_NOUN_SUFFIXES)
 
 
 @lru_cache(maxsize=None)
 def _wordnet_case(word: str) -> str | None:
-    """``"common"`` if WordNet has ``word`` (or its morphy base form) as a lower-case lemma,
-    ``"name"`` if only as a capitalised one (*Carnegie*), ``None`` if not at all."""
+    """``"common"`` if WordNet has ``word`` (or its morphy base form) only as a lower-case lemma,
+    ``"name"`` if only as a capitalised one (*Carnegie*), ``"both"`` (*democrat*, *Democrat*), or
+    ``None`` if not at all."""
     try:
         from nltk.corpus import wordnet as wn
 
-        found = None
+        lower = upper = False
         for pos in ("n", "v", "a", "r"):
             base = wn.morphy(word, pos) or word
             for syn in wn.synsets(base, pos):
                 for lem in syn.lemmas():
                     if lem.name() == base:
-                        return "common"
-                    if lem.name().lower() == base:
-                        found = "name"
-        return found
+                        lower = True
+                    elif lem.name().lower() == base:
+                        upper = True
+        return "both" if lower and upper else "common" if lower else "name" if upper else None
     except LookupError as exc:
         raise LitSetupError("the LIT UD backend needs NLTK WordNet to tell names from common words; set "
                             "NLTK_DATA to a folder holding corpora/wordnet or run "
@@ -612,7 +621,8 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
                   else None, subject_is_person=_is_person(subj), subject_quantified=_quantified(s_toks),
                   chain=tuple(sorted(chain_idx)), interior=interior, verb_group=vg, obj=obj, obj_pronoun=obj_pron,
                   obj_agreement=obj_agr, obj_refusal=obj_ref, final_punct=final, never=never,
-                  negative_words=negative_words, npis=npis, lower_start=toks[0].text[:1].islower())
+                  negative_words=negative_words, npis=npis, lower_start=toks[0].text[:1].islower(),
+                  subject_adverb=toks[s_start].pos_ in ("ADV", "SCONJ"))
 
 
 def _main_lemma(main, expect, tag) -> str:
@@ -835,6 +845,17 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
             raise Refusal("subject pronoun cannot be clefted", clause.subject_pronoun)
         if clause.subject_quantified:
             raise Refusal("quantified subject")
+        s0, s1 = clause.subject
+        if any(t.text in _CLEFT_BREAKERS for t in clause.toks[s0:s1]):
+            # "The more pieces in a marker , the more effort ...": a comma or quotation inside the
+            # span means the parse has taken more than a noun phrase for the subject
+            raise Refusal("punctuation in the subject")
+        if clause.subject_adverb:
+            raise Refusal("adverb at the start of the subject")   # "Still Bork waited" -> not "It was still Bork"
+        if s0 > 4:
+            # only a short introductory adverbial ("For example ,", "In 1990 ,") may precede the
+            # cleft; longer material is a subordinate clause, a correlative or reported speech
+            raise Refusal("long material before the subject")
         if pre and pre[-1].text != ",":
             raise Refusal("material before the subject")
         # the cleft's be is past for a past clause, else present ("It is the museum that will be
