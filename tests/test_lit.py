@@ -316,20 +316,18 @@ def test_audit_command_draws_writes_and_summarises(lit_repo, tmp_path):
     again = tmp_path / "again.tsv"
     CliRunner().invoke(app, args[:-1] + [str(again)])
     assert again.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")      # same seed, same rows
+    from robust_bench.experiments.audit import write_audit_tsv
+
     for k, r in enumerate(rows):
         r["judgement"] = "bad: odd" if k % 5 == 0 else "ok"
-    with out.open("w", encoding="utf-8", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]), delimiter="\t")
-        w.writeheader()
-        w.writerows(rows)
+    write_audit_tsv(rows, out)
     res = CliRunner().invoke(app, ["audit", "lit_mnli", "--judged", str(out)])
     assert res.exit_code == 0 and "all" in res.output and "80.0%" in res.output, res.output
     rows[3]["judgement"] = "maybe"
-    with out.open("w", encoding="utf-8", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]), delimiter="\t")
-        w.writeheader()
-        w.writerows(rows)
+    write_audit_tsv(rows, out)
     res = CliRunner().invoke(app, ["audit", "lit_mnli", "--judged", str(out)])
     assert res.exit_code == 2 and "line 5" in res.output and "'maybe'" in res.output
     res = CliRunner().invoke(app, ["audit", "gec_mnli", "--repo", str(lit_repo)])
     assert res.exit_code == 2 and "LIT contrast sets" in res.output
+    res = CliRunner().invoke(app, ["audit", "lit_mnli", "--sample", "0", "--repo", str(lit_repo)])
+    assert res.exit_code == 2 and "at least 1" in res.output

@@ -33,3 +33,27 @@ LI_2020 = """\
     pages = "126--135",
 }
 """
+
+#: Jabberwocky EWT: the paper, the treebank (UD English EWT) and the pseudoword generator (Wuggy).
+HALL_MAUDSLAY_COTTERELL_2021 = """\
+@inproceedings{hall-maudslay-cotterell-2021-syntactic,
+    title = "Do Syntactic Probes Probe Syntax? Experiments with Jabberwocky Probing",
+    author = "Hall Maudslay, Rowan and Cotterell, Ryan",
+    booktitle = "Proceedings of the 2021 Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies",
+    year = "2021",
+    pages = "124--131",
+    url = "https://aclanthology.org/2021.naacl-main.11",
+}
+@inproceedings{silveira-etal-2014-gold,
+    title = "A Gold Standard Dependency Corpus for {E}nglish",
+    author = "Silveira, Natalia and Dozat, Timothy and de Marneffe, Marie-Catherine and Bowman, Samuel and Connor, Miriam and Bauer, John and Manning, Chris",
+    booktitle = "Proceedings of LREC 2014",
+    year = "2014",
+}
+@article{keuleers-brysbaert-2010-wuggy,
+    title = "Wuggy: A multilingual pseudoword generator",
+    author = "Keuleers, Emmanuel and Brysbaert, Marc",
+    journal = "Behavior Research Methods",
+    volume = "42", number = "3", pages = "627--633", year = "2010",
+}
+"""

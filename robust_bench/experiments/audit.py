@@ -49,7 +49,8 @@ def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 200, seed: in
     Raises
     ------
     AuditError
-        If the config is not built in ``repo``, is not a LIT config, or has no such split.
+        If ``n`` < 1, or the config is not built in ``repo``, is not a LIT config, or has no such
+        split.
     """
     import datasets
     import numpy as np
@@ -57,6 +58,8 @@ def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 200, seed: in
     from robust_bench.data.registry import get_config
     from robust_bench.data.repository import read_metadata
 
+    if n < 1:
+        raise AuditError(f"--sample must be at least 1, got {n}")
     if get_config(config).family != "lit":
         raise AuditError(f"audit samples are defined for LIT contrast sets, not {config!r}")
     meta = read_metadata(repo).get(config)

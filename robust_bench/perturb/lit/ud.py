@@ -38,8 +38,9 @@ Transformations (§3.4, plus the three the project adds) are named by operation:
 Verb-group operations (tense, ``may``, ``negation``) compose with each other and with at most
 one structural operation (``passive``, ``itcleft``, ``question``, ``swap``), which is how the
 paper's compositions such as ``f;p +i`` are built. A transformation returns every surface
-string it considers grammatical (for example *who* and *that* in a cleft of a person, or an
-adverb before or after the new auxiliary); :class:`robust_bench.models.lm.CausalLMScorer` picks one.
+string it considers grammatical (*who* and *that* in a cleft of a person; adverbs take one standard
+position); :class:`robust_bench.models.lm.CausalLMScorer` picks one. Every candidate is then parsed
+again and kept only if it re-analyses to what was intended (:func:`check_reanalysis`).
 """
 
 from __future__ import annotations
@@ -692,7 +693,7 @@ def _new(words: Iterable[str]) -> list[Tok]:
     return [Tok(w) for w in words]
 
 
-def _verb_variants(chain: list[str], clause: Clause) -> list[list[Tok]]:
+def _verb_group_tokens(chain: list[str], clause: Clause) -> list[Tok]:
     """The regenerated verb group with the clause's adverbs in their standard positions.
 
     * A manner adverb that stood right before the main verb, after the last auxiliary (*is well
@@ -705,7 +706,7 @@ def _verb_variants(chain: list[str], clause: Clause) -> list[list[Tok]]:
       that already had an auxiliary (*He probably has left*) it stays before the group.
     * A one-word group that is a form of *be* takes every adverb after it (*was probably happy*).
 
-    One variant is returned: the LM does not choose adverb positions (Quirk et al., 1985, §8.20:
+    One placement is returned: the LM does not choose adverb positions (Quirk et al., 1985, §8.20:
     medial position follows the first auxiliary; manner adverbs precede the participle).
     """
     def tok(a: Tok) -> Tok:
@@ -723,13 +724,13 @@ def _verb_variants(chain: list[str], clause: Clause) -> list[list[Tok]]:
     head = 2 if len(chain) > 1 and chain[1] == "not" else 1
     if chain[-1].lower() in _NEG or (len(chain) == 1 and chain[0].lower() in _BE):
         # a finite copula, negated or not: medial position after it (*was (not) probably happy*)
-        return [_new(chain) + pre + after_first + near_main]
+        return _new(chain) + pre + after_first + near_main
     if len(chain) == 1:
-        return [pre + after_first + near_main + _new(chain)]
+        return pre + after_first + near_main + _new(chain)
     if pre and len(aux_idx) == 1:          # the old group had no auxiliary: medial position
         after_first, pre = pre + after_first, []
     middle = _new(chain[head:-1])
-    return [pre + _new(chain[:head]) + after_first + middle + near_main + _new(chain[-1:])]
+    return pre + _new(chain[:head]) + after_first + middle + near_main + _new(chain[-1:])
 
 
 def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
@@ -801,15 +802,13 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
         chain = realise_verb_group(vg, agr, question=True)
         head = 1
         rest_q = rest[:-1] if clause.final_punct is not None else rest
-        outs = []
         after = chain[head:]
         neg = 1 if after[:1] == ["not"] else 0
-        for verb in [_new(after[:neg]) + [Tok(a.text, True, a.proper) for a in pre_adv + adverbs] + _new(after[neg:])]:
-            body = _lower_first(subj) + verb + rest_q + [Tok("?", clause.toks[-1].space if clause.final_punct
-                                                              is not None else False)]
-            lead = _new(chain[:head])
-            outs.append(pre + ([Tok(lead[0].text, True)] if pre else lead) + body)
-        return _dedupe(outs, not clause.lower_start)
+        verb = _new(after[:neg]) + [Tok(a.text, True, a.proper) for a in pre_adv + adverbs] + _new(after[neg:])
+        body = _lower_first(subj) + verb + rest_q + [Tok("?", clause.toks[-1].space if clause.final_punct
+                                                          is not None else False)]
+        lead = _new(chain[:head])
+        return _dedupe([pre + ([Tok(lead[0].text, True)] if pre else lead) + body], not clause.lower_start)
     if op in ("passive", "swap"):
         if clause.expletive:
             raise Refusal("expletive subject")
@@ -835,8 +834,7 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
             chain = realise_verb_group(vg, clause.obj_agreement)
             tail = between + old_subj + after
         new_subj = [Tok(new_subj[0].text, False if not pre else True, new_subj[0].proper)] + new_subj[1:]
-        outs = [pre + new_subj + v + tail for v in _verb_variants(chain, clause)]
-        return _dedupe(outs, not clause.lower_start)
+        return _dedupe([pre + new_subj + _verb_group_tokens(chain, clause) + tail], not clause.lower_start)
     chain = realise_verb_group(vg, agr)
     if op == "itcleft":
         if clause.expletive:
@@ -845,7 +843,6 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
             raise Refusal("subject pronoun cannot be clefted", clause.subject_pronoun)
         if clause.subject_quantified:
             raise Refusal("quantified subject")
-        s0, s1 = clause.subject
         if any(t.text in _CLEFT_BREAKERS for t in clause.toks[s0:s1]):
             # "The more pieces in a marker , the more effort ...": a comma or quotation inside the
             # span means the parse has taken more than a noun phrase for the subject
@@ -860,19 +857,15 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
             raise Refusal("material before the subject")
         # the cleft's be is past for a past clause, else present ("It is the museum that will be
         # designed"; "It will be the museum that will be designed" doubles the future)
-        be_forms = ["was"] if vg.tense == "past" else ["is"]
+        be = "was" if vg.tense == "past" else "is"
         rels = ["who", "that"] if clause.subject_is_person else ["that"]
-        outs = []
-        for be in be_forms:
-            for rel in rels:
-                for verb in _verb_variants(chain, clause):
-                    focus = _lower_first(subj)
-                    outs.append(pre + [Tok("It" if not pre else "it", bool(pre))] + _new(be.split()) + focus
-                                + [Tok(rel)] + verb + rest)
+        verb = _verb_group_tokens(chain, clause)
+        outs = [pre + [Tok("It" if not pre else "it", bool(pre)), Tok(be)] + _lower_first(subj) + [Tok(rel)] + verb + rest
+                for rel in rels]
         return _dedupe(outs, not clause.lower_start)
     if vg == clause.verb_group:
         raise Refusal("no change")
-    return _dedupe([pre + subj + v + rest for v in _verb_variants(chain, clause)], not clause.lower_start)
+    return _dedupe([pre + subj + _verb_group_tokens(chain, clause) + rest], not clause.lower_start)
 
 
 def _dedupe(outs: list[list[Tok]], capitalise: bool = True) -> list[str]:
