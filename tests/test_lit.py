@@ -331,3 +331,25 @@ def test_audit_command_draws_writes_and_summarises(lit_repo, tmp_path):
     assert res.exit_code == 2 and "LIT contrast sets" in res.output
     res = CliRunner().invoke(app, ["audit", "lit_mnli", "--sample", "0", "--repo", str(lit_repo)])
     assert res.exit_code == 2 and "at least 1" in res.output
+
+
+def test_a_parser_without_ud_relations_is_refused_by_name(tmp_path):
+    """spaCy's en_core_web_* pipelines label ClearNLP relations (dobj, nsubjpass, no cop): the UD
+    backend would misread every clause, so it refuses the pipeline with one error naming it."""
+    import spacy
+    from spacy.training import Example
+
+    from robust_bench.text.nlp import SpacyModelError
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tagger")
+    parser = nlp.add_pipe("parser")
+    for label in ("nsubj", "dobj", "nsubjpass", "auxpass", "acomp", "punct"):
+        parser.add_label(label)
+    doc = nlp.make_doc("John sees Mary .")
+    example = Example.from_dict(doc, {"tags": ["NNP", "VBZ", "NNP", "."], "heads": [1, 1, 1, 1],
+                                      "deps": ["nsubj", "ROOT", "dobj", "punct"]})
+    nlp.initialize(lambda: [example])
+    nlp.to_disk(tmp_path / "clearnlp")
+    with pytest.raises(SpacyModelError, match=r"clearnlp.*Universal Dependencies.*ClearNLP labels \['acomp', 'auxpass', 'dobj', 'nsubjpass'\]"):
+        UDTransformer(str(tmp_path / "clearnlp"))
