@@ -143,7 +143,8 @@ _ATTITUDE_VERBS = {"guess", "think", "know", "see", "hope", "suspect", "believe"
 #: Adjectives of the same performative frames ("I am happy to report", "We are pleased to tell you").
 _ATTITUDE_ADJECTIVES = {"happy", "pleased", "glad", "sorry", "sure", "certain", "afraid", "delighted", "proud",
                         "honored", "honoured", "excited", "thrilled", "grateful", "thankful", "confident", "aware",
-                        "convinced", "positive", "delight"}
+                        "convinced", "positive", "delight", "surprised", "amazed", "shocked", "disappointed",
+                        "worried", "concerned", "curious"}
 #: Epistemic adverbs: *may* beside them stacks two modalities ("may probably never be").
 _EPISTEMIC_ADVERBS = {"probably", "possibly", "perhaps", "maybe", "likely", "certainly", "surely", "definitely",
                       "undoubtedly", "apparently", "presumably", "doubtless", "obviously", "clearly", "evidently",
@@ -815,7 +816,7 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         cleft_ref = "indefinite or numeral subject"
     elif s_end - s_start == 1 and subj.lemma_.lower() in ("people", "folk", "folks", "child", "kid", "human"):
         cleft_ref = "generic plural subject"         # "It is people who generally seem ..." has no contrast
-    elif copula and (root.pos_ in ("DET", "PRON", "PROPN", "NUM")
+    elif copula and (root.pos_ in ("DET", "PRON", "PROPN", "NUM") or after < len(toks) and toks[after].lower_ == "what"
                    or _tag(root) in ("NNP", "NNPS", "CD", "PRP", "DT")
                    or root.pos_ == "NOUN" and pred_det & {"the", "my", "our", "your", "his", "her", "its", "their"}):
         # "A relatively new technique is the sandwich", "Marina del Rey is another", "The other
@@ -906,8 +907,8 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
     final = len(toks) - 1 if toks[-1].text in (".", "!") else None
     s_toks = [toks[i] for i in range(s_start, s_end)]
     return Clause(text=doc.text, toks=tuple(out_toks), subject=(s_start, s_end), agreement=agr,
-                  expletive=bool(expl), subject_pronoun=subj.lower_ if subj.pos_ == "PRON" and s_end - s_start == 1
-                  else None, subject_is_person=_is_person(subj), subject_quantified=_quantified(s_toks),
+                  expletive=bool(expl), subject_pronoun=subj_pron, subject_is_person=_is_person(subj),
+                  subject_quantified=_quantified(s_toks),
                   chain=tuple(sorted(chain_idx)), interior=interior, verb_group=vg, obj=obj, obj_pronoun=obj_pron,
                   obj_agreement=obj_agr, obj_refusal=obj_ref, final_punct=final, never=never,
                   negative_words=negative_words, npis=npis, lower_start=toks[0].text[:1].islower(),
