@@ -25,8 +25,8 @@ from robust_bench.data.citations import BALASUBRAMANIAN_2020
 from robust_bench.data.registry import register_builder
 from robust_bench.io.sources import SourceFile, SourceNotFoundError, describe_read, resolve_sources, sha256_file
 from robust_bench.io.task_data import CONLL2003_TAGS, MRPC_LABELS, read_conll2003, read_mrpc
-from robust_bench.perturb.names import (Mention, NameLexicon, apply_swaps, harvest_organisations, mentions_from_tags,
-                                        person_name_tokens, plan_swaps, realign_tags)
+from robust_bench.perturb.names import (Mention, NameLexicon, apply_swaps, harvest_organisations, is_sports_headline,
+                                        mentions_from_tags, person_name_tokens, plan_swaps, realign_tags)
 
 _CITATION = BALASUBRAMANIAN_2020
 
@@ -142,7 +142,8 @@ class NameSwaps(RobustBenchBuilder):
     def _info(self) -> datasets.DatasetInfo:
         cfg = self.config
         s, i = datasets.Value("string"), datasets.Value("int32")
-        common = {"id": s, "group_id": s, "variant": i, "edits": _edit_feature(), "n_swapped": i}
+        common = {"id": s, "group_id": s, "variant": i, "edits": _edit_feature(), "n_swapped": i, "mentions": i,
+                  "mentions_swapped": i}
         if cfg.task == "mrpc":
             feats = {"idx": i, "sentence1": s, "sentence2": s, "label": datasets.ClassLabel(names=list(MRPC_LABELS)),
                      "original_sentence1": s, "original_sentence2": s, **common}
@@ -167,8 +168,14 @@ class NameSwaps(RobustBenchBuilder):
         paths, origin = resolve_sources({"names": _NAMES, "lexicon": _LEXICON, "conll_train": _CONLL_TRAIN},
                                         source_dir=cfg.source_dir, dl_manager=dl_manager)
         train = read_conll2003(paths["conll_train"])
-        orgs = harvest_organisations(((r["tokens"], [CONLL2003_TAGS[t] for t in r["ner_tags"]]) for r in train),
-                                     min_count=cfg.min_org_count)
+        headlines: dict = {}
+        for r in train:
+            headlines.setdefault(r["document"], r["tokens"])
+        sports = {d for d, h in headlines.items() if is_sports_headline(h)}
+        orgs = harvest_organisations(((r["tokens"], [CONLL2003_TAGS[t] for t in r["ner_tags"]]) for r in train
+                                      if r["document"] not in sports), min_count=cfg.min_org_count)
+        self.provenance["organisations_harvested"] = {"names": len(orgs), "documents": len(headlines) - len(sports),
+                                                      "sports_documents_left_out": len(sports)}
         lex = NameLexicon.load(paths["names"], paths["lexicon"], organisations=orgs, extra=cfg.names)
         self.provenance["name_lists"] = {k: describe_read(p, origin=origin, url=u.url, rows=0)
                                          for (k, p), u in zip(paths.items(), (_NAMES, _LEXICON, _CONLL_TRAIN))}
@@ -271,10 +278,13 @@ class NameSwaps(RobustBenchBuilder):
                 for e in d.ents:
                     typ = map_entity_label(e.label_)
                     if typ in self.config.types:
+                        if typ == "ORG" and _not_an_organisation(e, lexicon):
+                            continue
                         key = " ".join(t.text for t in e).lower()
                         mentions.append(Mention(off + e.start, off + e.end, typ, f"{typ}:{_entity_key(key)}"))
             if not (any(m.end <= n1 for m in mentions) and any(m.start >= n1 for m in mentions)):
                 continue            # the paper's filter: an entity of the type in both sentences
+            mentions = _link_organisations(toks, mentions)
             group = f"{split if split != 'random' else 'test'}-{r['idx']:05d}"
             orig_chars = _char_offsets(toks, spaces, n1)
             for v in self._variants(split):
@@ -297,7 +307,8 @@ class NameSwaps(RobustBenchBuilder):
                 yield f"{split}-{r['idx']:05d}-{v:03d}", {
                     "id": f"{split}-{r['idx']:05d}-{v:03d}", "idx": r["idx"], "sentence1": s1, "sentence2": s2, "label": r["label"],
                     "original_sentence1": r["sentence1"], "original_sentence2": r["sentence2"],
-                    "group_id": group, "variant": v, "edits": out_edits, "n_swapped": len(out_edits)}
+                    "group_id": group, "variant": v, "edits": out_edits, "n_swapped": len(out_edits),
+                    **_mention_counts(mentions, self.config.types, edits)}
 
     def _conll(self, rows, split, lexicon):
         by_doc: dict[int, list[dict]] = {}
@@ -328,8 +339,10 @@ class NameSwaps(RobustBenchBuilder):
                 group = f"{'test' if split == 'random' else split}-{r['idx']:05d}"
                 n = len(r["tokens"])
                 for v, res in applied.items():
+                    local_mentions = [m for m in mentions if o <= m.start < o + n]
                     if res is None:
                         new_toks, new_tags, edits = list(r["tokens"]), list(r["ner_tags"]), []
+                        counts = _mention_counts(local_mentions, self.config.types, [])
                     else:
                         all_new, all_edits, smap = res
                         a, b = smap.span(o, o + n)
@@ -339,10 +352,12 @@ class NameSwaps(RobustBenchBuilder):
                         edits = [{**e.as_dict(), "segment": "tokens", "start": e.start - o, "end": e.end - o,
                                   "new_start": e.new_start - a, "new_end": e.new_end - a}
                                  for e in all_edits if o <= e.start < o + n]
+                        counts = _mention_counts(local_mentions, self.config.types,
+                                                 [e for e in all_edits if o <= e.start < o + n])
                     yield f"{split}-{r['idx']:05d}-{v:03d}", {
                         "id": f"{split}-{r['idx']:05d}-{v:03d}", "idx": r["idx"], "document": doc_id, "tokens": new_toks, "ner_tags": new_tags,
                         "original_tokens": list(r["tokens"]), "original_ner_tags": list(r["ner_tags"]),
-                        "group_id": group, "variant": v, "edits": edits, "n_swapped": len(edits)}
+                        "group_id": group, "variant": v, "edits": edits, "n_swapped": len(edits), **counts}
 
     def _coref(self, docs, split, lexicon):
         from spacy.tokens import Doc
@@ -368,7 +383,8 @@ class NameSwaps(RobustBenchBuilder):
                     continue
                 swapped.append(cid)
                 genders.append(_pronoun_gender(d.tokens, cluster))
-                mentions += [Mention(a, b, "PER", f"c{cid}") for a, b, n in names if n is not None]
+                mentions += [Mention(a, b, "PER", f"c{cid}") for a, b in _person_names(d.tokens, names, per_tokens,
+                                                                                          lexicon)]
             if not swapped:
                 continue
             hints = {f"c{c}": g for c, g in zip(swapped, genders) if g}
@@ -376,6 +392,7 @@ class NameSwaps(RobustBenchBuilder):
                 if v == 0:
                     toks, clusters, edits, used = list(d.tokens), d.clusters, [], ["" for _ in swapped]
                     starts = list(d.sentence_starts)
+                    eds = []
                 else:
                     plan = plan_swaps(d.tokens, mentions, lexicon, self._rng(split, d.key, v), types=("PER",),
                                       gender_hints=hints)
@@ -387,7 +404,8 @@ class NameSwaps(RobustBenchBuilder):
                 yield f"{split}-{d.key}-{v:03d}", {
                     "id": f"{split}-{d.key}-{v:03d}", "document": d.key, "tokens": toks, "sentence_starts": starts,
                     "clusters": [[list(s) for s in c] for c in clusters], "swapped_clusters": swapped,
-                    "genders": used, "group_id": d.key, "variant": v, "edits": edits, "n_swapped": len(edits)}
+                    "genders": used, "group_id": d.key, "variant": v, "edits": edits, "n_swapped": len(edits),
+                    **_mention_counts(mentions, ("PER",), eds)}
 
     # ---- card ----------------------------------------------------------------------------------
     def statistics(self, dataset: datasets.DatasetDict) -> dict[str, Any]:
@@ -396,21 +414,25 @@ class NameSwaps(RobustBenchBuilder):
         out = {}
         read = self.provenance.get("source_read", {})
         for split, ds in dataset.items():
-            cols = ds.select_columns(["group_id", "variant", "n_swapped", "edits"])
+            cols = ds.select_columns(["group_id", "variant", "n_swapped", "edits", "mentions", "mentions_swapped"])
             groups = set(cols["group_id"])
             roles: Counter = Counter()
             unswapped = 0
             swapped_rows = 0
+            mentions = hit = 0
             for r in cols:
                 if r["variant"] == 0:
                     continue
                 swapped_rows += 1
                 unswapped += r["n_swapped"] == 0
                 roles.update(e["role"] for e in r["edits"])
+                mentions += r["mentions"]
+                hit += r["mentions_swapped"]
             src = "test" if split == "random" else split
             out[split] = {"examples": len(ds), "groups": len(groups), "variants": swapped_rows,
                           "source_examples": read.get(src, {}).get("rows"),
                           "variants_without_swap": unswapped,
+                          "mentions_swapped_share": round(hit / mentions, 4) if mentions else 0.0,
                           "edits_per_variant": round(sum(roles.values()) / swapped_rows, 3) if swapped_rows else 0.0,
                           "edits_per_role": dict(sorted(roles.items()))}
         out["_lexicon"] = self.provenance.get("lexicon_sizes", {})
@@ -420,12 +442,13 @@ class NameSwaps(RobustBenchBuilder):
         cfg = self.config
         unit = "examples (pairs)" if cfg.task == "mrpc" else "sentences" if cfg.task == "conll2003" else "documents"
         lines = [f"| split | {unit} read | with a {'/'.join(cfg.types)} entity (groups) | swapped variants | "
-                 "edits per variant | variants without a swap |", "|---|---:|---:|---:|---:|---:|"]
+                 "mentions swapped | edits per variant | variants without a swap |", "|---|---:|---:|---:|---:|---:|---:|"]
         for split, s in stats.items():
             if split.startswith("_"):
                 continue
             lines.append(f"| {split} | {s['source_examples'] or '-'} | {s['groups']:,} | {s['variants']:,} | "
-                         f"{s['edits_per_variant']} | {s['variants_without_swap']} |")
+                         f"{100 * s['mentions_swapped_share']:.1f}% | {s['edits_per_variant']} | "
+                         f"{s['variants_without_swap']} |")
         lines.append("")
         lines.append(f"B = {cfg.budget} swapped variants per group (variant 0 is the original); the `random` split "
                      f"holds {_RANDOM_COPIES} random-replacement copies. Every mention of a swapped entity is "
@@ -434,8 +457,11 @@ class NameSwaps(RobustBenchBuilder):
         lex = stats.get("_lexicon", {})
         if lex:
             lines.append("Replacement names: " + ", ".join(f"{k} {v:,}" for k, v in lex.items()) + ". Organisations are "
-                         f"harvested from the ORG entities of CoNLL-2003 train seen at least {cfg.min_org_count} times "
-                         "(leaving out names the corpus also tags as a location or a person).")
+                         "harvested from the ORG entities of CoNLL-2003 train outside sports stories: companies (names "
+                         "the corpus writes with a corporate suffix) replace companies, institutions (courts, "
+                         f"ministries, parties; seen at least {cfg.min_org_count} times) replace institutions; names "
+                         "the corpus also tags as a location or a person are left out. \"Mentions swapped\" is the "
+                         "share of the type's mentions in the swapped variants that an edit replaced.")
         roles = Counter()
         for split, s in stats.items():
             if not split.startswith("_"):
@@ -443,12 +469,14 @@ class NameSwaps(RobustBenchBuilder):
         if roles:
             lines.append("Edits by role: " + ", ".join(f"{k} {v:,}" for k, v in sorted(roles.items())) + ".")
         if cfg.task == "mrpc":
-            lines.append("Mentions come from the spaCy NER pipeline (labels mapped to PER/ORG/LOC); a pair is kept "
-                         "when both sentences have an ORG mention (the paper's filter, 218 test pairs with its "
-                         "tagger); one mapping is shared by both sentences. Edit offsets are characters.")
+            lines.append("Mentions come from the spaCy NER pipeline (labels mapped to PER/ORG/LOC), less the ORG "
+                         "mentions the name lists say are a person or a place; a pair is kept when both sentences "
+                         "have an ORG mention (the paper's filter, 218 test pairs with its tagger); mentions of one "
+                         "organisation (a shorter name, an acronym) are linked, and one mapping is shared by both "
+                         "sentences. Edit offsets are characters.")
         elif cfg.task == "conll2003":
             lines.append("Mentions come from the gold PER tags; the mapping is shared by the whole document, tags "
-                         "are realigned when a name changes length (middle names are dropped). Edit offsets are tokens.")
+                         "are realigned when a name changes length (a two-word surname). Edit offsets are tokens.")
         else:
             lines.append("A cluster is a person when one of its name mentions overlaps a PER entity (OntoNotes gold "
                          "entities, else the spaCy NER pipeline); every name mention of such a cluster is swapped "
@@ -473,6 +501,62 @@ def _entity_key(text: str) -> str:
     from robust_bench.perturb.names import organisation_core
 
     return " ".join(organisation_core(text.split()))
+
+
+def _mention_counts(mentions, types, edits) -> dict[str, int]:
+    """Mentions of the swapped types in the example, and how many of them an edit touches."""
+    ms = [m for m in mentions if m.type in types]
+    hit = sum(1 for m in ms if any(e.start < m.end and e.end > m.start for e in edits))
+    return {"mentions": len(ms), "mentions_swapped": hit}
+
+
+def _not_an_organisation(ent, lexicon) -> bool:
+    """A tagger's ORG that is no organisation: no name word in it ("<"), an honorific before it
+    ("Mr. Ballmer"), or, without a corporate suffix ("Walt Disney Co." stays), a person by the name
+    lists ("Lara", "Marlon Samuels") or a place by the lexicon ("Paris")."""
+    from robust_bench.perturb.names import organisation_core
+
+    from robust_bench.text.names import HONORIFIC_GENDER, is_name_word
+
+    words = [t.text for t in ent]
+    core = organisation_core(words)
+    if not core or not any(is_name_word(w) or w.isupper() for w in core):
+        return True                                  # a tagger's "<" or "the"
+    if ent.start > 0 and ent.doc[ent.start - 1].text.lower() in HONORIFIC_GENDER:
+        return True                                  # "Mr. Ballmer"
+    if len(core) < len(words) and words[-1].lower().rstrip(",.") in ("co", "corp", "inc", "ltd", "plc", "llc"):
+        return False
+    return lexicon.is_first_name(core[0]) or lexicon.location_kind(" ".join(core)) is not None
+
+
+def _link_organisations(tokens, mentions: list[Mention]) -> list[Mention]:
+    """Mentions of one organisation in a pair share an entity id: one whose content words are a
+    subset of another's ("Kleiner Perkins" and "Kleiner Perkins Caufield & Byers", "Bristol
+    University" and "University of Bristol") or an acronym of the other's capitalised words ("FDA"),
+    so both sentences keep naming the same organisation."""
+    from robust_bench.perturb.names import organisation_core
+
+    def content(m):
+        return frozenset(w.lower() for w in organisation_core(tokens[m.start:m.end])
+                         if w.lower() not in ("of", "the", "&", "and", "for"))
+
+    def initials(m):
+        return "".join(w[0] for w in organisation_core(tokens[m.start:m.end])
+                       if w[:1].isupper() and w.lower() not in ("of", "the", "and", "for"))
+
+    def same(short, long):
+        c = content(short)
+        if c <= content(long):
+            return True
+        word = " ".join(tokens[short.start:short.end])
+        # an acronym of the longer name: "FDA" and "U.S. Food and Drug Administration"
+        return len(c) == 1 and word.isupper() and word.isalpha() and 2 <= len(word) <= 6 and word in initials(long)
+
+    orgs = sorted((m for m in mentions if m.type == "ORG" and content(m)), key=lambda m: -len(content(m)))
+    entity = {}
+    for k, m in enumerate(orgs):
+        entity[m] = next((entity[o] for o in orgs[:k] if same(m, o)), m.entity)
+    return [Mention(m.start, m.end, m.type, entity.get(m, m.entity)) for m in mentions]
 
 
 def _link_person_mentions(tokens, mentions: list[Mention]) -> list[Mention]:
@@ -510,6 +594,30 @@ def _is_person_cluster(tokens, cluster, names, per_tokens: set[int], lexicon) ->
     if _pronoun_gender(tokens, cluster) or any(tokens[a].lower() in HONORIFIC_GENDER for a, _ in cluster):
         return True
     return any(lexicon.is_first_name(w.title()) for a, b in spans for w in tokens[a:b])
+
+
+def _person_names(tokens, names, per_tokens: set[int], lexicon) -> list[tuple[int, int]]:
+    """The name spans of a person cluster that are really the person's name: a span that overlaps
+    a PER entity is cut to the entity ("John Grier" of "the John Grier Home"); a span the tagger
+    missed is kept only when every word is a word of a tagged span or a name the lists know
+    ("Judy"), not a place or an institution of the same cluster ("the Female Inebriate Asylum")."""
+    tagged, untagged = [], []
+    for _, _, n in names:
+        if n is None:
+            continue
+        inside = [i for i in range(*n) if i in per_tokens]
+        if inside:
+            a = inside[0]
+            b = a
+            while b < n[1] and b in per_tokens:
+                b += 1
+            tagged.append((a, b))
+        else:
+            untagged.append(n)
+    known = {w.lower() for a, b in tagged for w in tokens[a:b]}
+    ok = [n for n in untagged if all(w.lower() in known or lexicon.is_first_name(w.title())
+                                     or lexicon.is_last_name(w.title()) for w in tokens[n[0]:n[1]])]
+    return sorted(tagged + ok)
 
 
 _PLACE_HEADS = {"hotel", "inn", "hall", "park", "street", "road", "river", "point", "house", "church", "square",

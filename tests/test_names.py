@@ -12,6 +12,7 @@ from robust_bench.perturb.names import (Mention, NameLexicon, apply_swaps, menti
                                         realign_tags, span_map_from_edits)
 from robust_bench.scoring import stability_details, stability_score, worst_best_rows
 from robust_bench.scoring.coref import coref_counts, coref_scores, restrict_to_clusters
+from robust_bench.text.names import HONORIFIC_GENDER, PARTICLES
 
 
 @pytest.fixture(scope="module")
@@ -84,11 +85,14 @@ def test_ner_tags_and_spans_realign_when_the_token_count_changes(lexicon):
     tokens = "John F. Kennedy met Acme Holdings Corp. in Paris .".split()
     tags = ["B-PER", "I-PER", "I-PER", "O", "B-ORG", "I-ORG", "I-ORG", "O", "B-LOC", "O"]
     ms = [Mention(m.start, m.end, m.type, f"e{k}") for k, m in enumerate(mentions_from_tags(tags))]
-    plan, new, edits, smap = _swap(lexicon, 3, tokens, ms, types=("PER", "ORG"))
+    plan, new, edits, smap = _swap(lexicon, 3, tokens, ms, types=("PER", "ORG"),
+                                   fixed={"organisation:acme holdings": "Intel"})
     new_tags = realign_tags(tags, smap, len(new))
-    assert len(new) == len(new_tags)
+    assert len(new) == len(new_tags) == len(tokens) - 1                        # "Acme Holdings" -> "Intel"
+    assert new[3:6] == ["met", "Intel", "Corp."] and new_tags[4:6] == ["B-ORG", "I-ORG"]
     per = [w for w, t in zip(new, new_tags) if t.endswith("PER")]
-    assert len(per) == 2 and new_tags[new.index(per[0])] == "B-PER"           # the middle initial is dropped
+    assert new_tags[:3] == ["B-PER", "I-PER", "I-PER"]
+    assert len(per) == 3 and per[1] != "F." and len(per[1]) == 2 and per[1].endswith(".")  # an initial stays one
     assert [w for w, t in zip(new, new_tags) if t.endswith("LOC")] == ["Paris"]
     assert new[-2:] == ["Paris", "."]
     # a stored row's edits rebuild the same map (coreference spans move with it)
@@ -102,6 +106,50 @@ def test_same_seed_same_variants(lexicon):
     b = _swap(lexicon, 7)[1]
     c = _swap(lexicon, 8)[1]
     assert a == b and a != c
+
+
+def test_a_name_word_has_one_replacement_in_the_whole_document(lexicon):
+    # "John" is the first name of "John Durbeyfield" and stays a first name alone ("Sir John") and
+    # after a title ("King John"); particles and titles stay ("Duc de Chalis"); a particle-prefixed
+    # surname is replaced wherever it occurs, also outside the mentions
+    doc = ("John Durbeyfield met Sir John d'Urberville . King John came . Sir Pagan d'Urberville and "
+           "the Duc de Chalis left . Chalis 's wife saw d'Urberville .").split()
+    ms = [Mention(0, 2, "PER", "A"), Mention(3, 6, "PER", "A"), Mention(7, 9, "PER", "A"),
+          Mention(11, 14, "PER", "B"), Mention(16, 19, "PER", "C"), Mention(21, 23, "PER", "C")]
+    for seed in range(10):
+        plan, new, edits, smap = _swap(lexicon, seed, doc, ms, types=("PER",))
+        assert len(new) == len(doc)
+        john = {new[i] for i in (0, 4, 8)}
+        assert len(john) == 1 and john != {"John"} and plan.mapping["first:john"] in john
+        assert {new[i] for i in (5, 13, 25)} == {plan.mapping["last:d'urberville"]}
+        assert [new[i] for i in (3, 7, 11, 16, 17)] == ["Sir", "King", "Sir", "Duc", "de"]
+        assert new[18] == new[21] != "Chalis" and new[22] == "'s"
+        assert len({e["role"] + e["original"] for e in map(lambda e: e.as_dict(), edits)}) == len(
+            {e.original for e in edits})                                     # one role per word
+
+
+def test_person_lists_leave_out_nationalities_and_religions(lexicon):
+    assert not {"english", "french", "spain", "christian"} & {n.lower() for n in lexicon.pool("last")}
+    assert lexicon.is_last_name("Smith")
+
+
+def test_rule_based_coref_is_stable_under_consistent_swaps(lexicon):
+    from robust_bench.models.coref import RuleBasedCoref
+
+    doc = ("Sir John d'Urberville came home . He saw Tess . She smiled at John and the Duc de Chalis . "
+           "\" Ye do n't say , \" said Chalis . Mrs. Tess Durbeyfield and her husband John Durbeyfield left .").split()
+    ms = [Mention(0, 3, "PER", "A"), Mention(8, 9, "PER", "B"), Mention(13, 14, "PER", "A"),
+          Mention(16, 19, "PER", "C"), Mention(28, 29, "PER", "C"), Mention(30, 33, "PER", "B"),
+          Mention(37, 39, "PER", "A")]
+    starts = [0] + [i + 1 for i, w in enumerate(doc[:-1]) if w == "."]
+    pred = RuleBasedCoref()
+    (orig,) = pred.predict([(doc, starts)])
+    assert [[" ".join(doc[a:b]) for a, b in c] for c in orig if len(c) > 2]
+    for seed in range(10):
+        plan, new, edits, smap = _swap(lexicon, seed, doc, ms, types=("PER",))
+        assert new[doc.index("Ye")] == "Ye"                                  # an archaic pronoun is no name
+        (var,) = pred.predict([(new, [smap.token(s)[0] for s in starts])])
+        assert sorted(sorted(smap.span(a, b) for a, b in c) for c in orig) == sorted(map(sorted, var))
 
 
 def test_name_lists_errors_name_the_file_and_field(tmp_path):
@@ -248,7 +296,8 @@ def test_names_configs_build_load_and_score(build_any):
         assert per and (r["variant"] == 0 or r["n_swapped"] > 0)
         orig_per = [w for w, t in zip(r["original_tokens"], r["original_ner_tags"]) if names[t].endswith("PER")]
         if r["variant"]:
-            assert not set(per) & set(orig_per) - {w for w in orig_per if w.endswith(".")}
+            kept = PARTICLES | {w for w in orig_per if w.lower() in HONORIFIC_GENDER}    # "van", "M." (Monsieur)
+            assert not set(per) & set(orig_per) - kept
     tagger = SpacyTagger(None, names)
     sc = score_tagger(tagger, test, rand)
     assert 0.0 <= sc["worst"] <= sc["original"] + 0.2 and sc["worst"] <= sc["best"]
@@ -259,6 +308,7 @@ def test_names_configs_build_load_and_score(build_any):
     coref = datasets.load_dataset(str(repo), "names_coref", split="test")
     sc = score_coref(RuleBasedCoref(), coref)
     assert sc["groups"] >= 90 and sc["metrics_original"]["documents"] == sc["groups"]
+    assert sc["stability"] == 1.0            # consistent swaps cannot change string/head matching
     for r in coref.select(range(1, 40, 4)):
         for c in r["clusters"]:
             for a, b in c:

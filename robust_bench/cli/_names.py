@@ -82,5 +82,5 @@ def _organisations(rows) -> list[str]:
     """The replacement organisations of a names_mrpc split, most used first (RESEMBLE's candidates)."""
     from collections import Counter
 
-    c = Counter(e["replacement"] for es in rows["edits"] for e in es if e["role"] == "organisation")
+    c = Counter(e["replacement"] for es in rows["edits"] for e in es if e["type"] == "ORG")
     return [n for n, _ in c.most_common()]

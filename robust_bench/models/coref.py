@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from robust_bench.models.loader import ModelError, PredictionCache
-from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS
+from robust_bench.text.names import HONORIFIC_GENDER, is_name_word
 
 __all__ = ["CorefPredictor", "RuleBasedCoref", "ConllFileCoref", "CallableCoref", "FastCorefAdapter"]
 
@@ -31,7 +31,6 @@ Clusters = list  # list of list of (start, end)
 
 _PRONOUNS = {"he": "male", "him": "male", "his": "male", "himself": "male",
              "she": "female", "her": "female", "hers": "female", "herself": "female"}
-_NOT_NAMES = NOT_NAME_WORDS | {"mr", "mrs", "miss", "sir", "lady", "lord", "english", "french"}
 
 
 class CorefPredictor:
@@ -74,8 +73,7 @@ class CorefPredictor:
 
 
 def _name_word(w: str) -> bool:
-    core = w.replace("-", "").replace(".", "").replace("'", "")
-    return bool(core) and w[:1].isupper() and core.isalpha() and w.lower() not in _NOT_NAMES
+    return is_name_word(w) and w.lower() not in HONORIFIC_GENDER
 
 
 class RuleBasedCoref(CorefPredictor):

@@ -7,13 +7,15 @@ One mechanism for every config:
 * **Mentions** are token spans with a coarse type (``PER``, ``ORG``, ``LOC``) and an entity id.
   They come from gold annotation (coreference clusters, NER tags) or from a spaCy NER pipeline,
   whose labels are mapped with :func:`robust_bench.text.nlp.map_entity_label`.
-* **Persons** are replaced part by part (§2.3 of the paper for coreference): first names by first
+* **Persons** are replaced word by word (§2.3 of the paper for coreference): first names by first
   names of the same gender, last names by last names, so "Chris Hill", "Chris", "Hill" and
-  "Hill 's" become "Sam Rusnock", "Sam", "Rusnock" and "Rusnock 's". A one-word name that could be
-  either is a last name ("in case of ambiguity, the last name"), unless only the first-name lists
-  know it. Honorifics (*Mr.*, *Lady*) stay; middle names and initials of a full-name mention are
-  dropped. Gender comes from the coreference cluster's pronouns where they exist, else an
-  honorific, else the first-name lists; otherwise it is drawn and recorded as ``unknown``.
+  "Hill 's" become "Sam Rusnock", "Sam", "Rusnock" and "Rusnock 's". Every distinct name word has
+  one role and one replacement in the whole document: a word that full names use first is a first
+  name; a word seen only alone or in the middle is a first name when only the first-name lists know
+  it; otherwise, "in case of ambiguity, the last name". Middle names follow the same rule, initials
+  stay initials ("John F. Kennedy" -> "Sam K. Rusnock"), honorifics (*Mr.*, *Lady*) stay. Gender
+  comes from the coreference cluster's pronouns where they exist, else an honorific, else the
+  first-name lists; otherwise it is drawn and recorded as ``unknown``.
 * **Organisations** are replaced whole, keeping a corporate suffix (*Microsoft Corp.* ->
   *Intel Corp.*); **locations** only when the lexicon knows them as a country or a city, by a
   country or a city.
@@ -34,21 +36,23 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS
+from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES, is_name_word
 
 __all__ = ["ENTITY_TYPES", "Mention", "Edit", "SpanMap", "SwapPlan", "NameLexicon", "NameLexiconError",
-           "plan_swaps", "apply_swaps", "person_name_tokens", "NOT_NAME_WORDS", "organisation_core", "harvest_organisations",
+           "plan_swaps", "apply_swaps", "person_name_tokens", "NOT_NAME_WORDS", "organisation_core", "organisation_kind",
+           "is_sports_headline", "harvest_organisations",
            "mentions_from_tags", "realign_tags", "span_map_from_edits", "HONORIFIC_GENDER"]
 
 #: Entity types the engine can swap.
 ENTITY_TYPES = ("PER", "ORG", "LOC")
 
+#: The lexicon's nationalities say "British"; these are its constituent nations' adjectives.
+_BRITISH_ADJECTIVES = {"english", "scottish", "scots", "welsh", "irish", "cornish", "manx"}
 _DETERMINERS = {"the", "a", "an", "this", "that", "my", "our", "your", "his", "her", "their", "its", "poor", "old",
                 "little", "dear", "young", "good"}
 _POSSESSIVE = {"'s", "'", "’s", "’"}
@@ -82,10 +86,10 @@ class Edit:
     type : str
         ``PER``, ``ORG`` or ``LOC``.
     role : str
-        ``first``, ``last``, ``middle`` (dropped), ``organisation``, ``country``, ``city``, or
+        ``first``, ``last``, ``organisation``, ``country``, ``city``, or
         ``possessive`` (a bare apostrophe after a name ending in *s* becomes *'s*).
     original, replacement : str
-        Space-joined tokens (``replacement`` is empty for a dropped middle name).
+        Space-joined tokens.
     start, end : int
         The replaced tokens in the original, ``[start, end)``.
     new_start, new_end : int
@@ -195,7 +199,9 @@ class NameLexicon:
     def load(cls, names: str | os.PathLike, lexicon: str | os.PathLike | None = None, *,
              organisations: Sequence[str] = (), extra: str | os.PathLike | None = None) -> "NameLexicon":
         """Read CheckList's ``names.json`` (``men``, ``women``, ``last``) and, optionally, its
-        ``lexicons/basic.json`` (``country``, ``city``) and a user list.
+        ``lexicons/basic.json`` (``country``, ``city``; person names that are also one of its
+        ``nationality``, ``religion`` or ``country`` words, such as *English* or *Spain*, are left
+        out) and a user list.
 
         Parameters
         ----------
@@ -222,7 +228,13 @@ class NameLexicon:
             for key in ("country", "city"):
                 _check_list(lexicon, lex, key)
             countries, cities = lex["country"], lex["city"]
-        male, female, last = list(data["men"]), list(data["women"]), list(data["last"])
+            # surnames that read as adjectives or places ("English", "Christian", "Spain") would change
+            # what the sentence says, not only who is in it
+            adjectives = {x.lower() for key in ("nationality", "religion", "religion_adj", "country")
+                          for x in lex.get(key, ()) if isinstance(x, str)} | _BRITISH_ADJECTIVES
+        else:
+            adjectives = set()
+        male, female, last = ([x for x in data[k] if x.lower() not in adjectives] for k in ("men", "women", "last"))
         orgs = list(organisations)
         source = {"names": str(names), "lexicon": None if lexicon is None else str(lexicon)}
         if extra is not None:
@@ -276,12 +288,17 @@ class NameLexicon:
         return "country" if t in self._countries else "city" if t in self._cities else None
 
     def pool(self, kind: str) -> tuple[str, ...]:
-        """The names of one kind: ``male``, ``female``, ``last``, ``organisation``, ``country``, ``city``."""
-        return {"male": self.male, "female": self.female, "last": self.last, "organisation": self.organisations,
+        """The names of one kind: ``male``, ``female``, ``last``, ``organisation`` (companies, agencies,
+        anything not an institution), ``institution`` (see :func:`organisation_kind`), ``country``,
+        ``city``."""
+        if kind in ("organisation", "institution"):
+            return tuple(o for o in self.organisations if organisation_kind(o) == kind)
+        return {"male": self.male, "female": self.female, "last": self.last,
                 "country": self.countries, "city": self.cities}[kind]
 
     def sizes(self) -> dict[str, int]:
-        return {k: len(self.pool(k)) for k in ("male", "female", "last", "organisation", "country", "city")}
+        return {k: len(self.pool(k)) for k in ("male", "female", "last", "organisation", "institution", "country",
+                                               "city")}
 
 
 def _read_json(path) -> dict:
@@ -303,17 +320,7 @@ def _check_list(path, data: dict, key: str) -> None:
         raise NameLexiconError(f"{path}: field {key!r} must be a list of non-empty strings")
 
 
-#: Lowercase particles inside names ("Ludwig van Beethoven", "Schalk van der Merwe").
-_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "bin", "al", "ibn"}
-
-
-_PREFIXED = re.compile(r"^(?:al|el|ad|ar|as|at|d|de|da|di|du|van|von|bin|ibn)['’-][A-Z]")
-
-
-def _is_name_word(w: str, gold: bool = False) -> bool:
-    core = w.replace("-", "").replace(".", "").replace("'", "").replace("’", "")
-    return (bool(core) and (w[:1].isupper() or bool(_PREFIXED.match(w))) and core.isalpha()
-            and (gold or w.lower() not in NOT_NAME_WORDS))
+_PARTICLES = PARTICLES
 
 
 def person_name_tokens(tokens: Sequence[str], start: int, end: int, *, gold: bool = False) -> tuple[int, int] | None:
@@ -340,7 +347,7 @@ def person_name_tokens(tokens: Sequence[str], start: int, end: int, *, gold: boo
         b -= 1
     a = b
     while a > start and tokens[a - 1].lower() not in HONORIFIC_GENDER and (
-            _is_name_word(tokens[a - 1], gold) or tokens[a - 1] in _PARTICLES and a - 1 > start and a < b):
+            is_name_word(tokens[a - 1], gold) or tokens[a - 1] in _PARTICLES and a - 1 > start and a < b):
         a -= 1
     while a < b and tokens[a] in _PARTICLES:
         a += 1
@@ -356,48 +363,120 @@ def organisation_core(tokens: Sequence[str]) -> tuple[str, ...]:
     cut = next((i for i, t in enumerate(toks) if t in _POSSESSIVE), None)
     if cut:
         toks = toks[:cut]       # "RealNetworks ' Rhapsody": the owner is the organisation
-    while toks and toks[-1].lower().rstrip(",") in _ORG_SUFFIXES and len(toks) > 1:
+    while len(toks) > 1 and (toks[-1].lower().rstrip(",") in _ORG_SUFFIXES or toks[-1] in ("&", "and", "of", ",")):
         toks.pop()
     if toks and toks[0].lower() == "the" and len(toks) > 1:
         toks.pop(0)
     return tuple(toks)
 
 
+#: Head words of public institutions: a court, a ministry or a party is replaced by an institution,
+#: a company by a company ("the Kurdistan Democratic Party voted", not "the Microsoft voted").
+_INSTITUTION_WORDS = {
+    "ministry", "department", "court", "senate", "house", "congress", "parliament", "assembly", "council",
+    "commission", "committee", "party", "authority", "treasury", "government", "administration", "army", "navy",
+    "police", "university", "college", "school", "institute", "academy", "nations", "union", "league", "front",
+    "movement", "organisation", "organization", "federation", "church", "tribunal", "bureau", "agency", "office",
+    "service", "guard", "forces", "cabinet", "duma", "bundestag", "tigers", "brigade", "board", "fund",
+    "reserve", "interpol", "nato", "osce", "u.n.", "un", "eu", "eec", "fbi", "cia", "imf", "who", "opec",
+}
+
+
+def organisation_kind(text: str) -> str:
+    """``institution`` when a word of the name marks a public institution (a court, a ministry, a
+    party, a university, an international body: see ``_INSTITUTION_WORDS``), else ``organisation``
+    (companies, news agencies, anything else). "Central Bank" and "Bank of Japan" are institutions
+    by "bank" only with "central" or "of".
+
+    >>> organisation_kind("Alabama Supreme Court"), organisation_kind("Merrill Lynch")
+    ('institution', 'organisation')
+    """
+    words = [w.lower() for w in text.split()]
+    if any(w in _INSTITUTION_WORDS for w in words):
+        return "institution"
+    if "bank" in words and ("central" in words or "of" in words or "reserve" in words):
+        return "institution"
+    return "organisation"
+
+
+#: Reuters (CoNLL-2003) headlines of sports stories begin with the sport ("SOCCER - JAPAN GET LUCKY WIN .").
+_SPORTS = {"soccer", "cricket", "baseball", "tennis", "cycling", "golf", "athletics", "rugby", "rallying", "racing",
+           "basketball", "badminton", "motorcycling", "squash", "motocross", "swimming", "hockey", "rowing", "football",
+           "boxing", "skiing", "sailing", "yachting", "volleyball", "handball", "judo", "wrestling", "olympics", "nfl",
+           "nba", "nhl", "sport", "sports", "rules", "darts", "snooker", "chess", "triathlon", "equestrianism"}
+
+
+def is_sports_headline(tokens: Sequence[str]) -> bool:
+    """Whether a Reuters headline (a CoNLL-2003 document's first sentence) is a sports story's.
+
+    Their organisations are clubs, mostly named after their town ("Kent", "Lille", "Sydney
+    Bulldogs"); harvested as replacements they would put a football club where a court stood.
+    """
+    head = tokens[:tokens.index("-")] if "-" in tokens[:7] else tokens[:3]
+    return any(w.lower() in _SPORTS for w in head)
+
+
 def harvest_organisations(sentences: Iterable[tuple[Sequence[str], Sequence[str]]], *, min_count: int = 3
                           ) -> list[str]:
-    """Organisation names from IOB2-tagged sentences (CoNLL-2003 train), most frequent first.
+    """Organisation names from IOB2-tagged sentences (CoNLL-2003 train): companies and institutions.
+
+    The paper replaced organisations by Fortune 500 companies. The harvest keeps the two kinds of
+    organisation a news corpus can vouch for:
+
+    * **companies**: names the corpus writes with a corporate suffix at least once ("Boeing Co",
+      "Sun Microsystems Inc"), taken without it;
+    * **institutions** (:func:`organisation_kind`): courts, ministries, parties, international
+      bodies, seen at least ``min_count`` times.
+
+    Militant groups, news agencies and other acronyms with neither kind of evidence ("PKK", "RTRS")
+    are left out: put in a court's place they would change what the sentence says.
 
     Parameters
     ----------
     sentences : iterable of (tokens, tags)
-        Tags as IOB2 strings (``B-ORG``, ``I-ORG``).
+        Tags as IOB2 strings (``B-ORG``, ``I-ORG``). Leave sports stories out before
+        (:func:`is_sports_headline`): their organisations are clubs.
     min_count : int
-        Names seen fewer times are dropped (tagging noise, one-off fragments).
+        Institutions seen fewer times are dropped (tagging noise, one-off fragments).
 
     Returns
     -------
     list of str
-        Cores (see :func:`organisation_core`) made of capitalised words, at least three characters;
-        all-capital words only as acronyms of up to five letters (sports tables write "CHICAGO");
-        names the corpus also tags as a location or a person are left out (clubs named after
-        their city, "Essex", "Lens").
+        Cores (see :func:`organisation_core`) made of capitalised words, at least three characters,
+        companies first, then institutions, each most frequent first. All-capital words count only
+        as acronyms of up to five letters (sports tables write "CHICAGO"); names the corpus also tags
+        as a location or a person are left out ("Essex", "Lens"), and so are one-word names the corpus
+        also writes in lower case three times or more ("House", "News", "Labour").
     """
     counts: Counter = Counter()
+    suffixed: Counter = Counter()
     other: set[str] = set()
+    lower: Counter = Counter()
     for tokens, tags in sentences:
+        lower.update(w for w in tokens if w.islower())
         for m in mentions_from_tags(tags):
             if m.type != "ORG":
                 other.add(" ".join(tokens[m.start:m.end]).lower())
                 continue
-            core = organisation_core(tokens[m.start:m.end])
+            words = tokens[m.start:m.end]
+            core = organisation_core(words)
             text = " ".join(core)
             if core and len(text) > 2 and all(
-                    (_is_name_word(w) and (not w.isupper() or len(w) <= 5)) or w in ("&", "of", "and", "de", "for")
+                    (is_name_word(w) and (not w.isupper() or len(w) <= 5)) or w in ("&", "of", "and", "de", "for")
                     for w in core):
                 counts[text] += 1
-    # Reuters datelines ("Paris Newsroom", "U.S. Municipal Desk") are tagged ORG but name no organisation
-    return [name for name, c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            if c >= min_count and name.lower() not in other and name.split()[-1] not in ("Newsroom", "Desk")]
+                if len(core) < len(words) and words[-1].lower().rstrip(",") in _ORG_SUFFIXES:
+                    suffixed[text] += 1
+
+    def ok(name: str) -> bool:
+        # Reuters datelines ("Paris Newsroom", "U.S. Municipal Desk") are tagged ORG but name no organisation
+        return (name.lower() not in other and name.split()[-1] not in ("Newsroom", "Desk")
+                and not (" " not in name and lower[name.lower()] >= 3))
+
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    companies = [n for n, _ in ranked if suffixed[n] and organisation_kind(n) == "organisation" and ok(n)]
+    institutions = [n for n, c in ranked if c >= min_count and organisation_kind(n) == "institution" and ok(n)]
+    return companies + institutions
 
 
 def mentions_from_tags(tags: Sequence[str]) -> list[Mention]:
@@ -461,8 +540,11 @@ class _Drawer:
         self.token_set = set(self.lowered)
         self.rng = rng
         self.used: set[str] = {r.lower() for r in reserved}
+        self.initials: set[str] = set()
 
-    def draw(self, pool: Sequence[str], *, tries: int = 200) -> str | None:
+    def draw(self, pool: Sequence[str], *, initial: bool = False, tries: int = 200) -> str | None:
+        """A name from ``pool`` not used before and absent from the document; with ``initial``,
+        one whose initial ("S.") is neither used before nor in the document."""
         if not pool:
             return None
         for _ in range(tries):
@@ -472,9 +554,93 @@ class _Drawer:
             # how the sentence parses, not only which name it holds
             if key in self.used or key in _BANNED or _occurs(cand.split(), self.lowered, self.token_set):
                 continue
+            if initial:
+                ini = cand[0].lower() + "."
+                if ini in self.initials or ini in self.token_set:
+                    continue
+                self.initials.add(ini)
             self.used.add(key)
             return cand
         return None
+
+
+def _is_initial(word: str) -> bool:
+    return word.endswith(".") and len(word) <= 3
+
+
+def _surface(original: str, new: str) -> str:
+    """``new`` in the shape of ``original``: an initial stays an initial ("J." -> "S."), capitals stay
+    capitals ("TOMMY" -> "SOLBERG")."""
+    if _is_initial(original):
+        return new[0].upper() + "."
+    if original.isupper() and len(original) > 1:
+        return new.upper()
+    return new
+
+
+def _person_spans(tokens, ms, lexicon, gold: bool, plan) -> list[tuple[Mention, tuple[int, int]]]:
+    """The name span of every mention of one person (honorifics, determiners and possessives
+    stripped); an all-capital mention ("JONATHAN HARKER", a chapter title "A WAIF") counts only
+    when its words are the entity's own or known names, unless the mentions are gold names."""
+    names = []
+    for m in ms:
+        span = person_name_tokens(tokens, m.start, m.end, gold=gold)
+        if span is None:
+            plan.skipped["no name in the mention"] += 1
+        else:
+            names.append((m, span))
+    if gold:
+        return names
+    caps = lambda a, b: all(w.isupper() and len(w) > 1 for w in tokens[a:b])   # noqa: E731
+    mixed = [(m, sp) for m, sp in names if not caps(*sp)]
+    known = {w.lower() for _, (a, b) in mixed for w in tokens[a:b]}
+    kept = mixed + [(m, (a, b)) for m, (a, b) in names if caps(a, b) and all(
+        w.lower() in known or lexicon.is_first_name(w.title()) or lexicon.is_last_name(w.title())
+        for w in tokens[a:b])]
+    plan.skipped["no name in the mention"] += len(names) - len(kept)
+    return sorted(kept, key=lambda x: x[1])
+
+
+def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
+    """One role per distinct name word (lower-cased) over the whole document: ``first`` or ``last``.
+
+    A word is a first name when full names use it as their first word more often than as their
+    last; a word seen only alone or in the middle is a first name when only the first-name lists
+    know it. Otherwise, "in case of ambiguity, the last name" (§2.3). One role per word keeps the
+    swap a function of the word, so "John" of "John Durbeyfield" and of "Sir John" stay one name.
+    """
+    seen: dict[str, Counter] = {}
+    shape: dict[str, str] = {}
+    for names in person_names.values():
+        for _, (a, b) in names:
+            words = tokens[a:b]
+            for k, w in enumerate(words):
+                if w in _PARTICLES:
+                    continue
+                kind = "single" if len(words) == 1 else "first" if k == 0 else "last" if k == len(words) - 1 \
+                    else "middle"
+                seen.setdefault(w.lower(), Counter())[kind] += 1
+                shape.setdefault(w.lower(), w)
+    roles = {}
+    for word, c in seen.items():
+        if c["first"] or c["last"]:
+            roles[word] = "first" if c["first"] > c["last"] else "last"
+        else:
+            t = shape[word].title()
+            roles[word] = "first" if lexicon.is_first_name(t) and not lexicon.is_last_name(t) else "last"
+    return roles
+
+
+def _person_part(word: str, role: str, word_gender: Mapping[str, str], choose, lexicon, rng) -> str | None:
+    """The replacement of one person-name word, in its shape."""
+    if role == "first":
+        g = word_gender.get(word.lower()) or lexicon.gender_of(word.title())
+        if g is None:
+            g = "male" if rng.random() < 0.5 else "female"
+        new = choose(f"first:{word.lower()}", g)
+    else:
+        new = choose(f"last:{word.lower()}", "last")
+    return None if new is None else _surface(word, new)
 
 
 def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: NameLexicon, rng: random.Random, *,
@@ -527,7 +693,10 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         if fixed and role_key in fixed:
             plan.mapping[role_key] = fixed[role_key]
             return fixed[role_key]
-        r = drawer.draw(lexicon.pool(pool_kind))
+        word = role_key.split(":", 1)[1]
+        # an initial stays an initial, and two initials never become one
+        initial = _is_initial(word)
+        r = drawer.draw(lexicon.pool(pool_kind), initial=initial)
         if r is not None:
             plan.mapping[role_key] = r
         return r
@@ -539,111 +708,110 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         taken.update(range(a, b))
         plan.spans[(a, b)] = (tuple(new), entity, typ, role)
 
+    # persons: the name spans of every entity first, then one role and one replacement per
+    # distinct name word over the whole document
+    person_names: dict[str, list[tuple[Mention, tuple[int, int]]]] = {}
     for entity, ms in by_entity.items():
-        typ = ms[0].type
-        if typ == "PER":
-            names = []
-            for m in ms:
-                span = person_name_tokens(tokens, m.start, m.end, gold=gold)
-                if span is None:
-                    plan.skipped["no name in the mention"] += 1
-                else:
-                    names.append((m, span))
-            if not names:
-                continue
-            mixed = [(m, sp) for m, sp in names if not all(w.isupper() and len(w) > 1 for w in tokens[sp[0]:sp[1]])]
-            known = {w.lower() for _, (a, b) in mixed for w in tokens[a:b]}
-            # an all-capital mention ("JONATHAN HARKER", a chapter title "A WAIF") counts only when
-            # its words are the entity's own or known names
-            names = names if gold else mixed + [(m, (a, b)) for m, (a, b) in names if (m, (a, b)) not in mixed and all(
-                w.lower() in known or lexicon.is_first_name(w.title()) or lexicon.is_last_name(w.title())
-                for w in tokens[a:b])]
-            if not names:
-                plan.skipped["no name in the mention"] += 1
-                continue
-            full = max((tuple(tokens[a:b]) for _, (a, b) in (mixed or names)), key=len)
-            # the first name of the entity; anything else is a last name (for a one-word name, in
-            # case of ambiguity, the last name, §2.3)
-            first = full[0] if len(full) > 1 else None
-            if len(full) == 1 and lexicon.is_first_name(full[0].title()) and not lexicon.is_last_name(full[0].title()):
-                first = full[0]
-            # the person's own evidence first (the cluster's pronouns, an honorific), then the lists
-            gender = hints.get(entity)
-            honorific = {HONORIFIC_GENDER.get(tokens[m.start].lower()) for m, _ in names} - {None}
-            if gender is None and len(honorific) == 1:
-                gender = honorific.pop()
-            if gender is None and first:
-                gender = lexicon.gender_of(first.title())
-            if gender is None and first is not None:
-                gender = "unknown"
-            if gender is not None:
-                plan.genders[entity] = gender
-            for m, (a, b) in names:
-                words = tokens[a:b]
-                for k, w in enumerate(words):
-                    if len(words) > 1:
-                        role = "first" if k == 0 else "last" if k == len(words) - 1 else "middle"
-                    else:
-                        role = "first" if first is not None and w.lower() == first.lower() else "last"
-                    if role == "middle":
-                        put(a + k, a + k + 1, (), entity, typ, "middle")
-                        continue
-                    if role == "first":
-                        g = gender if gender in ("male", "female") else None
-                        if g is None:
-                            g = "male" if rng.random() < 0.5 else "female"
-                            plan.genders[entity] = "unknown"
-                        new = choose(f"first:{w.lower()}", g)
-                        if new is not None and w.endswith(".") and len(w) <= 3:
-                            new = new[0] + "."          # an initial stays an initial
-                    else:
-                        new = choose(f"last:{w.lower()}", "last")
-                    owner.setdefault(f"{role}:{w.lower()}", (entity, role))
-                    if new is not None and w.isupper() and len(w) > 1:
-                        new = new.upper()               # "TOMMY" -> "SOLBERG", as "Tommy" -> "Solberg"
-                    if new is None:
-                        plan.skipped["name list exhausted"] += 1
-                        continue
-                    put(a + k, a + k + 1, (new,), entity, typ, role)
-        else:
-            for m in ms:
-                words = list(tokens[m.start:m.end])
-                core = organisation_core(words) if typ == "ORG" else tuple(
-                    w for w in words if w not in _POSSESSIVE and w.lower() != "the")
-                if not core:
-                    plan.skipped["empty mention"] += 1
-                    continue
-                off = next(i for i in range(len(words)) if tuple(words[i:i + len(core)]) == core)
-                a, b = m.start + off, m.start + off + len(core)
-                text = " ".join(core)
-                kind = "organisation" if typ == "ORG" else lexicon.location_kind(text)
-                if kind is None:
-                    plan.skipped["location not in the lexicon"] += 1
-                    continue
-                new = choose(f"{kind}:{text.lower()}", kind)
+        if ms[0].type == "PER":
+            names = _person_spans(tokens, ms, lexicon, gold, plan)
+            if names:
+                person_names[entity] = names
+    roles = _word_roles(tokens, person_names, lexicon)
+    word_gender: dict[str, str] = {}
+    for entity, names in person_names.items():
+        full = max((tuple(tokens[a:b]) for _, (a, b) in names), key=len)
+        firsts = [w for w in full if roles.get(w.lower()) == "first"]
+        first = firsts[0] if firsts else None
+        # the person's own evidence first (the cluster's pronouns, an honorific), then the lists
+        gender = hints.get(entity)
+        honorific = {HONORIFIC_GENDER.get(tokens[m.start].lower()) for m, _ in names} - {None}
+        if gender is None and len(honorific) == 1:
+            gender = honorific.pop()
+        if gender is None and first:
+            gender = lexicon.gender_of(first.title())
+        if gender is None and first is not None:
+            gender = "male" if rng.random() < 0.5 else "female"
+            plan.genders[entity] = "unknown"
+        elif gender is not None:
+            plan.genders[entity] = gender
+        for _, (a, b) in names:
+            for w in tokens[a:b]:
+                if roles.get(w.lower()) == "first" and gender in ("male", "female"):
+                    word_gender.setdefault(w.lower(), gender)
+    for entity, names in person_names.items():
+        for m, (a, b) in names:
+            for k, w in enumerate(tokens[a:b]):
+                if w in _PARTICLES:
+                    continue                    # "de" of "Duc de Chalis" stays
+                role = roles[w.lower()]
+                new = _person_part(w, role, word_gender, choose, lexicon, rng)
+                owner.setdefault(f"{role}:{w.lower()}", (entity, role))
                 if new is None:
                     plan.skipped["name list exhausted"] += 1
                     continue
+                put(a + k, a + k + 1, (new,), entity, "PER", role)
+    org_cores: list[tuple[tuple[str, ...], str, str, str]] = []     # (core, replacement, entity, kind)
+    for entity, ms in by_entity.items():
+        typ = ms[0].type
+        if typ == "PER":
+            continue
+        spans = []
+        for m in ms:
+            words = list(tokens[m.start:m.end])
+            core = organisation_core(words) if typ == "ORG" else tuple(
+                w for w in words if w not in _POSSESSIVE and w.lower() != "the")
+            if not core:
+                plan.skipped["empty mention"] += 1
+                continue
+            off = next(i for i in range(len(words)) if tuple(words[i:i + len(core)]) == core)
+            spans.append((m.start + off, m.start + off + len(core), core))
+        if typ == "ORG" and spans:
+            # one organisation, one replacement: "Kleiner Perkins" and "Kleiner Perkins Caufield &
+            # Byers" of one entity both become "Hyundai"; the kind follows the longest name
+            canonical = " ".join(max((c for _, _, c in spans), key=len))
+            kind = organisation_kind(canonical)
+            if not lexicon.pool(kind):
+                kind = "organisation"
+            new = choose(f"organisation:{canonical.lower()}", kind)
+            if new is None:
+                plan.skipped["name list exhausted"] += len(spans)
+                continue
+            for a, b, core in spans:
                 put(a, b, new.split(), entity, typ, kind)
+                org_cores.append((core, new, entity, kind))
+            continue
+        for a, b, core in spans:
+            text = " ".join(core)
+            kind = lexicon.location_kind(text)
+            if kind is None:
+                plan.skipped["location not in the lexicon"] += 1
+                continue
+            new = choose(f"{kind}:{text.lower()}", kind)
+            if new is None:
+                plan.skipped["name list exhausted"] += 1
+                continue
+            put(a, b, new.split(), entity, typ, kind)
+    # an organisation's name where the tagger missed it is the same organisation
+    protected = {i for m in mentions if m.type not in types for i in range(m.start, m.end)}
+    for core, new, entity, kind in sorted(set(org_cores), key=lambda x: -len(x[0])):
+        n = len(core)
+        for i in range(len(tokens) - n + 1):
+            if tuple(tokens[i:i + n]) == core and not any(j in taken or j in protected for j in range(i, i + n)):
+                put(i, i + n, new.split(), entity, "ORG", kind)
     # the same name elsewhere in the document is the same name: every capitalised occurrence of a
     # replaced first or last name outside other entities' mentions is replaced too, so no trace of
     # the old name is left ("Jarndyce and Jarndyce" beside "Tom Jarndyce")
-    protected = {i for m in mentions if m.type not in types for i in range(m.start, m.end)}
     parts = {k.split(":", 1)[1]: (k, v) for k, v in plan.mapping.items() if k.split(":", 1)[0] in ("first", "last")}
     if parts:
         for i, w in enumerate(tokens):
-            if i in taken or i in protected or not w[:1].isupper():
+            if i in taken or i in protected or not is_name_word(w, gold=True):
                 continue
             hit = parts.get(w.lower())
             if hit is None:
                 continue
             key, new = hit
             entity, role = owner.get(key, ("", key.split(":", 1)[0]))
-            if w.endswith(".") and len(w) <= 3:
-                new = new[0] + "."
-            elif w.isupper() and len(w) > 1:
-                new = new.upper()
-            put(i, i + 1, (new,), entity, "PER", role)
+            put(i, i + 1, (_surface(w, new),), entity, "PER", role)
     # a bare possessive apostrophe follows a name ending in s: "Hastings '" -> "Rusnock 's"
     for (a, b), (words, entity, typ, role) in list(plan.spans.items()):
         if words and b < len(tokens) and tokens[b] in ("'", "’") and b not in taken \
