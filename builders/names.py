@@ -39,7 +39,10 @@ entities by one name. Each group holds the original (variant 0) and B swapped va
 model answers the same for all of them. Scores: the original set, D_worst and D_best (per group
 the variant with the lowest and the highest score, Algorithm 1), the mean and standard deviation
 over the 10 copies of the `random` split, and stability (the share of groups whose prediction is
-the same for the original and every variant).
+the same for the original and every variant). Every row records its edits (entity, type, role,
+original, replacement, original and new offsets, and `train_count`, how often the replacement
+occurs in the task's training data, -1 where the task has none: the x-axis of the paper's Fig. 1),
+and how many mentions of the type it holds (`mentions`) and replaced (`mentions_swapped`).
 """
 
 _LICENSE = "Same as the source corpus (see the source line); name lists from CheckList (MIT)."
@@ -51,7 +54,7 @@ _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fc
 _CONLL_TRAIN = SourceFile("conll2003/train.txt", f"{_CONLL_HUB}/train/0000.parquet")
 _MSR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
 _LITBANK = "https://github.com/dbamman/litbank/archive/refs/heads/master.zip"
-_VERSION = datasets.Version("1.0.0")
+_VERSION = datasets.Version("1.1.0")
 _RANDOM_COPIES = 10
 
 
@@ -122,7 +125,7 @@ def _edit_feature():
     i = datasets.Value("int32")
     s = datasets.Value("string")
     return datasets.List({"entity": s, "type": s, "role": s, "original": s, "replacement": s, "segment": s,
-                          "start": i, "end": i, "new_start": i, "new_end": i})
+                          "start": i, "end": i, "new_start": i, "new_end": i, "train_count": i})
 
 
 @register_builder
@@ -186,15 +189,33 @@ class NameSwaps(RobustBenchBuilder):
         self.provenance["exclude_seen"] = cfg.exclude_seen
         return lex
 
-    def _seen_words(self, dl_manager) -> set[str]:
+    def _train_sentences(self, dl_manager) -> list[list[str]] | None:
+        """The task's training sentences as word lists (None for a task without training data)."""
         cfg = self.config
         if cfg.task == "coref" or cfg.train is None:
-            raise ValueError(f"{cfg.name}: exclude_seen needs the task's training data, which {cfg.name} does not name")
+            return None
         paths, _ = resolve_sources({"train": cfg.train}, source_dir=cfg.source_dir, dl_manager=dl_manager)
         if cfg.task == "mrpc":
-            return {w.strip(".,;:'\"()") for r in read_mrpc(paths["train"]) for s in (r["sentence1"], r["sentence2"])
-                    for w in s.split()}
-        return {w for r in read_conll2003(paths["train"]) for w in r["tokens"]}
+            return [[w.strip(".,;:'\"()") for w in s.split()] for r in read_mrpc(paths["train"])
+                    for s in (r["sentence1"], r["sentence2"])]
+        return [list(r["tokens"]) for r in read_conll2003(paths["train"])]
+
+    def _seen_words(self, dl_manager) -> set[str]:
+        sents = self._train_sentences(dl_manager)
+        if sents is None:
+            raise ValueError(f"{self.config.name}: exclude_seen needs the task's training data, which "
+                             f"{self.config.name} does not name")
+        return {w for s in sents for w in s}
+
+    def _train_count(self, name: str) -> int:
+        """How often ``name`` (a token sequence, case-insensitive) occurs in the task's training data
+        (-1 without training data): the x-axis of the paper's Fig. 1."""
+        if self._train_ngrams is None:
+            return -1
+        words = name.lower().split()
+        if len(words) > 1 and words[0] == "the":
+            words = words[1:]                       # "the Senate" is counted as "Senate"
+        return self._train_ngrams.get(tuple(words), 0)
 
     def _coref_files(self, dl_manager) -> tuple[list[Path], str]:
         cfg = self.config
@@ -221,6 +242,9 @@ class NameSwaps(RobustBenchBuilder):
         if cfg.budget < 1:
             raise ValueError(f"budget must be at least 1 variant per group, got {cfg.budget}")
         lexicon = self._lexicon(dl_manager)
+        sents = self._train_sentences(dl_manager)
+        self._train_ngrams = None if sents is None else Counter(
+            tuple(w.lower() for w in s[i:i + n]) for s in sents for n in range(1, 5) for i in range(len(s) - n + 1))
         self.provenance.update({"budget": cfg.budget, "random_copies": _RANDOM_COPIES, "types": list(cfg.types),
                                 "spacy_model": _spacy_name(cfg.spacy_model) if cfg.task != "conll2003" else None})
         if cfg.task == "coref":
@@ -268,6 +292,7 @@ class NameSwaps(RobustBenchBuilder):
         nlp = load_spacy(self.config.spacy_model, require=("ner",))
         texts = [t for r in rows for t in (r["sentence1"], r["sentence2"])]
         docs = list(nlp.pipe(texts, batch_size=256))
+        lowercase = {t.text for d in docs for t in d if t.text.islower()}
         for k, r in enumerate(rows):
             d1, d2 = docs[2 * k], docs[2 * k + 1]
             toks = [t.text for t in d1] + [t.text for t in d2]
@@ -278,7 +303,7 @@ class NameSwaps(RobustBenchBuilder):
                 for e in d.ents:
                     typ = map_entity_label(e.label_)
                     if typ in self.config.types:
-                        if typ == "ORG" and _not_an_organisation(e, lexicon):
+                        if typ == "ORG" and _not_an_organisation(e, lexicon, lowercase):
                             continue
                         key = " ".join(t.text for t in e).lower()
                         mentions.append(Mention(off + e.start, off + e.end, typ, f"{typ}:{_entity_key(key)}"))
@@ -293,6 +318,7 @@ class NameSwaps(RobustBenchBuilder):
                     new_spaces = spaces
                 else:
                     plan = plan_swaps(toks, mentions, lexicon, self._rng(split, group, v), types=self.config.types)
+                    _fix_determiners(plan, toks, lambda i: d1[i] if i < n1 else d2[i - n1], {0, n1})
                     new, edits, smap = apply_swaps(toks, plan)
                     new_spaces = _spaces_after(spaces, smap, len(new))
                 n1_new = n1 if v == 0 else smap.span(0, n1)[1] if n1 else 0
@@ -300,6 +326,7 @@ class NameSwaps(RobustBenchBuilder):
                 s2 = _render(new[n1_new:], new_spaces[n1_new:])
                 new_chars = _char_offsets(new, new_spaces, n1_new)
                 out_edits = [{**e.as_dict(), "segment": "sentence1" if e.start < n1 else "sentence2",
+                              "train_count": self._train_count(e.replacement),
                               "start": orig_chars[e.start][0], "end": orig_chars[e.end - 1][1],
                               "new_start": new_chars[e.new_start][0] if e.new_end > e.new_start else 0,
                               "new_end": new_chars[e.new_end - 1][1] if e.new_end > e.new_start else 0}
@@ -350,6 +377,7 @@ class NameSwaps(RobustBenchBuilder):
                         local = _LocalMap(smap, o, a)
                         new_tags = [CONLL2003_TAGS.index(t) for t in realign_tags(tags, local, b - a)]
                         edits = [{**e.as_dict(), "segment": "tokens", "start": e.start - o, "end": e.end - o,
+                                  "train_count": self._train_count(e.replacement),
                                   "new_start": e.new_start - a, "new_end": e.new_end - a}
                                  for e in all_edits if o <= e.start < o + n]
                         counts = _mention_counts(local_mentions, self.config.types,
@@ -399,7 +427,7 @@ class NameSwaps(RobustBenchBuilder):
                     toks, eds, smap = apply_swaps(d.tokens, plan)
                     clusters = [[smap.span(a, b) for a, b in c] for c in d.clusters]
                     starts = [smap.token(s)[0] for s in d.sentence_starts]
-                    edits = [{**e.as_dict(), "segment": "tokens"} for e in eds]
+                    edits = [{**e.as_dict(), "segment": "tokens", "train_count": -1} for e in eds]
                     used = [plan.genders.get(f"c{c}", "") for c in swapped]
                 yield f"{split}-{d.key}-{v:03d}", {
                     "id": f"{split}-{d.key}-{v:03d}", "document": d.key, "tokens": toks, "sentence_starts": starts,
@@ -503,6 +531,65 @@ def _entity_key(text: str) -> str:
     return " ".join(organisation_core(text.split()))
 
 
+def _needs_the(name: str) -> bool | None:
+    """Whether an organisation name takes "the" as a noun phrase: institutions with a head noun do
+    ("the Senate", "the Bank of Japan"), companies do not ("Boeing", "IBM"); an institution's acronym
+    goes either way ("the SEC", "NATO"): ``None``, the original's article stays."""
+    from robust_bench.perturb.names import is_institution, organisation_kind
+
+    words = name.split()
+    if not is_institution(organisation_kind(name)):
+        return False
+    return None if len(words) == 1 and words[0].isupper() else True
+
+
+def _fix_determiners(plan, tokens, token_of, sentence_starts: set[int]) -> None:
+    """Keep the article right for the new organisation: "the NYSE" -> "Boeing" (not "the Boeing"),
+    "Congress passed" -> "the Senate passed", "an SEC filing" -> "a Boeing filing". An article is added
+    only to a name heading an argument right after a preposition, a verb or punctuation, never after
+    a modifier ("the five-member FCC panel") or inside a name ("Agriculture and Forestry Ministry").
+    Edits the plan's spans in place."""
+    from robust_bench.perturb.names import ORGANISATION_KINDS
+
+    for (a, b), (words, entity, typ, role) in sorted(plan.spans.items()):
+        if typ != "ORG" or role not in ORGANISATION_KINDS or not words:
+            continue
+        new = " ".join(words)
+        prev = tokens[a - 1] if a > 0 and a not in sentence_starts else None
+        free = a - 1 >= 0 and not any(x <= a - 1 < y for x, y in plan.spans)
+        if prev is not None and prev.lower() in ("a", "an") and free:
+            article = "an" if _vowel_sound(new) else "a"
+            if prev.lower() != article:
+                plan.spans[(a - 1, a)] = ((article.capitalize() if prev[0].isupper() else article,), entity, typ,
+                                          "article")
+            continue
+        head = token_of(b - 1)
+        if prev is not None and prev.lower() == "the" and free and _needs_the(new) is False:
+            del plan.spans[(a, b)]
+            first = words[0] if prev == "the" or words[0][:1].isupper() else words[0].capitalize()
+            plan.spans[(a - 1, b)] = ((first,) + tuple(words[1:]), entity, typ, role)
+        elif _needs_the(new) and head.dep_ in _ARGUMENT_DEPS and not any(c.dep_ == "det" for c in head.children) \
+                and (prev is None or token_of(a - 1).pos_ in ("ADP", "VERB", "AUX", "PUNCT", "SCONJ")
+                and prev.lower() not in _DETERMINER_WORDS and prev not in ("'s", "'")):
+            plan.spans[(a, b)] = (("The" if prev is None else "the",) + tuple(words), entity, typ, role)
+
+
+#: A name heading an argument takes an article; one used as a modifier ("10-year Treasury note",
+#: "Agriculture and Forestry Ministry") does not (ClearNLP and UD labels).
+_ARGUMENT_DEPS = {"nsubj", "nsubjpass", "nsubj:pass", "dobj", "obj", "iobj", "pobj", "obl", "attr", "appos", "ROOT",
+                  "root", "dative", "agent"}
+_DETERMINER_WORDS = {"the", "a", "an", "this", "that", "these", "those", "its", "their", "his", "her", "our", "your",
+                     "my", "every", "each", "any", "no", "some", "another"}
+
+
+def _vowel_sound(name: str) -> bool:
+    """Whether ``name`` begins with a vowel sound ("an SEC", "an Intel", "a UN", "a Boeing")."""
+    w = name.split()[0]
+    if w.isupper() and len(w) > 1:                           # an acronym is spelled out
+        return w[0] in "AEFHILMNORSX"
+    return w[0].lower() in "aeio" or (w[0].lower() == "u" and w[:3].lower() in ("und", "unr", "unl"))
+
+
 def _mention_counts(mentions, types, edits) -> dict[str, int]:
     """Mentions of the swapped types in the example, and how many of them an edit touches."""
     ms = [m for m in mentions if m.type in types]
@@ -510,10 +597,11 @@ def _mention_counts(mentions, types, edits) -> dict[str, int]:
     return {"mentions": len(ms), "mentions_swapped": hit}
 
 
-def _not_an_organisation(ent, lexicon) -> bool:
-    """A tagger's ORG that is no organisation: no name word in it ("<"), an honorific before it
-    ("Mr. Ballmer"), or, without a corporate suffix ("Walt Disney Co." stays), a person by the name
-    lists ("Lara", "Marlon Samuels") or a place by the lexicon ("Paris")."""
+def _not_an_organisation(ent, lexicon, lowercase_words: set[str]) -> bool:
+    """A tagger's ORG that is no organisation: no name word in it ("<"), a digit (a product), one word
+    the corpus also writes in lower case ("Retailers"), an honorific before it ("Mr. Ballmer"), or,
+    without a corporate suffix ("Walt Disney Co." stays), a person by the name lists ("Lara",
+    "Marlon Samuels") or a place by the lexicon ("Paris")."""
     from robust_bench.perturb.names import organisation_core
 
     from robust_bench.text.names import HONORIFIC_GENDER, is_name_word
@@ -522,6 +610,10 @@ def _not_an_organisation(ent, lexicon) -> bool:
     core = organisation_core(words)
     if not core or not any(is_name_word(w) or w.isupper() for w in core):
         return True                                  # a tagger's "<" or "the"
+    if any(any(ch.isdigit() for ch in w) for w in core):
+        return True                                  # a product or a release ("MSN Messenger 6")
+    if len(core) == 1 and core[0].lower() in lowercase_words:
+        return True                                  # a capitalised common word ("Retailers")
     if ent.start > 0 and ent.doc[ent.start - 1].text.lower() in HONORIFIC_GENDER:
         return True                                  # "Mr. Ballmer"
     if len(core) < len(words) and words[-1].lower().rstrip(",.") in ("co", "corp", "inc", "ltd", "plc", "llc"):

@@ -313,3 +313,90 @@ def test_names_configs_build_load_and_score(build_any):
         for c in r["clusters"]:
             for a, b in c:
                 assert 0 <= a < b <= len(r["tokens"])
+
+
+def _name_sensitive(pairs):
+    """A paraphrase 'classifier' that reads the names: equivalent when the first capitalised word
+    of sentence 1 has an even length (so a swap can flip it), plus a little signal from the words."""
+    import numpy as np
+
+    out = []
+    for s1, s2 in pairs:
+        caps = [w for w in s1.split()[1:] if w[:1].isupper()]
+        even = len(caps[0]) % 2 == 0 if caps else True
+        out.append([0.2, 0.8] if even else [0.7, 0.3])
+    return np.asarray(out)
+
+
+def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(build_any, tmp_path):
+    import datasets
+    import numpy as np
+
+    from robust_bench.experiments.name_eval import (Resemble, choose_canonical_names, load_name_sets, plot_frequency,
+                                                    plot_spread, score_classifier)
+    from robust_bench.io.task_data import MRPC_LABELS
+    from robust_bench.models.classifiers import CallableClassifier
+    from robust_bench.text.nlp import load_spacy
+
+    repo = build_any("names_mrpc")
+    sets, meta = load_name_sets(repo, "names_mrpc")
+    test = sets["test"]
+    assert set(sets) == {"test", "validation", "random"}
+    assert datasets.load_dataset(str(repo), "names_mrpc", split="test").num_rows == test.num_rows
+    stats = meta["statistics"]["test"]
+    assert stats["groups"] > 200 and stats["variants"] == 3 * stats["groups"]
+    assert 0.8 < stats["mentions_swapped_share"] <= 1.0
+    card = (repo / "README.md").read_text()
+    assert "mentions swapped" in card
+    for r in test.select(range(1, 400, 9)):
+        if r["variant"] == 0:
+            assert r["sentence1"] == r["original_sentence1"] and not r["edits"]
+            continue
+        mapping: dict = {}
+        for e in r["edits"]:
+            if e["role"] in ("possessive", "article"):
+                continue
+            name = e["replacement"].removeprefix("the ").removeprefix("The ")               # "the Senate"
+            assert mapping.setdefault(e["entity"], name) == name                             # one name per entity
+            seg = r[e["segment"]]
+            assert seg[e["new_start"]:e["new_end"]] == e["replacement"]                      # character offsets
+            assert r["original_" + e["segment"]][e["start"]:e["end"]].startswith(e["original"].split()[0])
+            assert e["train_count"] >= 0
+        assert len(set(mapping.values())) == len(mapping)                                     # no merge
+
+    clf = CallableClassifier(_name_sensitive, MRPC_LABELS)
+    plain = score_classifier(clf, test, sets["random"])
+    assert plain["worst"] <= plain["best"]
+    rand = sets["random"]
+    assert 0.0 < plain["stability"] < 1.0 and plain["queries"] == len(set(zip(
+        list(test["sentence1"]) + list(rand["sentence1"]), list(test["sentence2"]) + list(rand["sentence2"]))))
+    assert set(plain["by_kind"]) <= {"ORG company", "ORG institution", "ORG mixed"} and plain["by_kind"]
+    nlp = load_spacy(None, require=("ner",))
+    ranking = choose_canonical_names(clf, sets["validation"], ["Boeing", "Siemens", "Cargill"], nlp, m=1)
+    assert [r["name"] for r in ranking][:1] and all(0 <= r["accuracy"] <= 1 for r in ranking)
+    # c = 1: the prediction is the canonical-name ensemble, which a name-reading model cannot tell apart
+    wrapped = Resemble(clf, ["Boeing"], nlp, confidence=1.0)
+    res = score_classifier(wrapped, test)
+    assert res["stability"] > plain["stability"]
+    # c = 0: the temperature-scaled original, so the same decisions as the plain model
+    zero = Resemble(clf, ["Boeing"], nlp, confidence=0.0, temperature=2.0)
+    x = list(zip(test["sentence1"][:20], test["sentence2"][:20]))
+    p = clf.predict_proba(x)
+    scaled = np.exp(np.log(p) / 2.0)
+    assert np.allclose(zero.predict_proba(x), scaled / scaled.sum(axis=1, keepdims=True))
+    figs = plot_spread({"plain": plain, "RESEMBLE M=1": res}, tmp_path / "spread", title="t", metric="F1")
+    figs += plot_frequency(plain["frequency_points"], tmp_path / "freq", title="t")
+    assert all(p.stat().st_size > 1000 for p in figs)
+    with pytest.raises(ValueError, match="no .frequency, score. points"):
+        plot_frequency([], tmp_path / "none", title="t")
+
+
+def test_entity_kind_names_the_kind_of_a_variant():
+    from robust_bench.experiments.name_eval import entity_kind
+
+    e = lambda t, r: {"type": t, "role": r}     # noqa: E731
+    assert entity_kind([e("ORG", "organisation"), e("ORG", "possessive")]) == "ORG company"
+    assert entity_kind([e("ORG", "institution")]) == "ORG institution"
+    assert entity_kind([e("ORG", "institution"), e("ORG", "organisation")]) == "ORG mixed"
+    assert entity_kind([e("PER", "first"), e("PER", "last")]) == "PER"
+    assert entity_kind([]) is None

@@ -20,8 +20,10 @@ def _predictor(spec: str | None, device: str):
 
 def evaluate_names(*, model, config, spacy_model, predictor, resemble, temperature, confidence, label_map, device,
                    dtype, batch_size, repo: Path, output_dir: Path) -> None:
+    from robust_bench.cli._common import model_slug
     from robust_bench.experiments.name_eval import (NameEvalError, Resemble, choose_canonical_names, format_table,
-                                                    load_name_sets, score_classifier, score_coref, score_tagger)
+                                                    load_name_sets, plot_frequency, plot_spread, score_classifier,
+                                                    score_coref, score_tagger)
     from robust_bench.leaderboard.records import make_record, write_record
 
     sets, meta = load_name_sets(repo, config)
@@ -73,9 +75,17 @@ def evaluate_names(*, model, config, spacy_model, predictor, resemble, temperatu
         metrics = {k: sc[k] for k in ("original", "worst", "best", "random_mean", "random_std", "stability")}
         rec = make_record(model_id=who, revision=revision, config=config, split="test", corpus_sha256=sha,
                           metrics=metrics, seed=seed, variant=None if name == "plain" else name,
-                          details={k: v for k, v in sc.items() if k not in metrics})
+                          details={k: v for k, v in sc.items() if k not in metrics and k != "frequency_points"})
         typer.echo(f"  record: {write_record(rec, output_dir, tag=f'names-{name}')}")
     typer.echo(f"  model queries: {results['plain'].get('queries')}")
+    stem = output_dir / f"{model_slug(who)}__{config}"
+    short = Path(who).name if Path(who).exists() else who
+    paths = plot_spread(results, f"{stem}__spread", title=f"{short} on {config}", metric=metric)
+    points = results["plain"]["frequency_points"]
+    if points:
+        paths += plot_frequency(points, f"{stem}__frequency", title=f"{short} on {config} (Fig. 1)",
+                                ylabel="accuracy of the variant" if config == "names_mrpc" else f"{metric} of the variant")
+    typer.echo("  figures: " + ", ".join(str(p) for p in paths))
 
 
 def _organisations(rows) -> list[str]:

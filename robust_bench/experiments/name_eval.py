@@ -26,7 +26,7 @@ import numpy as np
 from robust_bench.scoring import stability_details, worst_best_rows
 
 __all__ = ["NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref", "format_table",
-           "Resemble", "choose_canonical_names", "plot_frequency"]
+           "Resemble", "choose_canonical_names", "entity_kind", "plot_frequency", "plot_spread"]
 
 
 class NameEvalError(ValueError):
@@ -53,13 +53,71 @@ def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
     return {sp: datasets.load_dataset(str(repo), config, split=sp) for sp in meta["files"]}, meta
 
 
-def _summary(metric, scores_per_row, preds_canon, groups, variants) -> dict:
+def _summary(metric, scores_per_row, preds_canon, groups, variants, rows=None) -> dict:
     worst, best = worst_best_rows(scores_per_row, groups, variants)
     original = [i for i, v in enumerate(variants) if v == 0]
     out = {"original": metric(original), "worst": metric(worst), "best": metric(best),
            "random_mean": float("nan"), "random_std": float("nan")}
     st = stability_details(preds_canon, groups, variants)
     out.update({"stability": st["stability"], "groups": st["groups"], "variants": len(variants) - len(original)})
+    if rows is not None:
+        out["by_kind"] = _by_kind(metric, scores_per_row, groups, variants, rows["edits"])
+        out["frequency_points"] = _frequency_points(scores_per_row, variants, rows["edits"])
+    return out
+
+
+def entity_kind(edits) -> str | None:
+    """The kind of name a variant swaps: its entity type, split by organisation kind for ORG
+    (``ORG company``, ``ORG institution``, ``ORG mixed``); ``None`` without an edit."""
+    kinds = set()
+    for e in edits:
+        if e["role"] in ("possessive", "article"):
+            continue
+        kinds.add(e["type"] if e["type"] != "ORG" else
+                  "ORG company" if e["role"] == "organisation" else f"ORG {e['role']}")
+    if not kinds:
+        return None
+    if len(kinds) == 1:
+        return kinds.pop()
+    types = {k.split()[0] for k in kinds}
+    return f"{types.pop()} mixed" if len(types) == 1 else "mixed"
+
+
+def _by_kind(metric, scores_per_row, groups, variants, edits) -> dict[str, dict]:
+    """Original, D_worst and D_best over the groups of each :func:`entity_kind` (the kind of a group
+    is that of its variants' edits, the most frequent one where variants differ)."""
+    from collections import Counter, defaultdict
+
+    votes: dict = defaultdict(Counter)
+    for g, v, e in zip(groups, variants, edits):
+        k = entity_kind(e) if v else None
+        if k:
+            votes[g][k] += 1
+    kind_of = {g: c.most_common(1)[0][0] for g, c in votes.items()}
+    out = {}
+    for kind in sorted(set(kind_of.values())):
+        idx = [i for i, g in enumerate(groups) if kind_of.get(g) == kind]
+        sub_w, sub_b = worst_best_rows([scores_per_row[i] for i in idx], [groups[i] for i in idx],
+                                       [variants[i] for i in idx])
+        orig = [i for i in idx if variants[i] == 0]
+        out[kind] = {"original": metric(orig), "worst": metric([idx[j] for j in sub_w]),
+                     "best": metric([idx[j] for j in sub_b]), "groups": len({groups[i] for i in idx})}
+    return out
+
+
+def _frequency_points(scores_per_row, variants, edits) -> list[tuple[int, float]]:
+    """(training-data frequency of a replacement name, score of the variant) per distinct
+    replacement of each swapped variant, where the corpus records frequencies (``train_count`` >= 0)."""
+    out = []
+    for sc, v, es in zip(scores_per_row, variants, edits):
+        if not v:
+            continue
+        seen = set()
+        for e in es:
+            c = e.get("train_count", -1)
+            if e["role"] not in ("possessive", "article") and c is not None and c >= 0 and e["replacement"] not in seen:
+                seen.add(e["replacement"])
+                out.append((int(c), float(sc)))
     return out
 
 
@@ -93,7 +151,7 @@ def score_classifier(clf, rows, random_rows=None, *, positive: int = 1) -> dict[
         idx = np.asarray(idx, dtype=int)
         return _positive_f1(g[idx], p[idx], positive) if len(idx) else float("nan")
 
-    out = _summary(f1, correct, [int(p) for p in preds], rows["group_id"], rows["variant"])
+    out = _summary(f1, correct, [int(p) for p in preds], rows["group_id"], rows["variant"], rows)
     if random_rows is not None:
         rg, rv = np.asarray(random_rows["label"]), np.asarray(random_rows["variant"])
         vals = [f1(np.where(rv == c)[0], rpreds, rg) for c in sorted(set(rv.tolist()))]
@@ -152,7 +210,7 @@ def score_tagger(tagger, rows, random_rows=None) -> dict[str, Any]:
     per_row = [f1([i]) if any(t != "O" for t in gold[i] + preds[i]) else 1.0 for i in range(len(gold))]
     n_orig = [len(t) for t in rows["original_tokens"]]
     canon = [_project_entities(p, e, n) for p, e, n in zip(preds, rows["edits"], n_orig)]
-    out = _summary(f1, per_row, canon, rows["group_id"], rows["variant"])
+    out = _summary(f1, per_row, canon, rows["group_id"], rows["variant"], rows)
     if random_rows is not None:
         rgold = [[names[t] for t in tags] for tags in random_rows["ner_tags"]]
         rv = np.asarray(random_rows["variant"])
@@ -208,7 +266,7 @@ def score_coref(predictor, rows, random_rows=None) -> dict[str, Any]:
         smap = span_map_from_edits(len(rows[o]["tokens"]), r["edits"])
         moved = sorted(sorted(smap.span(a, b) for a, b in c) for c in preds[o])
         canon.append("ref" if moved == sorted(sorted(tuple(m) for m in c) for c in preds[i]) else f"changed {i}")
-    out = _summary(conll, per_row, canon, rows["group_id"], rows["variant"])
+    out = _summary(conll, per_row, canon, rows["group_id"], rows["variant"], rows)
     if random_rows is not None:
         rv = np.asarray(random_rows["variant"])
         vals = [conll(np.where(rv == c)[0], random_rows, rpreds) for c in sorted(set(rv.tolist()))]
@@ -338,10 +396,24 @@ def choose_canonical_names(base, rows, candidates: Sequence[str], nlp, *, m: int
     return ranking
 
 
-def plot_frequency(names: Sequence[str], scores: Sequence[float], frequency: dict[str, int], out_stem: str | Path,
-                   *, title: str) -> list[Path]:
+def plot_frequency(points: Sequence[tuple[int, float]], out_stem: str | Path, *, title: str,
+                   ylabel: str = "score of the variant") -> list[Path]:
     """Score against the replacement name's frequency in the training data (the paper's Fig. 1):
-    variants binned by log frequency, mean score per bin."""
+    variants binned by frequency (0, 1, 2-4, 5-9, 10-49, 50-99, >= 100), mean score per bin with
+    its 95% confidence interval (normal approximation) and the number of points.
+
+    Parameters
+    ----------
+    points : sequence of (int, float)
+        (frequency, score) pairs, as ``scores["frequency_points"]``.
+    out_stem : path-like
+        Written as ``<stem>.png`` and ``<stem>.svg``.
+
+    Raises
+    ------
+    ValueError
+        If ``points`` is empty (the corpus records no training frequency, as ``names_coref``).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -349,23 +421,65 @@ def plot_frequency(names: Sequence[str], scores: Sequence[float], frequency: dic
 
     from robust_bench.io.fileio import save_figure
 
-    freq = np.asarray([frequency.get(n, 0) for n in names])
-    sc = np.asarray(scores, dtype=float)
+    if not len(points):
+        raise ValueError("no (frequency, score) points: the corpus records no training-data frequency")
+    freq = np.asarray([p[0] for p in points])
+    sc = np.asarray([p[1] for p in points], dtype=float)
     edges = [0, 1, 2, 5, 10, 50, 100, 10 ** 9]
-    xs, ys, ns = [], [], []
+    xs, ys, errs, ns = [], [], [], []
     for a, b in zip(edges, edges[1:]):
         sel = (freq >= a) & (freq < b)
         if sel.any():
             xs.append(f"{a}" if b == a + 1 else f"{a}-{b - 1}" if b < 10 ** 9 else f"≥{a}")
             ys.append(float(sc[sel].mean()))
+            errs.append(float(1.96 * sc[sel].std(ddof=1) / np.sqrt(sel.sum())) if sel.sum() > 1 else 0.0)
             ns.append(int(sel.sum()))
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.bar(range(len(xs)), ys, color="#4c72b0")
+    ax.bar(range(len(xs)), ys, yerr=errs, color="#4c72b0", capsize=3)
     ax.set_xticks(range(len(xs)), xs)
     for k, n in enumerate(ns):
-        ax.text(k, ys[k], f"n={n}", ha="center", va="bottom", fontsize=7)
+        ax.text(k, 0.02, f"n={n}", ha="center", va="bottom", fontsize=7, color="white")
     ax.set_xlabel("frequency of the replacement name in the training data")
-    ax.set_ylabel("score of the variant")
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 1.05)
+    ax.set_title(title)
+    fig.tight_layout()
+    paths = save_figure(fig, out_stem)
+    plt.close(fig)
+    return paths
+
+
+def plot_spread(results: dict[str, dict], out_stem: str | Path, *, title: str, metric: str) -> list[Path]:
+    """The worst/best spread per entity kind: for each scored system (plain, RESEMBLE M=...) and each
+    kind of swapped name (``scores["by_kind"]``), a bar from D_worst to D_best with the original
+    score marked, in percent.
+
+    Parameters
+    ----------
+    results : dict of str to dict
+        System name to the scores of :func:`score_classifier` / :func:`score_tagger` / :func:`score_coref`.
+    out_stem : path-like
+        Written as ``<stem>.png`` and ``<stem>.svg``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from robust_bench.io.fileio import save_figure
+
+    rows = [(f"{name}\n{kind} ({v['groups']})", v) for name, sc in results.items()
+            for kind, v in sorted(sc.get("by_kind", {}).items())]
+    rows += [(f"{name}\nall ({sc['groups']})", sc) for name, sc in results.items() if len(sc.get("by_kind", {})) != 1]
+    fig, ax = plt.subplots(figsize=(6.5, 0.45 * len(rows) + 1.2))
+    for k, (label, v) in enumerate(rows):
+        lo, hi, orig = 100 * v["worst"], 100 * v["best"], 100 * v["original"]
+        ax.plot([lo, hi], [k, k], color="#4c72b0", lw=6, solid_capstyle="butt", alpha=0.6)
+        ax.plot([orig], [k], marker="|", color="black", ms=14, mew=2)
+        ax.text(hi + 0.5, k, f"{lo:.1f}–{hi:.1f}", va="center", fontsize=7)
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{metric} (%): bar from D_worst to D_best, tick at the original")
     ax.set_title(title)
     fig.tight_layout()
     paths = save_figure(fig, out_stem)

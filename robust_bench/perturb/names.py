@@ -45,6 +45,7 @@ from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES,
 
 __all__ = ["ENTITY_TYPES", "Mention", "Edit", "SpanMap", "SwapPlan", "NameLexicon", "NameLexiconError",
            "plan_swaps", "apply_swaps", "person_name_tokens", "NOT_NAME_WORDS", "organisation_core", "organisation_kind",
+           "ORGANISATION_KINDS", "is_institution",
            "is_sports_headline", "harvest_organisations",
            "mentions_from_tags", "realign_tags", "span_map_from_edits", "HONORIFIC_GENDER"]
 
@@ -192,6 +193,7 @@ class NameLexicon:
         self._male = set(self.male)
         self._female = set(self.female)
         self._last = set(self.last)
+        self._pools: dict[str, tuple[str, ...]] = {}
         self._countries = {c.lower() for c in self.countries}
         self._cities = {c.lower() for c in self.cities}
 
@@ -288,16 +290,32 @@ class NameLexicon:
         return "country" if t in self._countries else "city" if t in self._cities else None
 
     def pool(self, kind: str) -> tuple[str, ...]:
-        """The names of one kind: ``male``, ``female``, ``last``, ``organisation`` (companies, agencies,
-        anything not an institution), ``institution`` (see :func:`organisation_kind`), ``country``,
-        ``city``."""
-        if kind in ("organisation", "institution"):
+        """The names of one kind: ``male``, ``female``, ``unisex`` (first names both lists have),
+        ``last``, ``organisation`` (companies, agencies, anything not an institution), one of the
+        institution kinds of :func:`organisation_kind` or ``institution`` (all of them), ``country``,
+        ``city``. Computed once per kind.
+
+        Raises
+        ------
+        KeyError
+            For an unknown kind.
+        """
+        if kind not in self._pools:
+            self._pools[kind] = self._pool(kind)
+        return self._pools[kind]
+
+    def _pool(self, kind: str) -> tuple[str, ...]:
+        if kind == "institution":
+            return tuple(o for o in self.organisations if organisation_kind(o) != "organisation")
+        if kind in ORGANISATION_KINDS:
             return tuple(o for o in self.organisations if organisation_kind(o) == kind)
+        if kind == "unisex":
+            return tuple(n for n in self.male if n in self._female)
         return {"male": self.male, "female": self.female, "last": self.last,
                 "country": self.countries, "city": self.cities}[kind]
 
     def sizes(self) -> dict[str, int]:
-        return {k: len(self.pool(k)) for k in ("male", "female", "last", "organisation", "institution", "country",
+        return {k: len(self.pool(k)) for k in ("male", "female", "unisex", "last", *ORGANISATION_KINDS, "country",
                                                "city")}
 
 
@@ -370,33 +388,59 @@ def organisation_core(tokens: Sequence[str]) -> tuple[str, ...]:
     return tuple(toks)
 
 
-#: Head words of public institutions: a court, a ministry or a party is replaced by an institution,
-#: a company by a company ("the Kurdistan Democratic Party voted", not "the Microsoft voted").
-_INSTITUTION_WORDS = {
-    "ministry", "department", "court", "senate", "house", "congress", "parliament", "assembly", "council",
-    "commission", "committee", "party", "authority", "treasury", "government", "administration", "army", "navy",
-    "police", "university", "college", "school", "institute", "academy", "nations", "union", "league", "front",
-    "movement", "organisation", "organization", "federation", "church", "tribunal", "bureau", "agency", "office",
-    "service", "guard", "forces", "cabinet", "duma", "bundestag", "tigers", "brigade", "board", "fund",
-    "reserve", "interpol", "nato", "osce", "u.n.", "un", "eu", "eec", "fbi", "cia", "imf", "who", "opec",
-}
+#: Kinds of public institution by a word of the name (first match wins). A court is replaced by a
+#: court, a legislature by a legislature, and a company by a company: "the Kurdistan Democratic Party
+#: voted" or "the Microsoft voted" would change what the sentence says, not only who is in it.
+_INSTITUTION_KINDS = (
+    ("court", {"court", "tribunal", "judiciary"}),
+    ("legislature", {"senate", "house", "congress", "parliament", "assembly", "duma", "bundestag", "knesset",
+                     "legislature", "gop"}),
+    ("party", {"party", "democrats", "republicans", "tories"}),
+    ("exchange", {"exchange", "nasdaq", "nyse", "amex", "bourse", "nymex", "cbot", "lme"}),
+    ("central bank", {"reserve", "bundesbank", "fed", "ecb", "boj", "rba"}),
+    ("international body", {"nations", "u.n.", "un", "nato", "osce", "eu", "eec", "imf", "opec", "wto", "who", "iaea",
+                            "interpol", "league", "federation", "organisation", "organization", "unicef",
+                            "unesco", "asean", "apec"}),
+    ("university", {"university", "college", "school", "institute", "academy"}),
+    ("association", {"association", "society", "foundation", "union", "alliance", "coalition", "guild"}),
+    ("armed group", {"army", "navy", "police", "guard", "forces", "front", "tigers", "brigade", "movement", "militia",
+                     "marines"}),
+    ("government body", {"ministry", "department", "treasury", "government", "administration", "bureau", "agency",
+                         "office", "service", "commission", "committee", "authority", "board", "cabinet", "council",
+                         "fund", "sec", "fda", "fcc", "ftc", "epa", "fbi", "cia", "nasa", "irs", "faa", "ntsb", "usda",
+                         "atsb", "doj", "fema", "cdc", "nih", "nsa", "dea", "atf", "inspectorate", "pentagon", "unit",
+                         "centers", "center", "centre"}),
+)
+#: Every organisation kind: ``organisation`` (companies and anything not an institution) and the
+#: institution kinds of ``_INSTITUTION_KINDS``.
+ORGANISATION_KINDS = ("organisation",) + tuple(k for k, _ in _INSTITUTION_KINDS)
 
 
 def organisation_kind(text: str) -> str:
-    """``institution`` when a word of the name marks a public institution (a court, a ministry, a
-    party, a university, an international body: see ``_INSTITUTION_WORDS``), else ``organisation``
-    (companies, news agencies, anything else). "Central Bank" and "Bank of Japan" are institutions
-    by "bank" only with "central" or "of".
+    """The kind of an organisation name: an institution kind when a word marks one (``court``,
+    ``legislature``, ``party``, ``exchange``, ``central bank``, ``international body``,
+    ``university``, ``association``, ``armed group``, ``government body``; well-known acronyms such as *SEC*, *NYSE*
+    or *NATO* count), else ``organisation`` (companies, news agencies, anything else). "Bank" marks a
+    central bank only with "central" or "of" ("Bank of Japan", not "Deutsche Bank"); "Security
+    Council" is an international body.
 
-    >>> organisation_kind("Alabama Supreme Court"), organisation_kind("Merrill Lynch")
-    ('institution', 'organisation')
+    >>> organisation_kind("Alabama Supreme Court"), organisation_kind("Merrill Lynch"), organisation_kind("SEC")
+    ('court', 'organisation', 'government body')
     """
-    words = [w.lower() for w in text.split()]
-    if any(w in _INSTITUTION_WORDS for w in words):
-        return "institution"
-    if "bank" in words and ("central" in words or "of" in words or "reserve" in words):
-        return "institution"
+    words = [w.lower().strip(",") for w in text.split()]
+    low = " ".join(words)
+    if "security council" in low or any(f"{x} union" in low for x in ("european", "african", "postal")):
+        return "international body"
+    if "bank" in words and ("central" in words or "of" in words):
+        return "central bank"
+    for kind, marks in _INSTITUTION_KINDS:
+        if any(w in marks for w in words):
+            return kind
     return "organisation"
+
+
+def is_institution(kind: str) -> bool:
+    return kind != "organisation" and kind in ORGANISATION_KINDS
 
 
 #: Reuters (CoNLL-2003) headlines of sports stories begin with the sport ("SOCCER - JAPAN GET LUCKY WIN .").
@@ -471,11 +515,14 @@ def harvest_organisations(sentences: Iterable[tuple[Sequence[str], Sequence[str]
     def ok(name: str) -> bool:
         # Reuters datelines ("Paris Newsroom", "U.S. Municipal Desk") are tagged ORG but name no organisation
         return (name.lower() not in other and name.split()[-1] not in ("Newsroom", "Desk")
+                and not (name.startswith("Reuters ") or name.startswith("RTRS "))
                 and not (" " not in name and lower[name.lower()] >= 3))
 
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     companies = [n for n, _ in ranked if suffixed[n] and organisation_kind(n) == "organisation" and ok(n)]
-    institutions = [n for n, c in ranked if c >= min_count and organisation_kind(n) == "institution" and ok(n)]
+    # a suffixed name with an institution's word ("First Union Corp") is a company the kinds would misfile
+    institutions = [n for n, c in ranked if c >= min_count and is_institution(organisation_kind(n)) and ok(n)
+                    and not suffixed[n]]
     return companies + institutions
 
 
@@ -556,7 +603,7 @@ class _Drawer:
                 continue
             if initial:
                 ini = cand[0].lower() + "."
-                if ini in self.initials or ini in self.token_set:
+                if ini in self.initials or ini in self.token_set or ini in _BANNED:     # "M." reads as Monsieur
                     continue
                 self.initials.add(ini)
             self.used.add(key)
@@ -605,15 +652,22 @@ def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
     """One role per distinct name word (lower-cased) over the whole document: ``first`` or ``last``.
 
     A word is a first name when full names use it as their first word more often than as their
-    last; a word seen only alone or in the middle is a first name when only the first-name lists
-    know it. Otherwise, "in case of ambiguity, the last name" (§2.3). One role per word keeps the
-    swap a function of the word, so "John" of "John Durbeyfield" and of "Sir John" stay one name.
+    last. A word seen only alone or in the middle follows its titles ("Mr. Harvey" is a surname,
+    "Sir John" and "Aunt Polly" first names), and without one is a first name when the first-name
+    lists know it ("Robert", also a surname in the lists, alone in a novel is a first name).
+    Otherwise, "in case of ambiguity, the last name" (§2.3). One role per word keeps the swap a
+    function of the word, so "John" of "John Durbeyfield" and of "Sir John" stay one name.
     """
     seen: dict[str, Counter] = {}
     shape: dict[str, str] = {}
     for names in person_names.values():
         for _, (a, b) in names:
             words = tokens[a:b]
+            before = tokens[a - 1].lower() if a > 0 else ""
+            if len(words) == 1 and before in _SURNAME_TITLES:
+                seen.setdefault(words[0].lower(), Counter())["after surname title"] += 1
+            elif len(words) == 1 and before in _FIRST_NAME_TITLES:
+                seen.setdefault(words[0].lower(), Counter())["after first-name title"] += 1
             for k, w in enumerate(words):
                 if w in _PARTICLES:
                     continue
@@ -623,12 +677,29 @@ def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
                 shape.setdefault(w.lower(), w)
     roles = {}
     for word, c in seen.items():
+        if word not in shape:
+            continue
         if c["first"] or c["last"]:
             roles[word] = "first" if c["first"] > c["last"] else "last"
+        elif c["after surname title"] or c["after first-name title"]:
+            roles[word] = "first" if c["after first-name title"] > c["after surname title"] else "last"
         else:
-            t = shape[word].title()
-            roles[word] = "first" if lexicon.is_first_name(t) and not lexicon.is_last_name(t) else "last"
+            roles[word] = "first" if lexicon.is_first_name(shape[word].title()) else "last"
     return roles
+
+
+#: Titles before a surname ("Mr. Harvey", "Dr. Seward") and before a first name ("Sir John",
+#: "Aunt Polly", "Old Billy"); "Lady", "Lord", "Father" go either way and decide nothing.
+_SURNAME_TITLES = {
+    "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "doctor", "prof", "prof.", "professor", "captain",
+    "capt.", "colonel", "col.", "general", "gen.", "major", "lieutenant", "lieut.", "lt.", "sergeant", "sgt.",
+    "corporal", "admiral", "commander", "inspector", "constable", "detective", "sheriff", "marshal", "senator",
+    "sen.", "rep.", "gov.", "governor", "president", "judge", "mayor", "minister", "herr", "monsieur", "m.", "madame",
+    "mme", "mme.", "mlle", "frau", "signor", "signora", "senor", "senora", "señor", "señora", "parson", "vicar",
+    "rector", "reverend", "rev", "rev.", "bishop", "squire", "nurse", "citizen", "citoyen", "citoyenne"}
+_FIRST_NAME_TITLES = {"sir", "dame", "king", "queen", "prince", "princess", "saint", "st.", "brother", "sister",
+                      "uncle", "aunt", "cousin", "pope", "friar", "granny", "grandma", "grandpa", "old", "little",
+                      "young", "poor", "dear", "cousin"}
 
 
 def _person_part(word: str, role: str, word_gender: Mapping[str, str], choose, lexicon, rng) -> str | None:
@@ -636,7 +707,7 @@ def _person_part(word: str, role: str, word_gender: Mapping[str, str], choose, l
     if role == "first":
         g = word_gender.get(word.lower()) or lexicon.gender_of(word.title())
         if g is None:
-            g = "male" if rng.random() < 0.5 else "female"
+            g = "unisex" if lexicon.pool("unisex") else "male" if rng.random() < 0.5 else "female"
         new = choose(f"first:{word.lower()}", g)
     else:
         new = choose(f"last:{word.lower()}", "last")
@@ -730,13 +801,14 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         if gender is None and first:
             gender = lexicon.gender_of(first.title())
         if gender is None and first is not None:
-            gender = "male" if rng.random() < 0.5 else "female"
+            # unknown: a first name both lists have ("Jordan", "Taylor") cannot clash with the context
+            gender = "unisex" if lexicon.pool("unisex") else "male" if rng.random() < 0.5 else "female"
             plan.genders[entity] = "unknown"
         elif gender is not None:
             plan.genders[entity] = gender
         for _, (a, b) in names:
             for w in tokens[a:b]:
-                if roles.get(w.lower()) == "first" and gender in ("male", "female"):
+                if roles.get(w.lower()) == "first" and gender in ("male", "female", "unisex"):
                     word_gender.setdefault(w.lower(), gender)
     for entity, names in person_names.items():
         for m, (a, b) in names:
@@ -770,9 +842,9 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             # Byers" of one entity both become "Hyundai"; the kind follows the longest name
             canonical = " ".join(max((c for _, _, c in spans), key=len))
             kind = organisation_kind(canonical)
-            if not lexicon.pool(kind):
-                kind = "organisation"
             new = choose(f"organisation:{canonical.lower()}", kind)
+            if new is None and kind != "organisation":
+                new = choose(f"organisation:{canonical.lower()}", "institution")   # a small kind ran out
             if new is None:
                 plan.skipped["name list exhausted"] += len(spans)
                 continue

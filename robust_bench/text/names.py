@@ -28,14 +28,16 @@ HONORIFIC_GENDER = {
     "sergeant": None, "sgt.": None, "corporal": None, "lieutenant": None, "lieut.": None, "lt.": None,
     "admiral": None, "commander": None, "inspector": None, "constable": None, "detective": None,
     "sheriff": None, "marshal": None, "nurse": None, "granny": "female", "grandma": "female",
-    "grandpa": "male", "grandfather": "male", "grandmother": "female",
+    "grandpa": "male", "grandfather": "male", "grandmother": "female", "sultan": "male", "sultana": "female",
+    "czar": "male", "tsar": "male", "czarina": "female", "tsarina": "female", "pasha": "male", "sheikh": "male",
+    "rajah": "male", "maharajah": "male", "shah": "male", "emir": "male",
 }
 #: Capitalised words that are never names (sentence-initial function words, interjections).
 NOT_NAME_WORDS = frozenset(
     "i a an the my our your his her their its this that these those there here it he she we they you me him us "
     "them but and or nor if when then so as in on at of for to with by from what who whom how why where not no "
     "yes oh o ah alas well now yet still all some any every each one chapter book part volume god heaven old young "
-    "little poor dear good great late ye thee thou thy thine boy girl child baby man woman lad lass senior junior".split())
+    "little poor dear good great late ye thee thou thy thine boy girl child baby man woman lad lass senior junior esq esq. jr jr. sr sr.".split())
 
 #: Lower-case particles inside names ("Ludwig van Beethoven", "Schalk van der Merwe").
 PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "bin", "al",
