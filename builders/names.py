@@ -243,6 +243,7 @@ class NameSwaps(RobustBenchBuilder):
             raise ValueError(f"budget must be at least 1 variant per group, got {cfg.budget}")
         lexicon = self._lexicon(dl_manager)
         sents = self._train_sentences(dl_manager)
+        self._lowercase_words = set() if sents is None else {w for s in sents for w in s if w.islower()}
         self._train_ngrams = None if sents is None else Counter(
             tuple(w.lower() for w in s[i:i + n]) for s in sents for n in range(1, 5) for i in range(len(s) - n + 1))
         self.provenance.update({"budget": cfg.budget, "random_copies": _RANDOM_COPIES, "types": list(cfg.types),
@@ -292,7 +293,7 @@ class NameSwaps(RobustBenchBuilder):
         nlp = load_spacy(self.config.spacy_model, require=("ner",))
         texts = [t for r in rows for t in (r["sentence1"], r["sentence2"])]
         docs = list(nlp.pipe(texts, batch_size=256))
-        lowercase = {t.text for d in docs for t in d if t.text.islower()}
+        lowercase = self._lowercase_words      # from the training data: the same in every shard
         for k, r in enumerate(rows):
             d1, d2 = docs[2 * k], docs[2 * k + 1]
             toks = [t.text for t in d1] + [t.text for t in d2]
@@ -599,7 +600,7 @@ def _mention_counts(mentions, types, edits) -> dict[str, int]:
 
 def _not_an_organisation(ent, lexicon, lowercase_words: set[str]) -> bool:
     """A tagger's ORG that is no organisation: no name word in it ("<"), a digit (a product), one word
-    the corpus also writes in lower case ("Retailers"), an honorific before it ("Mr. Ballmer"), or,
+    the training data also writes in lower case ("Retailers"), an honorific before it ("Mr. Ballmer"), or,
     without a corporate suffix ("Walt Disney Co." stays), a person by the name lists ("Lara",
     "Marlon Samuels") or a place by the lexicon ("Paris")."""
     from robust_bench.perturb.names import organisation_core

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _baselines import bare_loop  # noqa: E402  (perf/ is the script's folder)
 
 
 def _targets(rows, fields, segment, nlp):
@@ -38,25 +39,6 @@ def _targets(rows, fields, segment, nlp):
             return tuple(render(words, spaces) if f == segment else r[f] for f in fields)
         out.append(AttackTarget(tokens_from_doc(d), make, r["label"]))
     return out
-
-
-def bare_loop(model_path: Path, inputs: list[tuple[str, str]], batch_size: int, *, sort: bool) -> float:
-    """Seconds for a bare transformers loop over ``inputs``: tokenise a batch with padding,
-    ``model(**batch)``, softmax. Nothing else (no cache, no label mapping, no truncation count)."""
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(str(model_path))
-    model = AutoModelForSequenceClassification.from_pretrained(str(model_path)).eval()
-    order = sorted(inputs, key=lambda x: len(x[0]) + len(x[1])) if sort else list(inputs)
-    t = time.perf_counter()
-    with torch.inference_mode():
-        for i in range(0, len(order), batch_size):
-            chunk = order[i:i + batch_size]
-            batch = tok([a for a, _ in chunk], [b for _, b in chunk], padding=True, truncation=True,
-                        max_length=512, return_tensors="pt")
-            torch.softmax(model(**batch).logits, dim=-1).numpy()
-    return time.perf_counter() - t
 
 
 def main() -> None:

@@ -29,24 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def bare_loop(model_path: Path, inputs: list[tuple[str, str]], batch_size: int, *, sort: bool) -> float:
-    """Seconds for a bare transformers loop over ``inputs``: tokenise a batch with padding,
-    ``model(**batch)``, softmax. Nothing else (no cache, no label mapping)."""
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(str(model_path))
-    model = AutoModelForSequenceClassification.from_pretrained(str(model_path)).eval()
-    order = sorted(inputs, key=lambda x: len(x[0]) + len(x[1])) if sort else list(inputs)
-    t = time.perf_counter()
-    with torch.inference_mode():
-        for i in range(0, len(order), batch_size):
-            chunk = order[i:i + batch_size]
-            batch = tok([a for a, _ in chunk], [b for _, b in chunk], padding=True, truncation=True,
-                        max_length=512, return_tensors="pt")
-            torch.softmax(model(**batch).logits, dim=-1).numpy()
-    return time.perf_counter() - t
+from _baselines import bare_loop  # perf/ is the script's folder
 
 
 def table(rows: dict[str, dict], metric: str) -> str:
@@ -172,7 +155,7 @@ def main() -> None:
             kinds = ", ".join(f"{k}: {100 * v['original']:.1f} / {100 * v['worst']:.1f} / {100 * v['best']:.1f} "
                               f"({v['groups']})" for k, v in sc["by_kind"].items())
             print(f"   {name} by kind (original / worst / best (groups)): {kinds}")
-        figs = plot_spread(results, out / "minilm_mrpc__names_mrpc__spread", title="MiniLM (MRPC) on names_mrpc",
+        figs = plot_spread(table5, out / "minilm_mrpc__names_mrpc__spread", title=f"MiniLM (MRPC) on names_mrpc, B = {k}",
                            metric="F1")
         figs += plot_frequency(results["plain"]["frequency_points"], out / "minilm_mrpc__names_mrpc__frequency",
                                title="MiniLM (MRPC) on names_mrpc (Fig. 1)", ylabel="accuracy of the variant")

@@ -449,10 +449,11 @@ def plot_frequency(points: Sequence[tuple[int, float]], out_stem: str | Path, *,
     return paths
 
 
-def plot_spread(results: dict[str, dict], out_stem: str | Path, *, title: str, metric: str) -> list[Path]:
-    """The worst/best spread per entity kind: for each scored system (plain, RESEMBLE M=...) and each
-    kind of swapped name (``scores["by_kind"]``), a bar from D_worst to D_best with the original
-    score marked, in percent.
+def plot_spread(results: dict[str, dict], out_stem: str | Path, *, title: str, metric: str,
+                min_groups: int = 10) -> list[Path]:
+    """The worst/best spread per entity kind: for each kind of swapped name (``scores["by_kind"]``)
+    with at least ``min_groups`` groups, and for all groups, one bar per scored system (plain,
+    RESEMBLE M=...) from D_worst to D_best with the original score ticked, in percent.
 
     Parameters
     ----------
@@ -460,6 +461,8 @@ def plot_spread(results: dict[str, dict], out_stem: str | Path, *, title: str, m
         System name to the scores of :func:`score_classifier` / :func:`score_tagger` / :func:`score_coref`.
     out_stem : path-like
         Written as ``<stem>.png`` and ``<stem>.svg``.
+    min_groups : int
+        Kinds with fewer groups are left out of the figure (their scores stay in the records).
     """
     import matplotlib
 
@@ -468,19 +471,34 @@ def plot_spread(results: dict[str, dict], out_stem: str | Path, *, title: str, m
 
     from robust_bench.io.fileio import save_figure
 
-    rows = [(f"{name}\n{kind} ({v['groups']})", v) for name, sc in results.items()
-            for kind, v in sorted(sc.get("by_kind", {}).items())]
-    rows += [(f"{name}\nall ({sc['groups']})", sc) for name, sc in results.items() if len(sc.get("by_kind", {})) != 1]
-    fig, ax = plt.subplots(figsize=(6.5, 0.45 * len(rows) + 1.2))
-    for k, (label, v) in enumerate(rows):
-        lo, hi, orig = 100 * v["worst"], 100 * v["best"], 100 * v["original"]
-        ax.plot([lo, hi], [k, k], color="#4c72b0", lw=6, solid_capstyle="butt", alpha=0.6)
-        ax.plot([orig], [k], marker="|", color="black", ms=14, mew=2)
-        ax.text(hi + 0.5, k, f"{lo:.1f}–{hi:.1f}", va="center", fontsize=7)
-    ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=7)
+    kinds = sorted({k for sc in results.values() for k, v in sc.get("by_kind", {}).items()
+                    if v["groups"] >= min_groups})
+    blocks = [(f"{k} ({next(iter(results.values()))['by_kind'].get(k, {}).get('groups', 0)})",
+               {n: sc["by_kind"].get(k) for n, sc in results.items()}) for k in kinds]
+    if len(kinds) != 1:
+        blocks.append((f"all ({next(iter(results.values()))['groups']})", dict(results)))
+    colours = dict(zip(results, ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3"]))
+    n_sys = len(results)
+    fig, ax = plt.subplots(figsize=(6.5, 0.32 * len(blocks) * (n_sys + 1) + 1.4))
+    ticks, labels = [], []
+    y = 0
+    for label, by_sys in blocks:
+        ticks.append(y + (n_sys - 1) / 2)
+        labels.append(label)
+        for name, v in by_sys.items():
+            if v is not None:
+                lo, hi, orig = 100 * v["worst"], 100 * v["best"], 100 * v["original"]
+                ax.plot([lo, max(hi, lo + 0.3)], [y, y], color=colours[name], lw=6, solid_capstyle="butt", alpha=0.7,
+                        label=name if label == blocks[0][0] else None)
+                ax.plot([orig], [y], marker="|", color="black", ms=10, mew=2)
+            y += 1
+        y += 1
+    ax.set_yticks(ticks, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel(f"{metric} (%): bar from D_worst to D_best, tick at the original")
-    ax.set_title(title)
+    ax.set_title(title + (f" (kinds with >= {min_groups} groups)" if len(blocks) > 1 else ""), fontsize=10)
+    if n_sys > 1:
+        ax.legend(fontsize=7, loc="lower left")
     fig.tight_layout()
     paths = save_figure(fig, out_stem)
     plt.close(fig)

@@ -865,7 +865,7 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             put(a, b, new.split(), entity, typ, kind)
     # an organisation's name where the tagger missed it is the same organisation
     protected = {i for m in mentions if m.type not in types for i in range(m.start, m.end)}
-    for core, new, entity, kind in sorted(set(org_cores), key=lambda x: -len(x[0])):
+    for core, new, entity, kind in sorted(set(org_cores), key=lambda x: (-len(x[0]), x)):
         n = len(core)
         for i in range(len(tokens) - n + 1):
             if tuple(tokens[i:i + n]) == core and not any(j in taken or j in protected for j in range(i, i + n)):
