@@ -194,11 +194,14 @@ class NameSwaps(RobustBenchBuilder):
         cfg = self.config
         if cfg.task == "coref" or cfg.train is None:
             return None
-        paths, _ = resolve_sources({"train": cfg.train}, source_dir=cfg.source_dir, dl_manager=dl_manager)
-        if cfg.task == "mrpc":
-            return [[w.strip(".,;:'\"()") for w in s.split()] for r in read_mrpc(paths["train"])
-                    for s in (r["sentence1"], r["sentence2"])]
-        return [list(r["tokens"]) for r in read_conll2003(paths["train"])]
+        if getattr(self, "_train_cache", None) is None:      # read once (the lexicon and the counts use it)
+            paths, _ = resolve_sources({"train": cfg.train}, source_dir=cfg.source_dir, dl_manager=dl_manager)
+            if cfg.task == "mrpc":
+                self._train_cache = [[w.strip(".,;:'\"()") for w in s.split()] for r in read_mrpc(paths["train"])
+                                     for s in (r["sentence1"], r["sentence2"])]
+            else:
+                self._train_cache = [list(r["tokens"]) for r in read_conll2003(paths["train"])]
+        return self._train_cache
 
     def _seen_words(self, dl_manager) -> set[str]:
         sents = self._train_sentences(dl_manager)
@@ -246,6 +249,7 @@ class NameSwaps(RobustBenchBuilder):
         self._lowercase_words = set() if sents is None else {w for s in sents for w in s if w.islower()}
         self._train_ngrams = None if sents is None else Counter(
             tuple(w.lower() for w in s[i:i + n]) for s in sents for n in range(1, 5) for i in range(len(s) - n + 1))
+        self._train_cache = None            # the examples' workers need the counts, not the sentences
         self.provenance.update({"budget": cfg.budget, "random_copies": _RANDOM_COPIES, "types": list(cfg.types),
                                 "spacy_model": _spacy_name(cfg.spacy_model) if cfg.task != "conll2003" else None})
         if cfg.task == "coref":
