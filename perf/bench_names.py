@@ -61,8 +61,9 @@ def main() -> None:
     os.environ["ROBUST_BENCH_SPACY_MODEL"] = spacy_model
 
     from robust_bench.data.repository import build_config
-    from robust_bench.experiments.name_eval import (Resemble, choose_canonical_names, load_name_sets, plot_frequency,
-                                                    plot_spread, score_classifier, score_tagger)
+    from robust_bench.experiments.name_eval import (Resemble, canonical_candidates, choose_canonical_names,
+                                                    load_name_sets, plot_frequency, plot_spread, score_classifier,
+                                                    score_tagger)
     from robust_bench.io.task_data import MRPC_LABELS, read_mrpc
     from robust_bench.models.classifiers import HFClassifier
     from robust_bench.models.taggers import SpacyTagger
@@ -128,10 +129,7 @@ def main() -> None:
 
         # RESEMBLE (Table 5)
         nlp = load_spacy(spacy_model, require=("ner",))
-        from collections import Counter
-
-        cands = [n for n, _ in Counter(e["replacement"] for es in test["edits"] for e in es
-                                       if e["type"] == "ORG").most_common(20)]
+        cands = canonical_candidates(test)
         t = time.perf_counter()
         ranking = choose_canonical_names(clf, val, cands, nlp, m=3)
         print(f"\n   canonical names by validation accuracy ({len(cands)} candidates, {time.perf_counter() - t:.0f} s): "

@@ -332,8 +332,8 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
     import datasets
     import numpy as np
 
-    from robust_bench.experiments.name_eval import (Resemble, choose_canonical_names, load_name_sets, plot_frequency,
-                                                    plot_spread, score_classifier)
+    from robust_bench.experiments.name_eval import (Resemble, canonical_candidates, choose_canonical_names,
+                                                    load_name_sets, plot_frequency, plot_spread, score_classifier)
     from robust_bench.io.task_data import MRPC_LABELS
     from robust_bench.models.classifiers import CallableClassifier
     from robust_bench.text.nlp import load_spacy
@@ -375,7 +375,9 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
     kinds = {"ORG company", "ORG mixed"} | {f"ORG {k}" for k in ORGANISATION_KINDS}
     assert plain["by_kind"] and set(plain["by_kind"]) <= kinds and "ORG company" in plain["by_kind"]
     nlp = load_spacy(None, require=("ner",))
-    ranking = choose_canonical_names(clf, sets["validation"], ["Boeing", "Siemens", "Cargill"], nlp, m=1)
+    cands = canonical_candidates(test, n=3)
+    assert len(cands) == 3 and all(c and not c.startswith("the ") for c in cands)
+    ranking = choose_canonical_names(clf, sets["validation"], cands, nlp, m=1)
     assert [r["name"] for r in ranking][:1] and all(0 <= r["accuracy"] <= 1 for r in ranking)
     # c = 1: the prediction is the canonical-name ensemble, which a name-reading model cannot tell apart
     wrapped = Resemble(clf, ["Boeing"], nlp, confidence=1.0)

@@ -21,7 +21,8 @@ def _predictor(spec: str | None, device: str):
 def evaluate_names(*, model, config, spacy_model, predictor, resemble, temperature, confidence, label_map, device,
                    dtype, batch_size, repo: Path, output_dir: Path) -> None:
     from robust_bench.cli._common import model_slug
-    from robust_bench.experiments.name_eval import (NameEvalError, Resemble, choose_canonical_names, format_table,
+    from robust_bench.experiments.name_eval import (NameEvalError, Resemble, canonical_candidates,
+                                                    choose_canonical_names, format_table,
                                                     load_name_sets, plot_frequency, plot_spread, score_classifier,
                                                     score_coref, score_tagger)
     from robust_bench.leaderboard.records import make_record, write_record
@@ -44,8 +45,7 @@ def evaluate_names(*, model, config, spacy_model, predictor, resemble, temperatu
             from robust_bench.text.nlp import load_spacy
 
             nlp = load_spacy(spacy_model, require=("ner",))
-            orgs = _organisations(sets["test"])
-            ranking = choose_canonical_names(clf, sets["validation"], orgs[:20], nlp, m=3)
+            ranking = choose_canonical_names(clf, sets["validation"], canonical_candidates(sets["test"]), nlp, m=3)
             typer.echo("  canonical names by validation accuracy: "
                        + ", ".join(f"{r['name']} {r['accuracy']:.3f}" for r in ranking[:5]))
             for m in (int(x) for x in resemble.split(",")):
@@ -87,10 +87,3 @@ def evaluate_names(*, model, config, spacy_model, predictor, resemble, temperatu
                                 ylabel="accuracy of the variant" if config == "names_mrpc" else f"{metric} of the variant")
     typer.echo("  figures: " + ", ".join(str(p) for p in paths))
 
-
-def _organisations(rows) -> list[str]:
-    """The replacement organisations of a names_mrpc split, most used first (RESEMBLE's candidates)."""
-    from collections import Counter
-
-    c = Counter(e["replacement"] for es in rows["edits"] for e in es if e["type"] == "ORG")
-    return [n for n, _ in c.most_common()]

@@ -26,7 +26,7 @@ import numpy as np
 from robust_bench.scoring import stability_details, worst_best_rows
 
 __all__ = ["NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref", "format_table",
-           "Resemble", "choose_canonical_names", "entity_kind", "plot_frequency", "plot_spread"]
+           "Resemble", "canonical_candidates", "choose_canonical_names", "entity_kind", "plot_frequency", "plot_spread"]
 
 
 class NameEvalError(ValueError):
@@ -373,6 +373,16 @@ class Resemble:
 
     def predict(self, inputs) -> np.ndarray:
         return self.predict_proba(inputs).argmax(axis=1)
+
+
+def canonical_candidates(rows, *, entity_type: str = "ORG", n: int = 20) -> list[str]:
+    """RESEMBLE's candidate canonical names: the replacements of ``entity_type`` a built split
+    uses, most used first (at most ``n``)."""
+    from collections import Counter
+
+    c = Counter(e["replacement"].removeprefix("the ").removeprefix("The ")
+                for es in rows["edits"] for e in es if e["type"] == entity_type and e["role"] != "article")
+    return [name for name, _ in c.most_common(n)]
 
 
 def choose_canonical_names(base, rows, candidates: Sequence[str], nlp, *, m: int, types=("ORG",)) -> list[dict]:

@@ -54,8 +54,6 @@ ENTITY_TYPES = ("PER", "ORG", "LOC")
 
 #: The lexicon's nationalities say "British"; these are its constituent nations' adjectives.
 _BRITISH_ADJECTIVES = {"english", "scottish", "scots", "welsh", "irish", "cornish", "manx"}
-_DETERMINERS = {"the", "a", "an", "this", "that", "my", "our", "your", "his", "her", "their", "its", "poor", "old",
-                "little", "dear", "young", "good"}
 _POSSESSIVE = {"'s", "'", "’s", "’"}
 #: Corporate suffixes kept when an organisation is replaced.
 _ORG_SUFFIXES = {"corp", "corp.", "corporation", "inc", "inc.", "co", "co.", "ltd", "ltd.", "plc", "llc", "l.p.",
@@ -338,9 +336,6 @@ def _check_list(path, data: dict, key: str) -> None:
         raise NameLexiconError(f"{path}: field {key!r} must be a list of non-empty strings")
 
 
-_PARTICLES = PARTICLES
-
-
 def person_name_tokens(tokens: Sequence[str], start: int, end: int, *, gold: bool = False) -> tuple[int, int] | None:
     """The name inside a person mention: honorifics, determiners and a possessive stripped,
     then the last run of capitalised words.
@@ -365,9 +360,9 @@ def person_name_tokens(tokens: Sequence[str], start: int, end: int, *, gold: boo
         b -= 1
     a = b
     while a > start and tokens[a - 1].lower() not in HONORIFIC_GENDER and (
-            is_name_word(tokens[a - 1], gold) or tokens[a - 1] in _PARTICLES and a - 1 > start and a < b):
+            is_name_word(tokens[a - 1], gold) or tokens[a - 1] in PARTICLES and a - 1 > start and a < b):
         a -= 1
-    while a < b and tokens[a] in _PARTICLES:
+    while a < b and tokens[a] in PARTICLES:
         a += 1
     if a == b:
         return None
@@ -576,7 +571,7 @@ def _occurs(words: Sequence[str], lowered_tokens: Sequence[str], token_set: set[
     return any(lowered_tokens[i:i + n] == w for i in range(len(lowered_tokens) - n + 1))
 
 
-_BANNED = NOT_NAME_WORDS | set(HONORIFIC_GENDER) | _PARTICLES
+_BANNED = NOT_NAME_WORDS | set(HONORIFIC_GENDER) | PARTICLES
 
 
 class _Drawer:
@@ -669,7 +664,7 @@ def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
             elif len(words) == 1 and before in _FIRST_NAME_TITLES:
                 seen.setdefault(words[0].lower(), Counter())["after first-name title"] += 1
             for k, w in enumerate(words):
-                if w in _PARTICLES:
+                if w in PARTICLES:
                     continue
                 kind = "single" if len(words) == 1 else "first" if k == 0 else "last" if k == len(words) - 1 \
                     else "middle"
@@ -813,7 +808,7 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
     for entity, names in person_names.items():
         for m, (a, b) in names:
             for k, w in enumerate(tokens[a:b]):
-                if w in _PARTICLES:
+                if w in PARTICLES:
                     continue                    # "de" of "Duc de Chalis" stays
                 role = roles[w.lower()]
                 new = _person_part(w, role, word_gender, choose, lexicon, rng)
