@@ -199,6 +199,8 @@ def build_settings(request, config: str) -> tuple[Path, dict]:
         return request.getfixturevalue("sources"), opts
     if family == "named_entity_swaps":
         return request.getfixturevalue("sources"), {"budget": 3}      # B = 3 keeps the common tests quick
+    if family == "adversarial_treebanks":
+        return request.getfixturevalue("sources"), dict(request.getfixturevalue("parser_attack_models"), limit=12)
     return request.getfixturevalue("sources"), {}
 
 
@@ -242,3 +244,20 @@ def tiny_tagger(tmp_path_factory, ewt_train):
     torch.manual_seed(0)
     BertForTokenClassification(cfg).save_pretrained(str(path))
     return path, tags
+
+
+@pytest.fixture(scope="session")
+def parser_attack_models(tmp_path_factory, ewt_train, tiny_lm) -> dict:
+    """What the parser attack needs, built here: a tiny masked LM (random weights, WordPiece
+    vocabulary from EWT train), the tiny causal LM, and word2vec vectors trained with gensim on EWT
+    train (lower-cased, written as word2vec text)."""
+    from gensim.models import Word2Vec
+
+    from robust_bench.models.tiny import build_tiny_bert
+
+    root = tmp_path_factory.mktemp("parser_attack")
+    words = [list(s.forms) for s in ewt_train]
+    mlm = build_tiny_bert(root / "mlm", words, max_positions=128, mlm_head=True)
+    w2v = Word2Vec([[w.lower() for w in s] for s in words], vector_size=32, min_count=3, epochs=3, seed=0, workers=1)
+    w2v.wv.save_word2vec_format(str(root / "vectors.txt"))
+    return {"mlm": str(mlm), "lm": str(tiny_lm), "vectors": str(root / "vectors.txt")}

@@ -11,6 +11,9 @@ Two rooms sit lower than their place in that sentence because upstream steps use
   import nothing from the engines, the builders or the metrics.
 * ``scoring`` holds pure metric functions; it sits right after the engines, whose definitions
   (the LIT label rules) it applies, and before the attacks, which report an attack success rate.
+* ``attacks`` (searches over model adapters) sits below ``data`` and ``builders``: the adversarial
+  treebanks are materialised by a builder that runs the parser attack. Reading a built config for
+  an attack and storing what it found are dataset-repository work (``data.adversarial``).
 
 A module may import from its own room and from any room of a lower rank.
 """
@@ -32,8 +35,8 @@ RANK = {
     "models": 3,
     "perturb": 4,
     "scoring": 5,
-    "data": 6, "builders": 6,
-    "attacks": 7,
+    "attacks": 6,
+    "data": 7, "builders": 7,
     "experiments": 8, "metrics": 8,
     "leaderboard": 9,
     "suite": 10, "benchmarks": 10,

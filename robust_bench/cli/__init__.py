@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import sys
 
-from robust_bench.cli import attack, audit, baselines, build, confusions, evaluate, probe  # noqa: F401  (register commands)
+from robust_bench.cli import (attack, attack_parser, audit, baselines, build, confusions, evaluate,  # noqa: F401
+                              probe)  # (register commands)
 from robust_bench.cli._app import app
 
 __all__ = ["app", "main"]

@@ -27,10 +27,11 @@ def known_errors() -> tuple[type[BaseException], ...]:
     from robust_bench.perturb.lit.erg import ErgUnavailableError
     from robust_bench.perturb.lit.ud import LitSetupError
     from robust_bench.experiments.baselines import BaselineCheckError
+    from robust_bench.perturb.parser_substitutes import SubstituteError
 
     return (ConlluError, SourceNotFoundError, PseudowordError, UnknownConfigError, RecordError, RepositoryBusyError,
             BaselineCheckError, TaskDataError, SpacyModelError, ModelError, ErgUnavailableError,
-            LitSetupError)
+            LitSetupError, SubstituteError)
 
 
 def model_slug(model: str) -> str:

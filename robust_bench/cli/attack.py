@@ -43,8 +43,8 @@ def attack(
 
 def _attack(model, config, search, budget, split, limit, label_map, agree_with, curve, device, dtype, seed, repo,
             output_dir):
-    from robust_bench.attacks.runner import (budget_curve, load_examples, plot_budget_curve, run_attack, run_ner_attack,
-                                             save_adversarial)
+    from robust_bench.attacks.runner import budget_curve, plot_budget_curve, run_attack, run_ner_attack
+    from robust_bench.data.adversarial import load_examples, save_adversarial
     from robust_bench.leaderboard.records import make_record, write_record
 
     rows, split, meta = load_examples(repo, config, split, limit)

@@ -1,1 +1,1 @@
-"""Builder base class, registry, dataset repository and citations."""
+"""Builder base class, registry, dataset repository (with the adversarial configs that attacks read and write) and citations."""

@@ -68,3 +68,14 @@ BALASUBRAMANIAN_2020 = """\
     url = "https://aclanthology.org/2020.repl4nlp-1.24",
 }
 """
+
+WANG_2021 = """\
+@inproceedings{wang-etal-2021-closer,
+    title = "A Closer Look into the Robustness of Neural Dependency Parsers Using Better Adversarial Examples",
+    author = "Wang, Yuxuan and Che, Wanxiang and Titov, Ivan and Cohen, Shay B. and Lei, Zhilin and Liu, Ting",
+    booktitle = "Findings of the Association for Computational Linguistics: ACL-IJCNLP 2021",
+    year = "2021",
+    pages = "2344--2354",
+    url = "https://aclanthology.org/2021.findings-acl.207",
+}
+"""

@@ -1,9 +1,11 @@
-"""Causal language-model scoring: perplexity of sentences, for surface selection.
+"""Language models as services: causal-LM perplexity and masked-LM word predictions.
 
 LIT (Li et al., 2020, §3.3) generates several surface strings for one transformed meaning and
-keeps the one a language model finds most fluent. :class:`CausalLMScorer` wraps any
-``AutoModelForCausalLM`` (default ``gpt2``), batches and caches the queries, and runs on the GPU
-when one is present.
+keeps the one a language model finds most fluent, and the parser attack of Wang et al. (2021,
+§2.3) rejects substitutions that raise the perplexity too much: :class:`CausalLMScorer` wraps any
+``AutoModelForCausalLM`` (default ``gpt2``). The same attack draws substitutes from a masked LM:
+:class:`MaskedLMFiller` wraps any ``AutoModelForMaskedLM`` (default ``bert-base-uncased``). Both
+batch and cache their queries and run on the GPU when one is present.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import numpy as np
 
 from robust_bench.models.loader import PredictionCache, length_sorted_batches, load_pretrained
 
-__all__ = ["DEFAULT_LM", "CausalLMScorer"]
+__all__ = ["DEFAULT_LM", "DEFAULT_MLM", "CausalLMScorer", "MaskedLMFiller"]
 
 DEFAULT_LM = "gpt2"
+DEFAULT_MLM = "bert-base-uncased"
 
 
 class CausalLMScorer:
@@ -142,4 +145,111 @@ class CausalLMScorer:
             else:
                 scores = self.perplexity(cands)
                 out.append(cands[int(np.argmin(scores))])
+        return out
+
+
+class MaskedLMFiller:
+    """The most probable single subwords for a masked word, under a masked LM.
+
+    The word at the position is replaced by one mask token (Wang et al. 2021, DepAttacker
+    ``adversary/lm/bert.py``: ``tmps[idx] = MASK``) and the rest of the sentence is kept.
+
+    Parameters
+    ----------
+    model : str
+        ``AutoModelForMaskedLM`` Hub id or local path.
+    revision, device, dtype : str, optional
+        As :func:`robust_bench.models.loader.load_pretrained`.
+    batch_size : int
+        Masked sentences per forward pass.
+    top_k : int
+        Vocabulary entries returned per query (DepAttacker cuts the logits to the top 100).
+
+    Attributes
+    ----------
+    n_forward : int
+        Forward passes so far.
+
+    Raises
+    ------
+    robust_bench.models.loader.ModelError
+        If the model cannot be loaded or its tokenizer has no mask token.
+    """
+
+    def __init__(self, model: str = DEFAULT_MLM, *, revision: str | None = None, device: str = "auto",
+                 dtype: str = "auto", batch_size: int = 64, top_k: int = 100):
+        from transformers import AutoModelForMaskedLM
+
+        from robust_bench.models.loader import ModelError
+
+        loaded = load_pretrained(AutoModelForMaskedLM, model, revision=revision, device=device, dtype=dtype,
+                                 kind="masked LM")
+        self.model_id = model
+        self.model, self.tokenizer, self.device = loaded.model, loaded.tokenizer, loaded.device
+        if self.tokenizer.mask_token is None:
+            raise ModelError(f"{model!r} has no mask token; a masked LM is needed")
+        self.revision = loaded.revision
+        self.batch_size = batch_size
+        self.top_k = top_k
+        self.max_length = loaded.max_length or 512
+        self.n_forward = 0
+        self._cache = PredictionCache()
+        self._vocab = self.tokenizer.convert_ids_to_tokens(list(range(len(self.tokenizer))))
+
+    @property
+    def queries(self) -> int:
+        """Distinct masked sentences scored so far."""
+        return self._cache.queries
+
+    def predict(self, queries: Sequence[tuple[Sequence[str], int]]) -> list[tuple[list[str], np.ndarray]]:
+        """The ``top_k`` vocabulary entries for the masked word of each query.
+
+        Parameters
+        ----------
+        queries : sequence of (words, position)
+            A pre-split sentence and the 0-based index of the word to mask.
+
+        Returns
+        -------
+        list of (tokens, probabilities)
+            Per query, ``top_k`` vocabulary strings (WordPiece continuations keep their ``##``)
+            and their probabilities, an ndarray of float of shape (top_k,), in descending order.
+
+        Raises
+        ------
+        IndexError
+            If a position lies outside its sentence.
+        """
+        keys = []
+        for words, pos in queries:
+            if not 0 <= pos < len(words):
+                raise IndexError(f"position {pos} outside a sentence of {len(words)} words")
+            keys.append((tuple(words), int(pos)))
+        return self._cache.get_many(keys, self._forward)
+
+    def _forward(self, todo):
+        import torch
+
+        mask = self.tokenizer.mask_token
+        texts = [" ".join(list(w[:p]) + [mask] + list(w[p + 1:])) for w, p in todo]
+        out: list = [None] * len(todo)
+        ids = self.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=self.max_length)["input_ids"]
+        with torch.inference_mode():
+            for group in length_sorted_batches([len(x) for x in ids], self.batch_size):
+                width = max(len(ids[i]) for i in group)
+                inp = torch.full((len(group), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)
+                att = torch.zeros((len(group), width), dtype=torch.long)
+                for r, i in enumerate(group):
+                    inp[r, :len(ids[i])] = torch.tensor(ids[i])
+                    att[r, :len(ids[i])] = 1
+                logits = self.model(input_ids=inp.to(self.device), attention_mask=att.to(self.device)).logits
+                self.n_forward += 1
+                for r, i in enumerate(group):
+                    where = (inp[r] == self.tokenizer.mask_token_id).nonzero()
+                    if not len(where):      # the mask fell beyond the length limit
+                        out[i] = ([], np.zeros(0))
+                        continue
+                    probs = torch.softmax(logits[r, int(where[0])].float(), dim=-1)
+                    p, idx = probs.topk(min(self.top_k, probs.shape[-1]))
+                    out[i] = ([self._vocab[j] for j in idx.tolist()], p.cpu().numpy().astype(np.float64))
         return out

@@ -19,7 +19,8 @@ import numpy as np
 from robust_bench.models.classifiers import Classifier, LabelMappingError
 from robust_bench.models.loader import PredictionCache, length_sorted_batches, load_pretrained
 
-__all__ = ["TokenClassifier", "CallableTokenClassifier", "HFTokenClassifier", "SpacyTagger", "EntityObjective"]
+__all__ = ["TokenClassifier", "CallableTokenClassifier", "HFTokenClassifier", "SpacyTagger", "EntityObjective",
+           "SpacyPosTagger"]
 
 
 class TokenClassifier:
@@ -254,3 +255,63 @@ class SpacyTagger(TokenClassifier):
                     p[k, index[("B-" if k == e.start else "I-") + lab]] = 1.0
             out.append(p)
         return out
+
+
+class SpacyPosTagger:
+    """Part-of-speech tags in context from a spaCy pipeline, on pre-split sentences.
+
+    Each distinct word sequence is tagged once (a cache keyed by the words). Used by the POS
+    filter of the parser attack (Wang et al. 2021, §2.3: a substitute must keep the word's fine
+    POS tag, tagged in its sentence).
+
+    Parameters
+    ----------
+    spacy_model : str, optional
+        Package name or directory; default ``$ROBUST_BENCH_SPACY_MODEL``, else ``en_core_web_sm``.
+    batch_size : int
+
+    Attributes
+    ----------
+    queries : int
+        Distinct sentences tagged.
+
+    Raises
+    ------
+    robust_bench.text.nlp.SpacyModelError
+        If the pipeline cannot be loaded or has no tagger.
+    """
+
+    def __init__(self, spacy_model: str | None = None, *, batch_size: int = 512):
+        from robust_bench.text.nlp import load_spacy, spacy_model_name
+
+        self.nlp = load_spacy(spacy_model, require=("tagger",))
+        self.model_id = spacy_model_name(spacy_model)
+        self.batch_size = batch_size
+        self._disable = [p for p in self.nlp.pipe_names
+                         if p not in ("tok2vec", "transformer", "tagger", "morphologizer", "attribute_ruler")]
+        self._cache = PredictionCache()
+
+    @property
+    def queries(self) -> int:
+        return self._cache.queries
+
+    def tag(self, sentences: Sequence[Sequence[str]]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+        """Fine (PTB) and universal tags of every word.
+
+        Parameters
+        ----------
+        sentences : sequence of sequence of str
+
+        Returns
+        -------
+        list of (xpos, upos)
+            Per sentence, two tuples of str of shape (n_words,).
+        """
+        return self._cache.get_many([tuple(s) for s in sentences], self._forward)
+
+    def _forward(self, todo):
+        from spacy.tokens import Doc
+
+        docs = (Doc(self.nlp.vocab, words=list(s)) for s in todo)
+        return [(tuple(t.tag_ for t in d), tuple(t.pos_ for t in d))
+                for d in self.nlp.pipe(docs, batch_size=self.batch_size, disable=self._disable)]

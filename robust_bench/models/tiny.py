@@ -33,13 +33,13 @@ def _wordpiece(texts: Iterable[str], vocab_size: int, *, lowercase: bool, max_po
 
 def build_tiny_bert(path: Path, sentences: Iterable[Sequence[str]], *, hidden: int = 32, layers: int = 2,
                     vocab_size: int = 2000, max_positions: int = 128, seed: int = 0, heads: int = 2,
-                    intermediate: int | None = None) -> Path:
+                    intermediate: int | None = None, mlm_head: bool = False) -> Path:
     """A randomly initialised BERT with a cased WordPiece vocabulary trained on ``sentences``
     (word lists); ``heads`` attention heads and an ``intermediate`` feed-forward width
     (default ``2 * hidden``). ``hidden=768, layers=12, heads=12, intermediate=3072`` gives the
-    shape of BERT-base."""
+    shape of BERT-base. ``mlm_head=True`` saves ``BertForMaskedLM`` (a masked LM), else ``BertModel``."""
     import torch
-    from transformers import BertConfig, BertModel
+    from transformers import BertConfig, BertForMaskedLM, BertModel
 
     path.mkdir(parents=True, exist_ok=True)
     tok = _wordpiece((" ".join(s) for s in sentences), vocab_size, lowercase=False, max_positions=max_positions)
@@ -47,7 +47,7 @@ def build_tiny_bert(path: Path, sentences: Iterable[Sequence[str]], *, hidden: i
     cfg = BertConfig(vocab_size=len(tok), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
                      intermediate_size=intermediate or 2 * hidden, max_position_embeddings=max_positions)
     torch.manual_seed(seed)
-    BertModel(cfg).save_pretrained(str(path))
+    (BertForMaskedLM if mlm_head else BertModel)(cfg).save_pretrained(str(path))
     return path
 
 

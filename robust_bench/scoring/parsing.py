@@ -1,4 +1,4 @@
-"""Parsing metrics: UUAS and DSpr (Hewitt & Manning, 2019), with the punctuation rule they name."""
+"""Parsing metrics: UUAS and DSpr (Hewitt & Manning, 2019), UAS and LAS, each with the punctuation rule it names."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from scipy.stats import rankdata
 from robust_bench.text.trees import minimum_spanning_edges, tree_distances
 
 __all__ = ["UUASResult", "DSprResult", "uuas_counts", "uuas_score", "dspr_details", "dspr_score",
-           "punctuation_mask", "punctuation_masks", "PTB_PUNCTUATION_XPOS", "PUNCTUATION_RULES"]
+           "punctuation_mask", "punctuation_masks", "PTB_PUNCTUATION_XPOS", "PUNCTUATION_RULES",
+           "AttachmentResult", "attachment_scores", "attachment_errors", "attachment_mask", "ATTACHMENT_RULES",
+           "PTB_ATTACHMENT_PUNCTUATION"]
 
 PUNCT_UPOS = "PUNCT"
 
@@ -331,3 +333,189 @@ def dspr_score(gold: Sequence, predicted_distances: Sequence[np.ndarray], *,
     1.0
     """
     return dspr_details(gold, predicted_distances, min_length=min_length, max_length=max_length).score
+
+
+# --- Attachment scores (UAS, LAS) -------------------------------------------------------------------
+
+#: Gold PTB tags whose tokens are not scored under the ``ptb`` rule: the ``--punctuation`` list
+#: of Wang et al.'s (2021) released code (DepAttacker), the rule of Chen & Manning (2014) and of
+#: most PTB parsing papers. (The UUAS rule above also drops brackets; attachment scores keep them.)
+PTB_ATTACHMENT_PUNCTUATION = frozenset({"``", "''", ",", ".", ":"})
+
+#: The rules an attachment score can name.
+ATTACHMENT_RULES = {
+    "ptb": "tokens whose gold PTB POS is one of `` '' , . : are not scored (Wang et al. 2021, DepAttacker)",
+    "ud": "every token is scored, relations compared without subtypes (CoNLL 2018 shared task scorer)",
+}
+
+
+def attachment_mask(n_words: int, rule: str, xpos: Sequence[str] | None = None) -> np.ndarray:
+    """Which words of one sentence an attachment score counts, shape (n_words,).
+
+    Parameters
+    ----------
+    n_words : int
+    rule : {"ptb", "ud"}
+        See :data:`ATTACHMENT_RULES`.
+    xpos : sequence of str of shape (n_words,), optional
+        Gold PTB tags; required by ``ptb``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule, or ``ptb`` without tags of the right length.
+    """
+    if rule == "ud":
+        return np.ones(n_words, dtype=bool)
+    if rule != "ptb":
+        raise ValueError(f"unknown attachment rule {rule!r}; use one of {', '.join(ATTACHMENT_RULES)}")
+    if xpos is None or len(xpos) != n_words:
+        raise ValueError(f"the ptb rule needs the gold PTB tag of each of the {n_words} words")
+    return np.asarray([x not in PTB_ATTACHMENT_PUNCTUATION for x in xpos], dtype=bool)
+
+
+def _universal(rel: str) -> str:
+    return rel.split(":", 1)[0].lower()
+
+
+def attachment_errors(gold_heads: Sequence[int], pred_heads: Sequence[int], *,
+                      gold_deprels: Sequence[str] | None = None, pred_deprels: Sequence[str] | None = None,
+                      scored: Sequence[bool] | None = None) -> tuple[int, int, int]:
+    """Errors of one predicted tree against the gold tree.
+
+    Parameters
+    ----------
+    gold_heads, pred_heads : sequence of int of shape (n_words,)
+        1-based heads, 0 for the root.
+    gold_deprels, pred_deprels : sequence of str of shape (n_words,), optional
+        Relations; compared without subtypes (``nsubj:pass`` is ``nsubj``), case-insensitively.
+        Without either, a label error is an arc error (an unlabelled corpus or parser).
+    scored : sequence of bool of shape (n_words,), optional
+        Words that count (:func:`attachment_mask`); default all.
+
+    Returns
+    -------
+    (n_scored, arc_errors, label_errors) : tuple of int
+        ``label_errors`` counts words whose head *or* relation is wrong, so LAS errors >= UAS
+        errors (Wang et al. 2021 code: "if the arc is wrong, the rel must be wrong").
+
+    Raises
+    ------
+    ValueError
+        On mismatched lengths.
+    """
+    n = len(gold_heads)
+    if len(pred_heads) != n:
+        raise ValueError(f"predicted {len(pred_heads)} heads for {n} gold words")
+    keep = np.ones(n, dtype=bool) if scored is None else np.asarray(scored, dtype=bool)
+    if keep.shape != (n,):
+        raise ValueError(f"scored mask has shape {keep.shape}, expected ({n},)")
+    arc = np.asarray(gold_heads) != np.asarray(pred_heads)
+    if gold_deprels is None or pred_deprels is None:
+        lab = arc
+    else:
+        if len(gold_deprels) != n or len(pred_deprels) != n:
+            raise ValueError(f"relations must have {n} entries each")
+        lab = arc | np.asarray([_universal(g) != _universal(p) for g, p in zip(gold_deprels, pred_deprels)])
+    return int(keep.sum()), int((arc & keep).sum()), int((lab & keep).sum())
+
+
+@dataclass(frozen=True)
+class AttachmentResult:
+    """Corpus-level attachment counts.
+
+    Attributes
+    ----------
+    total : int
+        Scored words.
+    head_correct : int
+        Scored words with the gold head.
+    label_correct : int
+        Scored words with the gold head and relation (equals ``head_correct`` when unlabelled).
+    rule : str
+        The punctuation rule (a key of :data:`ATTACHMENT_RULES`).
+    labelled : bool
+        Whether relations were compared (LAS is meaningful).
+    """
+
+    total: int
+    head_correct: int
+    label_correct: int
+    rule: str
+    labelled: bool
+
+    @property
+    def uas(self) -> float:
+        """Unlabelled attachment score, a fraction in [0, 1]; 1 is best."""
+        if not self.total:
+            raise ValueError("UAS is undefined: no word is scored")
+        return self.head_correct / self.total
+
+    @property
+    def las(self) -> float:
+        """Labelled attachment score, a fraction in [0, 1]; 1 is best.
+
+        Raises
+        ------
+        ValueError
+            When no word is scored or the corpus or parser is unlabelled.
+        """
+        if not self.labelled:
+            raise ValueError("LAS is undefined: the corpus or the parser has no relation labels")
+        if not self.total:
+            raise ValueError("LAS is undefined: no word is scored")
+        return self.label_correct / self.total
+
+
+def attachment_scores(gold_heads: Sequence[Sequence[int]], pred_heads: Sequence[Sequence[int]], *,
+                      gold_deprels: Sequence[Sequence[str]] | None = None,
+                      pred_deprels: Sequence[Sequence[str]] | None = None,
+                      xpos: Sequence[Sequence[str]] | None = None, rule: str = "ud") -> AttachmentResult:
+    """UAS and LAS of predicted trees, micro-averaged over the scored words of a corpus.
+
+    Parameters
+    ----------
+    gold_heads, pred_heads : sequence of sequence of int, shape (n_sentences, n_words)
+    gold_deprels, pred_deprels : sequence of sequence of str, optional
+        Same shape; without both, only UAS is defined.
+    xpos : sequence of sequence of str, optional
+        Gold PTB tags, needed by the ``ptb`` rule.
+    rule : {"ud", "ptb"}
+        Punctuation rule, see :data:`ATTACHMENT_RULES`. On a corpus with PTB tags (UD English
+        EWT, the WSJ) both apply; report both.
+
+    Returns
+    -------
+    AttachmentResult
+
+    Raises
+    ------
+    ValueError
+        On mismatched numbers of sentences or words, or an unknown rule.
+
+    Examples
+    --------
+    >>> r = attachment_scores([[2, 0, 2]], [[2, 0, 1]], gold_deprels=[["det", "root", "obj"]],
+    ...                       pred_deprels=[["det", "root", "obj"]])
+    >>> round(r.uas, 4), round(r.las, 4)
+    (0.6667, 0.6667)
+    """
+    _check_lengths("pred_heads", gold_heads, pred_heads)
+    labelled = gold_deprels is not None and pred_deprels is not None
+    if labelled:
+        _check_lengths("gold_deprels", gold_heads, gold_deprels)
+        _check_lengths("pred_deprels", gold_heads, pred_deprels)
+    if xpos is not None:
+        _check_lengths("xpos", gold_heads, xpos)
+    total = head = label = 0
+    for k, (g, p) in enumerate(zip(gold_heads, pred_heads)):
+        try:
+            mask = attachment_mask(len(g), rule, None if xpos is None else xpos[k])
+            n, arc, lab = attachment_errors(g, p, gold_deprels=gold_deprels[k] if labelled else None,
+                                            pred_deprels=pred_deprels[k] if labelled else None, scored=mask)
+        except ValueError as exc:
+            raise ValueError(f"sentence {k}: {exc}") from None
+        total += n
+        head += n - arc
+        label += n - lab
+    return AttachmentResult(total=total, head_correct=head, label_correct=label, rule=rule, labelled=labelled)
