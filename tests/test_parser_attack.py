@@ -222,7 +222,7 @@ def test_grammar_filter_without_languagetool_says_why():
 
 def test_merge_dedupes_keeps_case_and_sources():
     site = Site(key="k", words=("The", "Dog", "ran"), position=1, xpos="NN")
-    c = merge_candidates(site, {"synonym": ["hound", "dog", "Canine"], "mlm": ["HOUND", "cat"], "embedding": ["a b"]})
+    c = merge_candidates(site, {"synonym": ["hound", "dog", "Canine"], "mlm": ["HOUND", "cat", "|"], "embedding": ["a b"]})
     assert c.words == ["Hound", "Canine", "Cat"]
     assert c.sources == [("synonym", "mlm"), ("synonym",), ("mlm",)]
     assert c.raw == {"synonym": 2, "embedding": 0, "mlm": 2}

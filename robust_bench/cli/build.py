@@ -38,12 +38,23 @@ def build(
     confusions: Optional[Path] = typer.Option(None, "--confusions",
                                               help="gec_*: weights from `robust-bench fit-confusions` (default uniform)."),
     spacy_model: Optional[str] = typer.Option(None, "--spacy-model",
-                                              help="gec_*, lit_*, names_*: spaCy pipeline (default $ROBUST_BENCH_SPACY_MODEL "
+                                              help="gec_*, lit_*, names_*, adv_* (POS filter): spaCy pipeline (default $ROBUST_BENCH_SPACY_MODEL "
                                                    "or en_core_web_sm)."),
     splits: Optional[str] = typer.Option(None, "--splits", help="Comma-separated subset of the config's splits."),
     backend: Optional[str] = typer.Option(None, "--backend", help="lit_*: ud (spaCy, default) or erg (ACE + ERG)."),
     grammar: Optional[Path] = typer.Option(None, "--grammar", help="lit_*: compiled ERG image for --backend erg."),
-    lm: Optional[str] = typer.Option(None, "--lm", help="lit_*: causal LM that ranks candidate surfaces (default gpt2)."),
+    lm: Optional[str] = typer.Option(None, "--lm", help="lit_*: causal LM that ranks candidate surfaces; adv_*: the "
+                                                       "perplexity filter's LM (default gpt2)."),
+    parser: Optional[str] = typer.Option(None, "--parser", help="adv_*: reference parser, spacy:PATH, stanza:PATH or "
+                                                               "callable:MODULE:FUNCTION (default spacy:, i.e. "
+                                                               "$ROBUST_BENCH_SPACY_MODEL)."),
+    vectors: Optional[Path] = typer.Option(None, "--vectors", help="adv_*: word vectors (default: the counter-fitted "
+                                                                  "vectors, downloaded)."),
+    mlm: Optional[str] = typer.Option(None, "--mlm", help="adv_*: masked LM of the mlm generator (default "
+                                                         "bert-base-uncased)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="adv_*: attack only the first N sentences."),
+    treebank: Optional[Path] = typer.Option(None, "--treebank", help="adv_ptb: a CoNLL-X PTB (section 23) instead of "
+                                                                    "NLTK's WSJ sample."),
     budget: Optional[int] = typer.Option(None, "--budget", help="names_*: B, swapped variants per group (default 50)."),
     names: Optional[Path] = typer.Option(None, "--names", help="names_*: extra name list (one per line, or "
                                                                  "TYPE<TAB>name), e.g. the Fortune 500."),
@@ -62,7 +73,9 @@ def build(
                "spacy_model": spacy_model, "splits": None if splits is None else tuple(splits.split(",")),
                "backend": backend, "grammar": None if grammar is None else str(grammar), "lm": lm,
                "augment_train": augment_train, "budget": budget, "names": None if names is None else str(names),
-               "exclude_seen": exclude_seen, "coref_path": None if coref_path is None else str(coref_path)}
+               "exclude_seen": exclude_seen, "coref_path": None if coref_path is None else str(coref_path),
+               "parser": parser, "vectors": None if vectors is None else str(vectors), "mlm": mlm, "limit": limit,
+               "treebank": None if treebank is None else str(treebank)}
     try:
         report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)
     except (*known_errors(), ValueError, OSError) as exc:

@@ -516,14 +516,19 @@ class Candidates:
 
 
 def merge_candidates(site: Site, per_generator: dict[str, list[str]]) -> Candidates:
-    """Merge the generators' outputs for one site, in :data:`GENERATORS` order (DepAttacker ``get_candidate_set``)."""
+    """Merge the generators' outputs for one site, in :data:`GENERATORS` order (DepAttacker ``get_candidate_set``).
+
+    A substitute must contain a letter and no whitespace: a masked LM also proposes punctuation
+    ("|"), which a tagger can mistake for the right tag, and a multi-word string would shift the tokens.
+    """
     own = site.word.lower()
     index: dict[str, int] = {}
     out = Candidates()
     for gen in GENERATORS:
         if gen not in per_generator:
             continue
-        kept = [c for c in per_generator[gen] if c and c.lower() != own and not any(ch.isspace() for ch in c)]
+        kept = [c for c in per_generator[gen] if c.lower() != own and any(ch.isalpha() for ch in c)
+                and not any(ch.isspace() for ch in c)]
         out.raw[gen] = len({c.lower() for c in kept})
         for c in kept:
             low = c.lower()
