@@ -127,10 +127,7 @@ class AdversarialTreebank(RobustBenchBuilder):
             self.provenance.update({"source_origin": origin, "source_sha256": {k: sha256_file(p) for k, p in paths.items()}})
             self._train_path = paths["train"]
             sents = read_conllu(paths["test"])
-            exs = [TreeExample(id=s.sent_id, words=s.forms, heads=s.heads, deprels=s.deprels, xpos=s.xpos,
-                               upos=s.upos, lemmas=s.lemmas,
-                               protected=frozenset(i for i, f in enumerate(s.in_multiword_token) if f))
-                   for s in sents]
+            exs = [TreeExample.from_sentence(s) for s in sents]
         else:
             self._train_path = None
             if cfg.treebank:
@@ -139,8 +136,7 @@ class AdversarialTreebank(RobustBenchBuilder):
             else:
                 sents = read_nltk_dependency_treebank()
                 self.provenance["source_origin"] = "nltk_data/corpora/dependency_treebank"
-            exs = [TreeExample(id=s.sent_id, words=s.forms, heads=s.heads, deprels=s.deprels, xpos=s.xpos,
-                               upos=s.upos, lemmas=s.lemmas) for s in sents]
+            exs = [TreeExample.from_sentence(s) for s in sents]
         return exs[: cfg.limit] if cfg.limit else exs
 
     def _attack(self):

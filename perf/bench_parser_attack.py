@@ -96,9 +96,7 @@ def main() -> None:
     for g in attack.generators:
         if g.name == "mlm":
             Timed(g.filler, "_forward", clock, "masked LM")
-    exs = [TreeExample(id=s.sent_id, words=s.forms, heads=s.heads, deprels=s.deprels, xpos=s.xpos, upos=s.upos,
-                       lemmas=s.lemmas, protected=frozenset(i for i, f in enumerate(s.in_multiword_token) if f))
-           for s in test]
+    exs = [TreeExample.from_sentence(s) for s in test]
     t0 = time.perf_counter()
     results = attack.attack(exs, progress=True)
     wall = time.perf_counter() - t0

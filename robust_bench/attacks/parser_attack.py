@@ -78,6 +78,15 @@ class TreeExample:
     lemmas: tuple[str, ...] | None = None
     protected: frozenset = frozenset()
 
+    @classmethod
+    def from_sentence(cls, sentence) -> "TreeExample":
+        """From a treebank sentence (:class:`~robust_bench.io.conllu_io.Sentence` or
+        :class:`~robust_bench.io.dependency_treebank.DepSentence`); parts of multiword tokens are protected."""
+        mwt = getattr(sentence, "in_multiword_token", ())
+        return cls(id=sentence.sent_id, words=tuple(sentence.forms), heads=tuple(sentence.heads),
+                   deprels=sentence.deprels, xpos=sentence.xpos, upos=sentence.upos, lemmas=sentence.lemmas,
+                   protected=frozenset(i for i, f in enumerate(mwt) if f))
+
     def sites(self) -> list[Site]:
         """The attackable words (not of a forbidden class, not protected), in sentence order."""
         out = []

@@ -144,9 +144,7 @@ def _export(attack, config, builder, train_path, limit, out):
     if not train_path:
         raise ValueError("--export-training needs a training treebank: give --parser-train FILE")
     sents = read_conllu(train_path)[:limit] if limit else read_conllu(train_path)
-    exs = [TreeExample(id=s.sent_id, words=s.forms, heads=s.heads, deprels=s.deprels, xpos=s.xpos, upos=s.upos,
-                       lemmas=s.lemmas, protected=frozenset(i for i, f in enumerate(s.in_multiword_token) if f))
-           for s in sents]
+    exs = [TreeExample.from_sentence(s) for s in sents]
     results = attack.attack(exs, progress=True)
     adv = []
     for s, r in zip(sents, results):
