@@ -394,3 +394,30 @@ def chain_parser(sentences):
                 heads.append(nxt[0] + 1)
         out.append(heads)
     return out
+
+
+def test_sememe_generator_matches_sememes_and_pos():
+    """OpenHowNet's data cannot be downloaded here; a HowNet-like dictionary of four senses checks the rule:
+    same part of speech and identical sememe set."""
+    from robust_bench.perturb.parser_substitutes import SememeGenerator, SubstituteError
+
+    class Sense:
+        def __init__(self, word, grammar, sememes):
+            self.en_word, self.en_grammar, self._s = word, grammar, sememes
+
+        def get_sememe_list(self):
+            return self._s
+
+    class HowNet:
+        def get_all_senses(self):
+            return [Sense("car", "noun", ["LandVehicle|车"]), Sense("automobile", "noun", ["LandVehicle|车"]),
+                    Sense("car", "verb", ["drive|驾驶"]), Sense("truck", "noun", ["LandVehicle|车", "heavy|重"])]
+
+    gen = SememeGenerator(HowNet())
+    noun, verb = gen.generate([Site("k", ("car",), 0, "NN"), Site("k", ("car",), 0, "VB")])
+    assert noun == ["automobile"] and verb == []
+    try:
+        import OpenHowNet  # noqa: F401
+    except ImportError:
+        with pytest.raises(SubstituteError, match="OpenHowNet"):
+            SememeGenerator()
