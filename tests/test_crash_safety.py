@@ -103,7 +103,7 @@ def test_kill_at_random_points_many_times(repo):
     versions_seen = set()
     killed = 0
     for trial in range(20):
-        versions = [10 + 2 * trial, 11 + 2 * trial] * 40
+        versions = [10 + 2 * trial, 11 + 2 * trial] * 400   # more writes than fit in 0.8 s, so the kill lands mid-run
         allowed |= set(versions)
         proc = _write(repo, versions)
         assert proc.stdout.readline().strip() == "ready"
