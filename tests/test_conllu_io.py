@@ -49,6 +49,7 @@ def test_write_round_trip_preserves_ranges_and_empty_nodes(tmp_path):
     again = read_conllu(out)[0]
     assert again.forms[3] == "blick" and again.heads == sents[0].heads
     assert again.multiword_tokens == ((2, 3, "don't"),)
+    assert again.text == "You don't blick ." and sents[0].with_forms(sents[0].forms).text == sents[0].text
     assert not list(tmp_path.glob(".*.tmp"))
 
 

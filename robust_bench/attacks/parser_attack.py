@@ -549,7 +549,7 @@ def make_attack(parser: Parser, *, vectors: str, mlm: str | None = None, lm: str
     from robust_bench.io.sources import sha256_file
     from robust_bench.models.lm import DEFAULT_LM, DEFAULT_MLM, CausalLMScorer, MaskedLMFiller
     from robust_bench.models.taggers import SpacyPosTagger
-    from robust_bench.perturb.parser_substitutes import (EmbeddingFilter, EmbeddingGenerator, GrammarFilter,
+    from robust_bench.perturb.parser_substitutes import (MLM_TOP_K, EmbeddingFilter, EmbeddingGenerator, GrammarFilter,
                                                          MaskedLMGenerator, PerplexityFilter, PosFilter,
                                                          SememeGenerator, SubstituteError, WordNetGenerator,
                                                          load_word_vectors)
@@ -578,7 +578,7 @@ def make_attack(parser: Parser, *, vectors: str, mlm: str | None = None, lm: str
         elif name == "embedding":
             gens.append(EmbeddingGenerator(vec))
         else:
-            filler = MaskedLMFiller(mlm or DEFAULT_MLM, device=device)
+            filler = MaskedLMFiller(mlm or DEFAULT_MLM, device=device, top_k=MLM_TOP_K)
             setup["mlm"] = {"model": filler.model_id, "revision": filler.revision}
             gens.append(MaskedLMGenerator(filler, seed=seed))
     flts = []

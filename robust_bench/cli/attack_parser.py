@@ -146,31 +146,7 @@ def _export(attack, config, builder, train_path, limit, out):
     sents = read_conllu(train_path)[:limit] if limit else read_conllu(train_path)
     exs = [TreeExample.from_sentence(s) for s in sents]
     results = attack.attack(exs, progress=True)
-    adv = []
-    for s, r in zip(sents, results):
-        if r.edits:
-            new = s.with_forms(r.words)
-            new.tokenlist.metadata["text"] = _surface(new)
-            adv.append(new)
+    adv = [s.with_forms(r.words) for s, r in zip(sents, results) if r.edits]
     write_conllu(adv, out)
     typer.echo(f"adversarial training sentences: {len(adv):,} of {len(sents):,} written to {out}")
 
-
-def _surface(sentence) -> str:
-    """The sentence's text from its tokens (multiword-token surface forms, SpaceAfter=No)."""
-    out = []
-    skip_to = 0
-    for tok in sentence.tokenlist:
-        tid = tok["id"]
-        if isinstance(tid, tuple) and len(tid) == 3 and tid[1] == "-":
-            out.append((tok["form"], tok))
-            skip_to = tid[2]
-            continue
-        if not isinstance(tid, int) or tid <= skip_to:
-            continue
-        out.append((tok["form"], tok))
-    text = ""
-    for form, tok in out:
-        misc = tok.get("misc") or {}
-        text += form + ("" if misc.get("SpaceAfter") == "No" else " ")
-    return text.strip()

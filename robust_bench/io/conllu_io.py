@@ -29,6 +29,7 @@ from conllu.exceptions import ParseException
 __all__ = [
     "ConlluError",
     "Sentence",
+    "surface_text",
     "read_conllu",
     "iter_conllu",
     "parse_conllu_text",
@@ -127,6 +128,10 @@ class Sentence:
     def with_forms(self, forms: Sequence[str]) -> "Sentence":
         """Return a copy whose word forms are replaced; the tree is untouched.
 
+        When a form changes, a ``# text`` comment is rebuilt from the tokens (multiword-token
+        surface forms for ranges, no space after ``SpaceAfter=No``), so it never describes the old
+        words. Multiword-token surface forms themselves are kept.
+
         Raises
         ------
         ValueError
@@ -143,12 +148,31 @@ class Sentence:
                 k += 1
             tokens.append(tok)
         tl = conllu.TokenList(tokens, metadata=dict(self.tokenlist.metadata))
+        if tuple(forms) != self.forms and "text" in tl.metadata:
+            tl.metadata["text"] = surface_text(tl)
         return Sentence(
-            sent_id=self.sent_id, text=self.text, forms=tuple(forms), lemmas=self.lemmas,
+            sent_id=self.sent_id, text=tl.metadata.get("text", self.text), forms=tuple(forms), lemmas=self.lemmas,
             upos=self.upos, xpos=self.xpos, feats=self.feats, heads=self.heads,
             deprels=self.deprels, multiword_tokens=self.multiword_tokens, tokenlist=tl,
             path=self.path, line=self.line, word_lines=self.word_lines,
         )
+
+
+def surface_text(tokenlist: conllu.TokenList) -> str:
+    """The sentence text a token list spells: multiword-token surface forms for their ranges,
+    words elsewhere, a space after each token unless its MISC has ``SpaceAfter=No``."""
+    text, covered = [], 0
+    for tok in tokenlist:
+        tid = tok["id"]
+        if isinstance(tid, tuple):
+            if len(tid) == 3 and tid[1] == "-":      # a range line: its surface form stands for its words
+                covered = tid[2]
+            else:
+                continue                              # an empty node has no surface
+        elif tid <= covered:
+            continue
+        text.append(tok["form"] + ("" if (tok.get("misc") or {}).get("SpaceAfter") == "No" else " "))
+    return "".join(text).strip()
 
 
 def _feats_str(feats) -> str:
