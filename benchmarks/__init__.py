@@ -1,15 +1,106 @@
-"""Suite definitions (YAML): which configs, which model interface, which metrics, a version.
+"""Suite definitions: versioned YAML lists of tasks, validated by ``suite.schema.json``.
 
-Mapped to ``robust_bench.benchmarks``.
+A task names a built config and split, the model interface it needs, the evaluation that scores it,
+its metrics (direction and range) and primary metric, and the SHA-256 of its data file, so that a
+score is tied to exact data. A suite either lists its tasks (``default``) or extends another suite
+and selects some of them, optionally with example limits (``smoke`` and the per-family suites), so
+that the data hashes are written once. Mapped to ``robust_bench.benchmarks``.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
+from pathlib import Path
+from typing import Any
 
 import yaml
 
-__all__ = ["list_suites", "load_suite"]
+__all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "INTERFACES",
+           "EVALUATIONS", "FAMILIES"]
+
+INTERFACES = ("sequence-classification", "token-classification", "encoder", "parser", "coreference")
+EVALUATIONS = ("attack", "contrast-set", "name-swaps", "probe", "parser-attack")
+FAMILIES = ("grammatical_errors", "named_entity_swaps", "adversarial_treebanks", "lit", "jabberwocky")
+
+
+class SuiteError(ValueError):
+    """A suite file is missing, malformed, or inconsistent; the message names the file and field."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric of a task: its name, direction, and range of values ``(low, high)``."""
+
+    name: str
+    higher_is_better: bool
+    range: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One scored unit of a suite (see ``suite.schema.json`` for every field)."""
+
+    name: str
+    family: str
+    config: str
+    split: str
+    interface: str
+    evaluation: str
+    metrics: tuple[MetricSpec, ...]
+    primary: str
+    data_sha256: str | None
+    limit: int | None = None
+    options: dict = field(default_factory=dict)
+    build: dict = field(default_factory=dict)
+
+    def metric(self, name: str) -> MetricSpec:
+        """The spec of metric ``name``; KeyError if the task has none."""
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(f"task {self.name!r} has no metric {name!r}")
+
+    def as_dict(self) -> dict:
+        """The task as it appears in a resolved suite (JSON-ready)."""
+        return {"name": self.name, "family": self.family, "config": self.config, "split": self.split,
+                "interface": self.interface, "evaluation": self.evaluation,
+                "metrics": [{"name": m.name, "higher_is_better": m.higher_is_better, "range": list(m.range)}
+                            for m in self.metrics],
+                "primary": self.primary, "limit": self.limit, "options": dict(self.options), "build": dict(self.build),
+                "data_sha256": self.data_sha256}
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A resolved suite: name, version and tasks (an extending suite's selection applied)."""
+
+    name: str
+    version: int
+    description: str
+    tasks: tuple[Task, ...]
+    source: str = ""
+
+    def task(self, name: str) -> Task:
+        """The task ``name``; KeyError listing the suite's tasks if there is none."""
+        for t in self.tasks:
+            if t.name == name:
+                return t
+        raise KeyError(f"suite {self.name!r} v{self.version} has no task {name!r}; tasks: "
+                       f"{', '.join(t.name for t in self.tasks)}")
+
+    @property
+    def pinned(self) -> bool:
+        """Every task is tied to a data hash."""
+        return all(t.data_sha256 for t in self.tasks)
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict:
+    return json.loads(resources.files(__name__).joinpath("suite.schema.json").read_text("utf-8"))
 
 
 def list_suites() -> list[str]:
@@ -17,14 +108,136 @@ def list_suites() -> list[str]:
     return sorted(p.name[:-5] for p in resources.files(__name__).iterdir() if p.name.endswith(".yaml"))
 
 
-def load_suite(name: str) -> dict:
-    """The suite definition ``name``.
+def _read(name_or_path: str | os.PathLike) -> tuple[dict, str]:
+    p = Path(name_or_path)
+    if p.suffix in (".yaml", ".yml") or p.is_file():
+        if not p.is_file():
+            raise SuiteError(f"suite file {p} does not exist")
+        text, source = p.read_text("utf-8"), str(p)
+    else:
+        if str(name_or_path) not in list_suites():
+            raise SuiteError(f"unknown suite {str(name_or_path)!r}; known: {', '.join(list_suites())} (or a .yaml path)")
+        text = resources.files(__name__).joinpath(f"{name_or_path}.yaml").read_text("utf-8")
+        source = f"robust_bench.benchmarks/{name_or_path}.yaml"
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SuiteError(f"{source}: not valid YAML: {exc}") from None
+    _validate(doc, source)
+    return doc, source
+
+
+def _validate(doc: Any, source: str) -> None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        where = "/".join(str(p) for p in e.absolute_path) or "<suite>"
+        raise SuiteError(f"{source}: field {where!r}: {e.message}")
+
+
+def _task(d: dict, source: str) -> Task:
+    metrics = tuple(MetricSpec(m["name"], bool(m["higher_is_better"]), (float(m["range"][0]), float(m["range"][1])))
+                    for m in d["metrics"])
+    names = [m.name for m in metrics]
+    if len(set(names)) != len(names):
+        raise SuiteError(f"{source}: task {d['name']!r}: metric names repeat: {names}")
+    if d["primary"] not in names:
+        raise SuiteError(f"{source}: task {d['name']!r}: primary metric {d['primary']!r} is not among its metrics {names}")
+    for m in metrics:
+        if not m.range[0] < m.range[1]:
+            raise SuiteError(f"{source}: task {d['name']!r}: metric {m.name!r} has an empty range {list(m.range)}")
+    return Task(name=d["name"], family=d["family"], config=d["config"], split=d["split"], interface=d["interface"],
+                evaluation=d["evaluation"], metrics=metrics, primary=d["primary"], data_sha256=d["data_sha256"],
+                limit=d.get("limit"), options=dict(d.get("options") or {}), build=dict(d.get("build") or {}))
+
+
+def load_suite(name_or_path: str | os.PathLike, *, _seen: tuple = ()) -> Suite:
+    """Load, validate and resolve a suite.
+
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        A shipped suite's name (:func:`list_suites`) or a YAML file.
+
+    Returns
+    -------
+    Suite
 
     Raises
     ------
-    KeyError
-        If no such suite exists; the message lists the known ones.
+    SuiteError
+        Unknown suite, invalid YAML, a field that breaks the schema (named), repeated task names, a
+        primary metric that is not a metric, a selection naming no task, or an ``extends`` cycle.
     """
-    if name not in list_suites():
-        raise KeyError(f"unknown suite {name!r}; known: {', '.join(list_suites())}")
-    return yaml.safe_load(resources.files(__name__).joinpath(f"{name}.yaml").read_text("utf-8"))
+    doc, source = _read(name_or_path)
+    if "extends" in doc:
+        parent_ref = doc["extends"]
+        if parent_ref in _seen:
+            raise SuiteError(f"{source}: 'extends' cycle through {parent_ref!r}")
+        parent_path = Path(source).with_name(f"{parent_ref}.yaml") if Path(source).is_file() else None
+        parent = load_suite(parent_path if parent_path is not None and parent_path.is_file() else parent_ref,
+                            _seen=(*_seen, doc["name"]))
+        tasks = []
+        for sel in doc["select"]:
+            hit = [t for t in parent.tasks if sel in (t.name, t.family)]
+            if not hit:
+                raise SuiteError(f"{source}: field 'select': {sel!r} names no task or family of {parent.name!r}")
+            tasks += [t for t in hit if t not in tasks]
+        over = doc.get("overrides", {})
+        unknown = sorted(set(over) - {t.name for t in tasks})
+        if unknown:
+            raise SuiteError(f"{source}: field 'overrides': {unknown} are not selected tasks")
+        from dataclasses import replace
+
+        tasks = [replace(t, limit=over.get(t.name, {}).get("limit", t.limit),
+                         options={**t.options, **over.get(t.name, {}).get("options", {})}) for t in tasks]
+    else:
+        tasks = [_task(d, source) for d in doc["tasks"]]
+    names = [t.name for t in tasks]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise SuiteError(f"{source}: task names repeat: {dup}")
+    return Suite(name=doc["name"], version=int(doc["version"]), description=doc["description"], tasks=tuple(tasks),
+                 source=source)
+
+
+def pin_suite(path: str | os.PathLike, repo: str | os.PathLike, *, out: str | os.PathLike | None = None) -> dict:
+    """Write into a suite file (one that lists its tasks) the SHA-256 of each task's data file as
+    built in ``repo``; a maintainer's step before a suite version is published.
+
+    Tasks whose config or split is not built in ``repo`` keep their hash (and are reported).
+
+    Returns
+    -------
+    dict
+        Task name -> (old hash, new hash) for the tasks whose hash changed, and ``(old, None)``
+        for the tasks left as they were because ``repo`` lacks their data.
+
+    Raises
+    ------
+    SuiteError
+        If the suite extends another (pin the parent).
+    """
+    from robust_bench.data.repository import read_metadata
+    from robust_bench.io.fileio import atomic_write_text
+
+    doc, source = _read(path)
+    if "extends" in doc:
+        raise SuiteError(f"{source} extends {doc['extends']!r}; pin that suite, whose hashes it shares")
+    metas = read_metadata(repo)
+    changed = {}
+    for d in doc["tasks"]:
+        meta = metas.get(d["config"])
+        if meta is None or d["split"] not in meta.get("files", {}):
+            changed[d["name"]] = (d["data_sha256"], None)
+            continue
+        new = meta["files"][d["split"]]["sha256"]
+        if d["data_sha256"] != new:
+            changed[d["name"]] = (d["data_sha256"], new)
+            d["data_sha256"] = new
+    text = yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
+    atomic_write_text(out or path, text)
+    return changed

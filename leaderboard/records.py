@@ -1,6 +1,8 @@
-"""Result record v1: the JSON every robust-bench evaluation emits.
+"""Result records: the JSON every robust-bench evaluation emits.
 
-The schema is ``result_record.schema.json`` beside this module (JSON Schema 2020-12).
+v1 (``result_record.schema.json``): one model on one config split, written by the per-family
+commands. v2 (``result_record_v2.schema.json``): one model on one task of a suite version, written
+by ``robust-bench run``, with intervals and the per-example log's hash. JSON Schema 2020-12.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, Mapping
 from robust_bench.io.fileio import atomic_write_text
 
 __all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "make_record", "validate_record", "write_record",
-           "package_versions"]
+           "package_versions", "SCHEMAS"]
 
 SCHEMA_VERSION = "1"
 
@@ -27,10 +29,22 @@ class RecordError(ValueError):
     """A result record does not match the v1 schema."""
 
 
-@lru_cache(maxsize=1)
-def load_schema() -> dict:
-    """The v1 JSON schema."""
-    text = resources.files("robust_bench.leaderboard").joinpath("result_record.schema.json").read_text("utf-8")
+#: schema version -> schema file beside this module
+SCHEMAS = {"1": "result_record.schema.json", "2": "result_record_v2.schema.json"}
+
+
+@lru_cache(maxsize=None)
+def load_schema(version: str = SCHEMA_VERSION) -> dict:
+    """The JSON schema of record ``version`` ("1" or "2").
+
+    Raises
+    ------
+    RecordError
+        For an unknown version.
+    """
+    if version not in SCHEMAS:
+        raise RecordError(f"result record field 'schema_version': unknown version {version!r}; known: {sorted(SCHEMAS)}")
+    text = resources.files("robust_bench.leaderboard").joinpath(SCHEMAS[version]).read_text("utf-8")
     return json.loads(text)
 
 
@@ -104,7 +118,7 @@ def make_record(*, model_id: str, revision: str | None, config: str, split: str,
 
 
 def validate_record(record: Mapping[str, Any]) -> None:
-    """Validate a record against the v1 schema.
+    """Validate a record against the schema of its ``schema_version``.
 
     Raises
     ------
@@ -113,7 +127,11 @@ def validate_record(record: Mapping[str, Any]) -> None:
     """
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(load_schema(), format_checker=jsonschema.FormatChecker())
+    if not isinstance(record, Mapping):
+        raise RecordError(f"a result record is a JSON object, not {type(record).__name__}")
+    version = record.get("schema_version")
+    validator = jsonschema.Draft202012Validator(load_schema(version if isinstance(version, str) else repr(version)),
+                                                format_checker=jsonschema.FormatChecker())
     errors = sorted(validator.iter_errors(record), key=lambda e: list(e.absolute_path))
     if errors:
         e = errors[0]

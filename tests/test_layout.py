@@ -4,6 +4,8 @@ against the flow.
 The flow is source corpus -> reader (io) -> language utilities (text) -> perturbation engine
 (perturb) -> builder and dataset repository (data, builders) -> model adapter -> predictions ->
 metric (scoring, metrics) -> result record (leaderboard) -> suite and gate -> command line (cli).
+Suite definitions (benchmarks) sit below the leaderboard, whose submission checks compare data
+hashes with the suite version's; runs, logs and the gate (suite) use both.
 Two rooms sit lower than their place in that sentence because upstream steps use them:
 
 * ``models`` (the model layer) is a service: the LIT engine ranks surfaces with a causal LM and the
@@ -38,9 +40,10 @@ RANK = {
     "attacks": 6,
     "data": 7, "builders": 7,
     "experiments": 8, "metrics": 8,
-    "leaderboard": 9,
-    "suite": 10, "benchmarks": 10,
-    "cli": 11,
+    "benchmarks": 9,
+    "leaderboard": 10,
+    "suite": 11,
+    "cli": 12,
 }
 #: where each room's files live
 FOLDERS = {"builders": ROOT / "builders", "metrics": ROOT / "metrics", "leaderboard": ROOT / "leaderboard",

@@ -62,7 +62,8 @@ class _Row:
 
 
 def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", budget_rate: float = 0.15,
-               seed: int = 0, agree_with: Sequence[Classifier] = (), nlp=None, progress: bool = True) -> dict[str, Any]:
+               seed: int = 0, agree_with: Sequence[Classifier] = (), nlp=None, progress: bool = True,
+               positions: Sequence[int] | None = None) -> dict[str, Any]:
     """Attack every correctly predicted example.
 
     Parameters
@@ -79,6 +80,9 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
         Attack only examples that all of these also predict correctly.
     nlp : spaCy Language, optional
         Default :func:`robust_bench.text.nlp.load_spacy`.
+    positions : sequence of int of shape (n_rows,), optional
+        Each row's index in its whole split (default 0..n-1). Example k is searched with seed
+        ``seed * 100003 + positions[k]``, so a subset (a shard) gets the seeds the whole split gives.
 
     Returns
     -------
@@ -107,8 +111,9 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
         raise AttackError("no example is predicted correctly (by every model), so nothing can be attacked")
     sub = rows.select(idx)
     targets = make_targets(sub, config, nlp)
+    pos = list(positions) if positions is not None else list(range(len(rows)))
     found = attack_many(clf, targets, search=search, budget_rate=budget_rate,
-                        seeds=[seed * 100003 + i for i in idx], progress=progress)
+                        seeds=[seed * 100003 + pos[i] for i in idx], progress=progress)
     results = [_Row(i, r) for i, r in zip(idx, found)]
     succ = [r.result.success for r in results]
     ok = [r.result for r in results if r.result.success]
@@ -167,7 +172,8 @@ def plot_budget_curve(curves: dict[str, dict[float, float]], out_stem: str | Pat
 
 
 def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float = 0.15, seed: int = 0,
-                   agree_with: Sequence = (), nlp=None, progress: bool = True) -> dict[str, Any]:
+                   agree_with: Sequence = (), nlp=None, progress: bool = True,
+                   positions: Sequence[int] | None = None) -> dict[str, Any]:
     """Attack a tagger on ``gec_conll2003`` rows (Yin et al., 2020, Table 3, NER column).
 
     A sentence is attacked when it has at least one entity and the tagger gets all its entities
@@ -188,6 +194,8 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
     agree_with : sequence of TokenClassifier
         Attack only sentences whose entities all of these taggers also get right.
     nlp : spaCy Language, optional
+    positions : sequence of int of shape (n_rows,), optional
+        As in :func:`run_attack`.
 
     Returns
     -------
@@ -231,8 +239,9 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
         targets.append(AttackTarget(tokens=tokens_from_doc(doc), make_input=make_input, label=0,
                                     protected={i for i, t in enumerate(tags) if t != "O"},
                                     no_insert_before={i for i, t in enumerate(tags) if t.startswith("I-")}))
+    pos = list(positions) if positions is not None else list(range(len(rows)))
     found = attack_many(objective, targets, search=search, budget_rate=budget_rate,
-                        seeds=[seed * 100003 + k for k in ok], progress=progress)
+                        seeds=[seed * 100003 + pos[k] for k in ok], progress=progress)
     results = [_Row(k, r) for k, r in zip(ok, found)]
     adv_words, adv_gold = list(words), list(gold)
     for r in results:

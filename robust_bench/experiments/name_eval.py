@@ -26,7 +26,7 @@ import numpy as np
 from robust_bench.scoring import stability_details, worst_best_rows
 
 __all__ = ["NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref", "format_table",
-           "Resemble", "canonical_candidates", "choose_canonical_names", "entity_kind", "plot_frequency", "plot_spread"]
+           "Resemble", "canonical_candidates", "choose_canonical_names", "entity_kind", "plot_frequency", "plot_spread", "canonical_entities"]
 
 
 class NameEvalError(ValueError):
@@ -169,7 +169,7 @@ def _positive_f1(gold: np.ndarray, pred: np.ndarray, positive: int) -> float:
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
-def _project_entities(tags: Sequence[str], edits, n_original: int) -> str:
+def canonical_entities(tags: Sequence[str], edits, n_original: int) -> str:
     """Predicted entity spans of a row, in the original's coordinates, as a canonical string."""
     from robust_bench.perturb.names import mentions_from_tags, span_map_from_edits
 
@@ -209,7 +209,7 @@ def score_tagger(tagger, rows, random_rows=None) -> dict[str, Any]:
 
     per_row = [f1([i]) if any(t != "O" for t in gold[i] + preds[i]) else 1.0 for i in range(len(gold))]
     n_orig = [len(t) for t in rows["original_tokens"]]
-    canon = [_project_entities(p, e, n) for p, e, n in zip(preds, rows["edits"], n_orig)]
+    canon = [canonical_entities(p, e, n) for p, e, n in zip(preds, rows["edits"], n_orig)]
     out = _summary(f1, per_row, canon, rows["group_id"], rows["variant"], rows)
     if random_rows is not None:
         rgold = [[names[t] for t in tags] for tags in random_rows["ner_tags"]]

@@ -22,7 +22,7 @@ import numpy as np
 
 from robust_bench.experiments.baselines import score_baselines
 from robust_bench.experiments.probes import PROBES, predict_distances, random_search, sample_trials
-from robust_bench.scoring import dspr_details, punctuation_masks, uuas_counts
+from robust_bench.scoring import dspr_details, dspr_sentence_sums, punctuation_masks, uuas_counts
 
 __all__ = ["ProbeSettings", "default_layers", "load_static_vectors", "run_probing", "ProbingError"]
 
@@ -46,6 +46,7 @@ class ProbeSettings:
     seed: int = 0
     train_on: str = "plain"
     max_sentences: int | None = None
+    max_train_sentences: int | None = None
     static_vectors: str | None = None
 
 
@@ -90,9 +91,11 @@ class _Split:
     xpos: list[list[str]]
     punct: list[np.ndarray]
     punctuation_rule: str
+    ids: list[str]
 
 
-def _load_splits(repo: Path, config: str, max_sentences: int | None) -> tuple[dict[str, _Split], dict]:
+def _load_splits(repo: Path, config: str, max_sentences: int | None, max_train: int | None = None,
+                 test_indices: Sequence[int] | None = None) -> tuple[dict[str, _Split], dict]:
     import datasets
 
     from robust_bench.data.repository import read_metadata
@@ -108,11 +111,15 @@ def _load_splits(repo: Path, config: str, max_sentences: int | None) -> tuple[di
         d = ds[split]
         if max_sentences is not None:
             d = d.select(range(min(max_sentences, len(d))))
+        if split != "test" and max_train is not None:
+            d = d.select(range(min(max_train, len(d))))
+        if split == "test" and test_indices is not None:
+            d = d.select([int(i) for i in test_indices])
         names = d.features["upos"].feature.names
         upos = [[names[t] for t in row] for row in d["upos"]]
         punct, rule = punctuation_masks(upos, d["xpos"])
         out[split] = _Split(words={"plain": d["original_tokens"], "jabberwocky": d["tokens"]}, heads=d["head"],
-                            upos=upos, xpos=d["xpos"], punct=punct, punctuation_rule=rule)
+                            upos=upos, xpos=d["xpos"], punct=punct, punctuation_rule=rule, ids=list(d["id"]))
     return out, meta
 
 
@@ -138,7 +145,7 @@ def _fast_pos(adapter, vectors: dict[str, np.ndarray], dim: int, sentences: Sequ
     return out, oov
 
 
-def _score(kind: str, proj: np.ndarray, reps, heads, punct, rule: str) -> dict[str, Any]:
+def _score(kind: str, proj: np.ndarray, reps, heads, punct, rule: str, per_sentence: bool = False) -> dict[str, Any]:
     dists = predict_distances(proj, reps)
     u = uuas_counts(heads, dists, punctuation=punct)
     metrics = {"uuas": u.score}
@@ -147,13 +154,25 @@ def _score(kind: str, proj: np.ndarray, reps, heads, punct, rule: str) -> dict[s
         d = dspr_details(heads, dists)
         metrics["dspr"] = d.score
         details.update({"dspr_sentences": d.n_sentences, "dspr_excluded": d.n_excluded})
-    return {"metrics": metrics, "details": details}
+    out = {"metrics": metrics, "details": details}
+    if per_sentence:
+        rows = []
+        for h, dist, p in zip(heads, dists, punct):
+            c = uuas_counts([h], [dist], punctuation=[p])
+            row = {"uuas_correct": c.correct, "uuas_total": c.total, "length": len(h)}
+            if kind == "structural":
+                rho, n = dspr_sentence_sums(h, dist) if 5 <= len(h) <= 50 else (0.0, 0)
+                row.update({"dspr_rho_sum": rho, "dspr_rows": n})
+            rows.append(row)
+        out["per_sentence"] = rows
+    return out
 
 
 def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwocky_ewt",
                 settings: ProbeSettings | None = None, revision: str | None = None, device: str = "auto",
                 dtype: str = "auto", pooling: str = "first", encode_batch_size: int = 32,
-                cache_dir: str | os.PathLike | None = None, progress: bool = True) -> dict[str, Any]:
+                cache_dir: str | os.PathLike | None = None, progress: bool = True,
+                test_indices: Sequence[int] | None = None, per_sentence: bool = False) -> dict[str, Any]:
     """Run the Jabberwocky probing experiment for one model.
 
     Parameters
@@ -167,6 +186,11 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
     revision, device, dtype, pooling, encode_batch_size, cache_dir
         Passed to :class:`robust_bench.models.encoders.EncoderAdapter`.
     progress : bool
+    test_indices : sequence of int, optional
+        Score only these rows of the test split (a shard); training is unchanged.
+    per_sentence : bool
+        Add to each result ``per_sentence``: per scored test sentence, its UUAS counts and DSpr
+        sums (:func:`robust_bench.scoring.dspr_sentence_sums`), in ``test_ids`` order.
 
     Returns
     -------
@@ -190,7 +214,7 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
     if bad:
         raise ProbingError(f"unknown probes {bad}; choose from {PROBES}")
     repo = Path(repo)
-    splits, meta = _load_splits(repo, config, s.max_sentences)
+    splits, meta = _load_splits(repo, config, s.max_sentences, s.max_train_sentences, test_indices)
     adapter = EncoderAdapter(model, revision=revision, device=device, dtype=dtype, pooling=pooling,
                              batch_size=encode_batch_size, cache_dir=cache_dir)
     layers = tuple(s.layers) if s.layers else default_layers(adapter.num_layers)
@@ -251,7 +275,7 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
                                        progress=progress)
             for v in test_variants:
                 te_x, te_h, te_p = data_for(rep, "test", v)
-                scored = _score(kind, best.proj, te_x, te_h, te_p, splits["test"].punctuation_rule)
+                scored = _score(kind, best.proj, te_x, te_h, te_p, splits["test"].punctuation_rule, per_sentence)
                 results.append({"probe": kind, "representation": rep, "variant": v, "dev_loss": best.dev_loss,
                                 "trial": {"lr": best.trial.lr, "rank": best.trial.rank,
                                           "dropout": best.trial.dropout, "epochs": best.epochs},
@@ -278,6 +302,7 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
         "baselines": base,
         "dropped": dropped,
         "n_test": len(common_sorted),
+        "test_ids": [splits["test"].ids[k] for k in common_sorted],
         "n_test_total": len(test.heads),
         "punctuation_rule": test.punctuation_rule,
         "static_vectors_oov": {f"{k[0]}/{k[1]}": v[3] for k, v in fast.items()} if fast else None,

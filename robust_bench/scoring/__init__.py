@@ -11,13 +11,13 @@ Naming follows scikit-learn: ``*_score`` is to be maximised; the attack success 
 
 from robust_bench.scoring.parsing import (ATTACHMENT_RULES, PTB_PUNCTUATION_XPOS, PUNCTUATION_RULES,
                                           AttachmentResult, DSprResult, UUASResult, attachment_errors,
-                                          attachment_mask, attachment_scores, dspr_details, dspr_score,
+                                          attachment_mask, attachment_scores, dspr_details, dspr_score, dspr_sentence_sums,
                                           punctuation_mask, punctuation_masks, uuas_counts, uuas_score)
 from robust_bench.scoring.robustness import (NLI_LABEL_RULES, apply_label_rule, attack_success_rate,
                                              consistency_details, consistency_score, stability_details,
                                              stability_score, worst_best_rows)
 
-__all__ = ["UUASResult", "DSprResult", "uuas_counts", "uuas_score", "dspr_details", "dspr_score", "punctuation_mask",
+__all__ = ["UUASResult", "DSprResult", "uuas_counts", "uuas_score", "dspr_details", "dspr_score", "dspr_sentence_sums", "punctuation_mask",
            "punctuation_masks", "PTB_PUNCTUATION_XPOS", "PUNCTUATION_RULES", "AttachmentResult", "attachment_scores",
            "attachment_errors", "attachment_mask", "ATTACHMENT_RULES",
            "attack_success_rate", "NLI_LABEL_RULES", "apply_label_rule", "consistency_details", "consistency_score",

@@ -318,6 +318,36 @@ def dspr_details(gold: Sequence, predicted_distances: Sequence[np.ndarray], *,
                       n_excluded=excluded, n_constant_rows=constant)
 
 
+def dspr_sentence_sums(gold, predicted_distances: np.ndarray) -> tuple[float, int]:
+    """One sentence's share of DSpr: the sum of its words' Spearman correlations and the number of
+    words (rows), so that DSpr over any set of sentences is, per length, Σ sums / Σ rows, then the
+    mean over lengths (as :func:`dspr_details`, which this reproduces exactly).
+
+    Parameters
+    ----------
+    gold : array-like of shape (n_words,) (1-based heads) or (n_words, n_words) (tree distances)
+    predicted_distances : array-like of shape (n_words, n_words)
+
+    Returns
+    -------
+    (float, int)
+
+    Raises
+    ------
+    ValueError
+        On a shape mismatch or NaN distances.
+    """
+    g = np.asarray(gold)
+    gd = tree_distances(g.astype(int)) if g.ndim == 1 else g.astype(np.float64)
+    p = np.asarray(predicted_distances, dtype=np.float64)
+    if p.shape != gd.shape:
+        raise ValueError(f"predicted distances have shape {p.shape}, expected {gd.shape}")
+    if np.isnan(p).any():
+        raise ValueError("predicted distances contain NaN")
+    rho, _ = _row_spearman(p, gd)
+    return float(rho.sum()), int(len(rho))
+
+
 def dspr_score(gold: Sequence, predicted_distances: Sequence[np.ndarray], *,
                min_length: int = 5, max_length: int = 50) -> float:
     """Distance Spearman (DSpr), a value in [-1, 1]; 1 is best.

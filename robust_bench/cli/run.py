@@ -1,0 +1,121 @@
+"""`robust-bench run`, `robust-bench merge` and `robust-bench suite`: score a model on a suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from robust_bench.cli._app import app
+from robust_bench.cli._common import fail, known_errors, model_slug
+from robust_bench.data.repository import DEFAULT_REPO
+
+suite_app = typer.Typer(help="Suite files: list, show, pin data hashes.", no_args_is_help=True)
+app.add_typer(suite_app, name="suite")
+
+
+def _errors():
+    from robust_bench.benchmarks import SuiteError
+    from robust_bench.suite.interfaces import InterfaceError
+    from robust_bench.suite.runner import RunError
+
+    return (*known_errors(), SuiteError, InterfaceError, RunError)
+
+
+@app.command("run")
+def run_cmd(
+    model: str = typer.Option(..., "--model", help="Hub id or folder of a transformers model or spaCy pipeline, or "
+                                                   "module:attribute of a Python adapter."),
+    suite: str = typer.Option("default", "--suite", help="Shipped suite name (`robust-bench suite list`) or YAML path."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task or family names (default: all)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="At most N examples (groups) per task."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the run in the output folder; finished tasks are kept."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="i/N: only shard i of N (by example id); merge the "
+                                                             "shards with `robust-bench merge`."),
+    executor: str = typer.Option("local", "--executor", help="local, or ray: run --shards shards as Ray tasks on the "
+                                                            "Ray cluster (RAY_ADDRESS, else a local instance), then merge."),
+    shards: int = typer.Option(2, "--shards", min=1, help="--executor ray: number of shards (one per GPU when there are GPUs)."),
+    seed: int = typer.Option(0, "--seed"),
+    repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built configs."),
+    output_dir: Path = typer.Option(Path("runs"), "--output-dir", help="The run folder is OUTPUT_DIR/<model>."),
+    device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
+    dtype: str = typer.Option("auto", "--dtype"),
+    batch_size: int = typer.Option(64, "--batch-size"),
+) -> None:
+    """Score one model on every suite task that fits it: records with 95% intervals, per-example logs, a report."""
+    from robust_bench.suite.runner import parse_shard, run_suite
+
+    try:
+        if executor not in ("local", "ray"):
+            raise typer.BadParameter(f"--executor must be local or ray, got {executor!r}")
+        part = parse_shard(shard) if shard else None
+        wanted = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
+        name = model_slug(model.split(":")[0] if ":" in model and not Path(model).exists() else model)
+        out = output_dir / (name if part is None else f"{name}.shard-{part[0] + 1}-of-{part[1]}")
+        typer.echo(f"{model} on suite {suite} -> {out}")
+        if executor == "ray":
+            if part is not None:
+                raise typer.BadParameter("--executor ray makes its own shards; drop --shard")
+            from robust_bench.suite.distributed import run_on_ray
+
+            run_on_ray(model, suite, repo=repo, out=out, n_shards=shards, tasks=wanted, limit=limit, seed=seed,
+                       device=device, dtype=dtype, batch_size=batch_size, echo=typer.echo)
+        else:
+            manifest = run_suite(model, suite, repo=repo, out=out, tasks=wanted, limit=limit, resume=resume, shard=part,
+                                 seed=seed, device=device, dtype=dtype, batch_size=batch_size, echo=typer.echo)
+            failed = [t for t, s in manifest["tasks"].items() if s["status"] == "failed"]
+            if failed:
+                typer.echo(f"error: tasks failed: {', '.join(failed)} (reasons above and in {out / 'run.json'})", err=True)
+                raise typer.Exit(code=1)
+        typer.echo(f"run folder: {out}")
+    except _errors() as exc:
+        fail(exc)
+
+
+@app.command("merge")
+def merge_cmd(
+    shard_dirs: list[Path] = typer.Argument(..., help="The shard folders of one run (from --shard i/N)."),
+    out: Path = typer.Option(..., "--out", help="The merged run folder (must not exist yet)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="Suite YAML, where the shards ran one that is not shipped."),
+) -> None:
+    """Join shard folders into one run folder, with the records an unsharded run gives."""
+    from robust_bench.suite.runner import merge_runs
+
+    try:
+        manifest = merge_runs(shard_dirs, out, suite=suite)
+        typer.echo(f"merged {len(shard_dirs)} shards, {sum(s['status'] == 'done' for s in manifest['tasks'].values())} "
+                   f"tasks -> {out}")
+    except _errors() as exc:
+        fail(exc)
+
+
+@suite_app.command("list")
+def suite_list() -> None:
+    """The shipped suites, their versions, tasks and whether their data is pinned."""
+    from robust_bench.benchmarks import list_suites, load_suite
+
+    for name in list_suites():
+        s = load_suite(name)
+        pinned = sum(bool(t.data_sha256) for t in s.tasks)
+        typer.echo(f"{name:<24} v{s.version}  {len(s.tasks):>2} tasks, {pinned} pinned: "
+                   f"{', '.join(t.name for t in s.tasks)}")
+
+
+@suite_app.command("pin")
+def suite_pin(
+    path: Path = typer.Argument(..., help="A suite YAML that lists its tasks."),
+    repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Repository holding the data to pin."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the pinned suite here (default: in place)."),
+) -> None:
+    """Write the SHA-256 of each task's built data file into the suite (bump its version when they change)."""
+    from robust_bench.benchmarks import pin_suite
+
+    try:
+        changed = pin_suite(path, repo, out=out)
+        for name, (old, new) in changed.items():
+            typer.echo(f"  {name}: {old or 'unpinned'} -> {new}" if new else f"  {name}: not built in {repo}, kept")
+        typer.echo(f"{sum(bool(n) for n, in ((v[1],) for v in changed.values()))} hashes changed; "
+                   f"written to {out or path}")
+    except _errors() as exc:
+        fail(exc)

@@ -1,0 +1,204 @@
+"""Corpus metrics from per-example outcomes, their bootstrap confidence intervals, and paired tests.
+
+Every suite metric is a function of *sums* of per-example fields (accuracy = Σcorrect / Σ1, entity
+F1 = 2Σtp / (2Σtp + Σfp + Σfn), UUAS = Σcorrect edges / Σgold edges, DSpr = mean over sentence
+lengths of Σρ / Σrows). A resample of examples is therefore scored exactly as the full set is, and
+two runs on the same examples are compared by resampling the same indices (a paired bootstrap,
+Efron & Tibshirani 1993, ch. 13; the intervals of Dror et al., 2018, for NLP).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["Formula", "FORMULAS", "metric_value", "bootstrap_interval", "paired_difference", "mcnemar_difference",
+           "BOOTSTRAP_RESAMPLES"]
+
+#: resamples of every bootstrap; 1,000 gives interval ends stable to about ±0.005 on 500 examples
+BOOTSTRAP_RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class Formula:
+    """How a metric is computed from per-example fields.
+
+    ``kind`` is ``"ratio"`` (fields ``[num, den]``: Σnum / Σden, NaN when Σden = 0), ``"f1"``
+    (fields ``[tp, fp, fn]``: 2Σtp / (2Σtp + Σfp + Σfn), 0 when there is no true positive, as seqeval),
+    or ``"dspr"`` (fields ``[rho_sum, rows, length]``: per length ℓ, Σρ / Σrows over the sentences of
+    length ℓ; then the mean over lengths, Hewitt & Manning 2019, §3.1).
+    """
+
+    kind: str
+    fields: tuple[str, ...]
+
+    def __post_init__(self):
+        need = {"ratio": 2, "f1": 3, "dspr": 3}
+        if self.kind not in need:
+            raise ValueError(f"unknown formula kind {self.kind!r}; expected one of {sorted(need)}")
+        if len(self.fields) != need[self.kind]:
+            raise ValueError(f"a {self.kind} formula takes {need[self.kind]} fields, got {list(self.fields)}")
+
+
+FORMULAS = ("ratio", "f1", "dspr")
+
+
+def metric_value(formula: Formula, columns: Mapping[str, np.ndarray], idx: np.ndarray | None = None) -> float:
+    """The metric over the examples ``idx`` (all when None).
+
+    Parameters
+    ----------
+    formula : Formula
+    columns : mapping of str to ndarray of shape (n_examples,)
+        Per-example fields.
+    idx : ndarray of int, optional
+        Example indices, with repeats (a bootstrap resample).
+
+    Returns
+    -------
+    float
+        NaN when undefined (no denominator).
+
+    Raises
+    ------
+    KeyError
+        If a field is missing.
+    """
+    cols = [np.asarray(columns[f], dtype=np.float64) for f in formula.fields]
+    if idx is not None:
+        cols = [c[idx] for c in cols]
+    if formula.kind == "ratio":
+        num, den = cols[0].sum(), cols[1].sum()
+        return float(num / den) if den else float("nan")
+    if formula.kind == "f1":
+        tp, fp, fn = (c.sum() for c in cols)
+        return float(2 * tp / (2 * tp + fp + fn)) if tp else 0.0
+    rho, rows, length = cols
+    keep = rows > 0
+    if not keep.any():
+        return float("nan")
+    lengths, inv = np.unique(length[keep].astype(int), return_inverse=True)
+    sums = np.bincount(inv, weights=rho[keep])
+    counts = np.bincount(inv, weights=rows[keep])
+    return float(np.mean(sums / counts))
+
+
+def _bootstrap(stat: Callable[[np.ndarray], float], n: int, *, confidence: float, n_resamples: int,
+               seed: int) -> tuple[float, float]:
+    from scipy.stats import bootstrap
+
+    if n < 2:
+        return float("nan"), float("nan")
+    values = stat(np.arange(n))
+    if not np.isfinite(values):
+        return float("nan"), float("nan")
+    res = bootstrap((np.arange(n),), lambda i: stat(np.asarray(i, dtype=int)), vectorized=False, paired=False,
+                    n_resamples=n_resamples, confidence_level=confidence, method="percentile",
+                    random_state=np.random.default_rng(seed))
+    lo, hi = res.confidence_interval
+    return float(lo), float(hi)
+
+
+def bootstrap_interval(formula: Formula, columns: Mapping[str, np.ndarray], *, confidence: float = 0.95,
+                       n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of a metric, resampling examples (``scipy.stats.bootstrap``).
+
+    The percentile method is used rather than BCa because many robustness outcomes are 0/1 with
+    few changes, where BCa's acceleration is undefined; on such data it reports NaN, the percentile
+    interval a (possibly zero-width) interval.
+
+    Parameters
+    ----------
+    formula : Formula
+    columns : mapping of str to ndarray of shape (n_examples,)
+    confidence : float in (0, 1)
+    n_resamples : int
+    seed : int
+        Seed of the resampling; the same seed resamples the same indices for every metric of a task.
+
+    Returns
+    -------
+    (float, float)
+        Lower and upper end; NaN when fewer than two examples or the metric is undefined.
+    """
+    n = len(np.asarray(columns[formula.fields[0]]))
+    return _bootstrap(lambda i: metric_value(formula, columns, i), n, confidence=confidence,
+                      n_resamples=n_resamples, seed=seed)
+
+
+def paired_difference(formula: Formula, baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.ndarray], *,
+                      confidence: float = 0.95, n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> dict:
+    """Candidate minus baseline on the same examples, with a paired bootstrap interval.
+
+    Parameters
+    ----------
+    formula : Formula
+    baseline, candidate : mapping of str to ndarray of shape (n_examples,)
+        Per-example fields of the two runs, aligned (row k is the same example).
+    confidence : float in (0, 1)
+        ``1 - alpha``.
+
+    Returns
+    -------
+    dict
+        ``baseline``, ``candidate``, ``difference`` and ``interval`` (lower, upper) of the difference.
+
+    Raises
+    ------
+    ValueError
+        If the runs have different numbers of examples.
+    """
+    n = len(np.asarray(baseline[formula.fields[0]]))
+    if len(np.asarray(candidate[formula.fields[0]])) != n:
+        raise ValueError("the two runs have different numbers of examples")
+
+    def stat(i):
+        return metric_value(formula, candidate, i) - metric_value(formula, baseline, i)
+
+    b, c = metric_value(formula, baseline), metric_value(formula, candidate)
+    lo, hi = _bootstrap(stat, n, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    return {"baseline": b, "candidate": c, "difference": c - b, "interval": (lo, hi), "test": "paired bootstrap"}
+
+
+def mcnemar_difference(baseline_correct: Sequence[int], candidate_correct: Sequence[int], *,
+                       confidence: float = 0.95) -> dict:
+    """Accuracy change between two runs on the same examples: McNemar's test (``statsmodels``,
+    exact binomial when fewer than 25 discordant pairs) and the Wald interval of the paired
+    difference of proportions, (c - b)/n ± z·sqrt(b + c - (c - b)²/n)/n (Agresti, 2013, §11.1.1).
+
+    Parameters
+    ----------
+    baseline_correct, candidate_correct : array-like of {0, 1} of shape (n_examples,)
+
+    Returns
+    -------
+    dict
+        ``baseline`` and ``candidate`` accuracy, ``difference``, ``interval``, ``p_value``, ``b``
+        (right only in the baseline) and ``c`` (right only in the candidate).
+
+    Raises
+    ------
+    ValueError
+        If lengths differ, the arrays are empty, or values are not 0/1.
+    """
+    from scipy.stats import norm
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    a0, a1 = np.asarray(baseline_correct), np.asarray(candidate_correct)
+    if a0.shape != a1.shape or a0.ndim != 1 or not len(a0):
+        raise ValueError(f"need two equal-length, non-empty 0/1 vectors, got shapes {a0.shape} and {a1.shape}")
+    if not (np.isin(a0, (0, 1)).all() and np.isin(a1, (0, 1)).all()):
+        raise ValueError("McNemar's test needs 0/1 outcomes")
+    n = len(a0)
+    b = int(((a0 == 1) & (a1 == 0)).sum())
+    c = int(((a0 == 0) & (a1 == 1)).sum())
+    table = [[int(((a0 == 1) & (a1 == 1)).sum()), b], [c, int(((a0 == 0) & (a1 == 0)).sum())]]
+    res = mcnemar(table, exact=(b + c) < 25, correction=True)
+    diff = (c - b) / n
+    z = norm.ppf(0.5 + confidence / 2)
+    half = z * np.sqrt(max(b + c - (c - b) ** 2 / n, 0.0)) / n
+    return {"baseline": float(a0.mean()), "candidate": float(a1.mean()), "difference": float(diff),
+            "interval": (float(diff - half), float(diff + half)), "p_value": float(res.pvalue), "b": b, "c": c,
+            "test": "McNemar"}

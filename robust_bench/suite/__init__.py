@@ -1,0 +1,1 @@
+"""Suites at work: runs, per-example logs, reports, sharding, and the regression gate."""

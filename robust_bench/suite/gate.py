@@ -1,0 +1,177 @@
+"""``robust-bench check``: the CI regression gate between two runs of one suite version.
+
+Per task, the primary metric's change (candidate minus baseline, signed so that positive is
+better) is tested on the paired per-example outcomes: McNemar's test (``statsmodels``) with the
+Wald interval of the paired difference when the outcome is accuracy-like (a 0/1 numerator over a
+denominator of 1 per example), a paired bootstrap otherwise. A task **regresses** when the upper end
+of the (1 - alpha) interval of the change is below ``-tolerance``.
+
+Exit status: 0 pass, 1 regression, 2 unusable input (a different suite or version, different
+data hashes, a task missing from one run, logs over different examples, a tampered log).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+from xml.sax.saxutils import escape, quoteattr
+
+import numpy as np
+
+from robust_bench.benchmarks import Suite, load_suite
+from robust_bench.io.fileio import atomic_write_text
+from robust_bench.scoring.intervals import mcnemar_difference, paired_difference
+from robust_bench.suite.evaluations import METRICS
+from robust_bench.suite.report import load_records
+from robust_bench.suite.runner import log_columns, read_log
+
+__all__ = ["GateError", "TaskVerdict", "check_runs", "format_verdict", "write_junit", "write_summary"]
+
+
+class GateError(ValueError):
+    """The two runs cannot be compared (exit status 2); the message says why in one line."""
+
+
+@dataclass
+class TaskVerdict:
+    """The gate's finding on one task."""
+
+    task: str
+    metric: str
+    test: str
+    baseline: float
+    candidate: float
+    change: float                 # signed so that positive is better
+    interval: tuple[float, float]
+    p_value: float | None
+    n: int
+    regressed: bool
+
+
+def _records(run: Path) -> dict[str, dict]:
+    recs = load_records(run)
+    if not recs:
+        raise GateError(f"{run} has no records (is it a run folder, and did the run finish?)")
+    return {r["task"]: r for r in recs}
+
+
+def _log(run: Path, rec: dict) -> list[dict]:
+    path = run / "logs" / f"{rec['task']}.jsonl"
+    if not path.is_file():
+        raise GateError(f"{path} is missing")
+    if hashlib.sha256(path.read_bytes()).hexdigest() != rec["log_sha256"]:
+        raise GateError(f"{path} does not match the log_sha256 of its record (edited after the run?)")
+    return read_log(path)
+
+
+def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float = 0.01, alpha: float = 0.05,
+               suite: Suite | str | None = None) -> list[TaskVerdict]:
+    """Compare two run folders task by task.
+
+    Parameters
+    ----------
+    baseline, candidate : path-like
+        Run folders (``robust-bench run`` or ``merge``).
+    tolerance : float
+        Allowed drop of the primary metric, in its units (0.01 = one point of accuracy).
+    alpha : float in (0, 1)
+        The intervals are (1 - alpha) intervals.
+    suite : Suite or str, optional
+        To read metric directions from (default: the suite named in the records).
+
+    Returns
+    -------
+    list of TaskVerdict
+
+    Raises
+    ------
+    GateError
+        Different suites or versions, different data hashes, a task done in one run only,
+        different example ids, or a log that does not match its record.
+    """
+    if not 0 < alpha < 1:
+        raise GateError(f"--alpha must be in (0, 1), got {alpha}")
+    if tolerance < 0:
+        raise GateError(f"--tolerance must be >= 0, got {tolerance}")
+    a_dir, b_dir = Path(baseline), Path(candidate)
+    a, b = _records(a_dir), _records(b_dir)
+    first = next(iter(a.values()))
+    for name, recs in (("candidate", b.values()),):
+        for r in recs:
+            if r["suite"] != first["suite"]:
+                raise GateError(f"suite mismatch: baseline ran {first['suite']}, {name} ran {r['suite']}")
+    missing = sorted(set(a) ^ set(b))
+    if missing:
+        raise GateError(f"tasks scored in one run only: {', '.join(missing)}")
+    suite = suite if isinstance(suite, Suite) else load_suite(suite or first["suite"]["name"])
+    if suite.version != first["suite"]["version"]:
+        raise GateError(f"the runs used suite {suite.name!r} v{first['suite']['version']}, the suite file is v{suite.version}")
+    out = []
+    for name in sorted(a):
+        ra, rb = a[name], b[name]
+        if ra["corpus_sha256"] != rb["corpus_sha256"]:
+            raise GateError(f"task {name}: data hashes differ ({ra['corpus_sha256'][:12]}… vs {rb['corpus_sha256'][:12]}…)")
+        la, lb = _log(a_dir, ra), _log(b_dir, rb)
+        if [e["id"] for e in la] != [e["id"] for e in lb]:
+            raise GateError(f"task {name}: the runs scored different examples ({len(la)} vs {len(lb)}; "
+                            "same --limit and no --shard?)")
+        task = suite.task(name)
+        metric = task.primary
+        formula = METRICS[task.evaluation][metric]
+        sign = 1.0 if task.metric(metric).higher_is_better else -1.0
+        ca, cb = log_columns(la), log_columns(lb)
+        num, den = formula.fields[0], formula.fields[-1]
+        accuracy_like = (formula.kind == "ratio" and all(np.all(c[den] == 1) and np.isin(c[num], (0, 1)).all()
+                                                         for c in (ca, cb)))
+        if accuracy_like:
+            res = mcnemar_difference(ca[num].astype(int), cb[num].astype(int), confidence=1 - alpha)
+        else:
+            res = paired_difference(formula, ca, cb, confidence=1 - alpha, seed=int(ra["seed"]))
+        lo, hi = res["interval"]
+        change = sign * res["difference"]
+        lo, hi = (lo, hi) if sign > 0 else (-hi, -lo)
+        regressed = bool(np.isfinite(hi) and hi < -tolerance)
+        out.append(TaskVerdict(name, metric, res["test"], res["baseline"], res["candidate"], change, (lo, hi),
+                               res.get("p_value"), len(la), regressed))
+    return out
+
+
+def write_junit(verdicts: Sequence[TaskVerdict], path: str | Path, *, tolerance: float) -> Path:
+    """JUnit XML: one test case per task, a failure for each regression (CI systems render it)."""
+    fails = sum(v.regressed for v in verdicts)
+    cases = []
+    for v in verdicts:
+        body = ""
+        if v.regressed:
+            body = (f"<failure message={quoteattr(format_verdict(v, tolerance))} type=\"regression\">"
+                    f"{escape(format_verdict(v, tolerance))}</failure>")
+        cases.append(f'  <testcase classname="robust-bench" name={quoteattr(v.task)}>{body}</testcase>')
+    xml = (f'<?xml version="1.0" encoding="utf-8"?>\n<testsuite name="robust-bench check" tests="{len(verdicts)}" '
+           f'failures="{fails}" errors="0">\n' + "\n".join(cases) + "\n</testsuite>\n")
+    return atomic_write_text(path, xml)
+
+
+def format_verdict(v: TaskVerdict, tolerance: float) -> str:
+    """One line per task: the change, its interval, the test and the verdict."""
+    p = f", p = {v.p_value:.3g}" if v.p_value is not None else ""
+    verdict = "REGRESSION" if v.regressed else "ok"
+    return (f"{v.task}: {v.metric} {v.baseline:.4f} -> {v.candidate:.4f}, change {v.change:+.4f} "
+            f"[{v.interval[0]:+.4f}, {v.interval[1]:+.4f}] ({v.test}{p}, n = {v.n}); {verdict} at tolerance {tolerance}")
+
+
+def write_summary(verdicts: Sequence[TaskVerdict], path: str | Path, *, tolerance: float, alpha: float) -> Path:
+    """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a PR comment)."""
+    rows = ["| task | metric | baseline | candidate | change (better > 0) | interval | test | verdict |",
+            "|---|---|---|---|---|---|---|---|"]
+    for v in verdicts:
+        p = f", p = {v.p_value:.3g}" if v.p_value is not None else ""
+        rows.append(f"| {v.task} | {v.metric} | {v.baseline:.4f} | {v.candidate:.4f} | {v.change:+.4f} | "
+                    f"[{v.interval[0]:+.4f}, {v.interval[1]:+.4f}] | {v.test}{p} | "
+                    f"{'**regression**' if v.regressed else 'pass'} |")
+    n = sum(v.regressed for v in verdicts)
+    head = (f"## robust-bench check: {'FAIL, ' + str(n) + ' regressions' if n else 'pass'}\n\n"
+            f"A task regresses when the upper end of the {100 * (1 - alpha):.0f}% interval of the change is below "
+            f"-{tolerance}.\n\n")
+    return atomic_write_text(path, head + "\n".join(rows) + "\n")

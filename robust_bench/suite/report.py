@@ -1,0 +1,124 @@
+"""The robustness report of a run folder: Markdown and HTML with the figures.
+
+For every family, clean against perturbed scores side by side (Acc@Ori / Acc@Ctr, clean /
+adversarial accuracy or entity F1, original / worst-case F1, plain / Jabberwocky UUAS and DSpr,
+original / attacked LAS), then the robustness measures (attack success rate, worst and best case,
+stability, consistency), each with its 95% bootstrap interval; the skipped tasks with their reasons.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from robust_bench.io.fileio import atomic_write_text, save_figure
+from robust_bench.suite.evaluations import CLEAN_VS_PERTURBED, ROBUSTNESS
+
+__all__ = ["write_report", "load_records"]
+
+
+def load_records(run_dir: str | Path) -> list[dict]:
+    """The v2 records of a run folder, in task order of the file names."""
+    return [json.loads(p.read_text("utf-8")) for p in sorted((Path(run_dir) / "records").glob("*.json"))]
+
+
+def _ci(rec: dict, name: str) -> str:
+    v = rec["metrics"].get(name)
+    lo, hi = rec["intervals"].get(name, [None, None])
+    if v is None:
+        return "n/a"
+    return f"{v:.3f} [{lo:.3f}, {hi:.3f}]" if lo is not None and hi is not None else f"{v:.3f}"
+
+
+def _pairs(rec: dict) -> list[tuple[str, str]]:
+    return [(a, b) for a, b in CLEAN_VS_PERTURBED.get(rec["evaluation"], []) if a in rec["metrics"] and b in rec["metrics"]]
+
+
+def _figure(records: list[dict], out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bars = [(rec, a, b) for rec in records for a, b in _pairs(rec)
+            if rec["metrics"][a] is not None and rec["metrics"][b] is not None]
+    rob = [(rec, m) for rec in records for m in ROBUSTNESS.get(rec["evaluation"], [])
+           if rec["metrics"].get(m) is not None]
+    if not bars and not rob:
+        return []
+    fig, axes = plt.subplots(1, 2, figsize=(12, 0.5 * max(len(bars), len(rob), 4) + 1.5))
+
+    def err(rec, m):
+        v = rec["metrics"][m]
+        lo, hi = rec["intervals"][m]
+        return [[v - lo if lo is not None else 0], [hi - v if hi is not None else 0]]
+
+    ax = axes[0]
+    for k, (rec, a, b) in enumerate(bars):
+        for off, m, colour, lab in ((-0.2, a, "tab:blue", "clean"), (0.2, b, "tab:red", "perturbed")):
+            ax.barh(k + off, rec["metrics"][m], height=0.38, color=colour, xerr=err(rec, m), capsize=2,
+                    label=lab if k == 0 else None)
+    ax.set_yticks(range(len(bars)), [f"{r['task']}\n{a} / {b}" for r, a, b in bars], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_title("Clean vs perturbed (95% CI)")
+    ax.legend(loc="lower right", fontsize=7)
+    ax = axes[1]
+    for k, (rec, m) in enumerate(rob):
+        ax.barh(k, rec["metrics"][m], height=0.6, color="tab:purple", xerr=err(rec, m), capsize=2)
+    ax.set_yticks(range(len(rob)), [f"{r['task']}: {m}" for r, m in rob], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_title("Worst case, stability, consistency, success rates (95% CI)")
+    fig.tight_layout()
+    return save_figure(fig, out / "figures" / "robustness")
+
+
+def write_report(run_dir: str | Path) -> list[Path]:
+    """Write ``report.md``, ``report.html`` and ``figures/robustness.{png,svg}`` for a run folder.
+
+    Returns
+    -------
+    list of Path
+        The written files.
+    """
+    run_dir = Path(run_dir)
+    manifest = json.loads((run_dir / "run.json").read_text("utf-8"))
+    records = load_records(run_dir)
+    figs = _figure(records, run_dir)
+    head = f"{manifest['model']} on suite {manifest['suite']['name']} v{manifest['suite']['version']}"
+    rows = []
+    for rec in records:
+        pairs = _pairs(rec)
+        clean = "; ".join(f"{a} {_ci(rec, a)}" for a, _ in pairs) or "-"
+        pert = "; ".join(f"{b} {_ci(rec, b)}" for _, b in pairs) or "-"
+        rob = "; ".join(f"{m} {_ci(rec, m)}" for m in ROBUSTNESS.get(rec["evaluation"], []) if m in rec["metrics"]) or "-"
+        rows.append([rec["task"], rec["family"], str(rec["n_examples"]), clean, pert, rob,
+                     f"{rec['primary']} {_ci(rec, rec['primary'])}", "yes" if rec["data_pinned"] else "NO"])
+    header = ["task", "family", "examples", "clean", "perturbed", "robustness", "primary", "data pinned"]
+    skipped = [(t, s) for t, s in manifest["tasks"].items() if s["status"] != "done"]
+    md = [f"# Robustness report: {head}", "",
+          f"Model revision `{manifest.get('revision')}`, seed {manifest['seed']}, limit {manifest['limit']}. "
+          "Intervals are 95% percentile-bootstrap intervals over examples.", "",
+          "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    md += ["| " + " | ".join(r) + " |" for r in rows]
+    if figs:
+        md += ["", f"![clean vs perturbed](figures/{figs[0].name})"]
+    if skipped:
+        md += ["", "## Not scored", ""] + [f"- **{t}** ({s['status']}): {s['reason']}" for t, s in skipped]
+    paths = [atomic_write_text(run_dir / "report.md", "\n".join(md) + "\n")]
+    e = html.escape
+    table = "<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr></thead><tbody>" + "".join(
+        "<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows) + "</tbody></table>"
+    body = [f"<h1>Robustness report: {e(head)}</h1>",
+            f"<p>Model revision <code>{e(str(manifest.get('revision')))}</code>, seed {manifest['seed']}. "
+            "Intervals are 95% percentile-bootstrap intervals over examples.</p>", table]
+    if figs:
+        body.append(f'<p><img src="figures/{e(figs[0].name)}" alt="clean vs perturbed scores" style="max-width:100%"></p>')
+    if skipped:
+        body.append("<h2>Not scored</h2><ul>" + "".join(f"<li><b>{e(t)}</b> ({e(s['status'])}): {e(s['reason'])}</li>"
+                                                          for t, s in skipped) + "</ul>")
+    page = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + e(head) + "</title>"
+            "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+            "padding:4px 8px;font-size:13px}th{background:#f4f4f4}</style></head><body>" + "".join(body) + "</body></html>\n")
+    paths.append(atomic_write_text(run_dir / "report.html", page))
+    return paths + figs

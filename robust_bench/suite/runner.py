@@ -1,0 +1,425 @@
+"""``robust-bench run``: score one model on every task of a suite that fits it.
+
+A run folder holds
+
+* ``run.json``: the model, the suite name and version, and each task's status (``done``,
+  ``skipped`` with the reason, or ``failed`` with the error), its diagnostics and wall time;
+* ``logs/<task>.jsonl``: one line per example (``id``, ``input_sha256``, ``prediction``, ``gold``,
+  ``outcome``), sorted by id, as lm-evaluation-harness's ``--log_samples``;
+* ``records/<task>.json``: the v2 result record, computed from the log alone (metrics, 95%
+  paired-bootstrap intervals, the log's SHA-256), so that merged shards give the same records;
+* ``report.md``, ``report.html`` and ``figures/`` (:mod:`robust_bench.suite.report`).
+
+Every file is written atomically and a task's files only once it has finished, so an interrupted
+run is resumed (``resume=True``) by running the tasks that have no log yet. A shard
+(``shard=(i, n)``, 0-based) keeps the examples whose id hashes to ``i`` modulo ``n``, and every
+example is searched with a seed derived from (seed, its position in the split), so shards merged
+with :func:`merge_runs` give the records of an unsharded run, byte for byte apart from timestamps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from robust_bench.benchmarks import Suite, Task, load_suite
+from robust_bench.io.fileio import atomic_write_text
+from robust_bench.leaderboard.records import package_versions, validate_record
+from robust_bench.scoring.intervals import bootstrap_interval, metric_value
+from robust_bench.suite.evaluations import EVALUATORS, METRICS, EvalOutput, unit_ids
+from robust_bench.suite.interfaces import InterfaceError, ModelHandle, ModelSpec, detect_model
+
+__all__ = ["RunError", "run_suite", "merge_runs", "shard_of", "read_log", "log_columns", "record_from_log",
+           "load_run", "RUN_FILE", "parse_shard"]
+
+RUN_FILE = "run.json"
+
+
+class RunError(RuntimeError):
+    """The run cannot start or continue: an existing folder without ``resume``, a different model
+    or suite version in the folder being resumed, unmergeable shards, a malformed log."""
+
+
+def shard_of(unit_id: str, n_shards: int) -> int:
+    """The shard (0-based) of an example id: its SHA-256 modulo ``n_shards``; stable across
+    processes and machines (unlike Python's ``hash``)."""
+    return int(hashlib.sha256(unit_id.encode("utf-8")).hexdigest()[:16], 16) % n_shards
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"i/N"`` (1-based, as users count) -> ``(i - 1, N)``.
+
+    Raises
+    ------
+    ValueError
+        If the text is not ``i/N`` with 1 <= i <= N.
+    """
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise ValueError(f"--shard must be i/N with 1 <= i <= N, e.g. 1/2; got {text!r}")
+    return int(m.group(1)) - 1, int(m.group(2))
+
+
+def _dumps(obj) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _write_log(path: Path, examples: Sequence[dict]) -> str:
+    text = "".join(_dumps(e) + "\n" for e in sorted(examples, key=lambda e: e["id"]))
+    atomic_write_text(path, text)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_log(path: str | os.PathLike) -> list[dict]:
+    """Read a per-example log.
+
+    Raises
+    ------
+    RunError
+        Naming the file and line of a malformed entry or a repeated id.
+    """
+    out, seen = [], set()
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                e = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RunError(f"{path}, line {n}: not JSON ({exc.msg})") from None
+            if not isinstance(e, dict) or not isinstance(e.get("id"), str) or not isinstance(e.get("outcome"), dict):
+                raise RunError(f"{path}, line {n}: an entry needs a string 'id' and an 'outcome' object")
+            bad = [k for k, v in e["outcome"].items() if not isinstance(v, (int, float)) or isinstance(v, bool)
+                   or not np.isfinite(v)]
+            if bad:
+                raise RunError(f"{path}, line {n}: outcome fields {bad} are not finite numbers")
+            if e["id"] in seen:
+                raise RunError(f"{path}, line {n}: id {e['id']!r} repeats")
+            seen.add(e["id"])
+            out.append(e)
+    return out
+
+
+def log_columns(examples: Sequence[dict]) -> dict[str, np.ndarray]:
+    """Outcome fields as columns, shape (n_examples,) each (a field absent from an entry is 0)."""
+    keys = sorted({k for e in examples for k in e["outcome"]})
+    return {k: np.asarray([e["outcome"].get(k, 0) for e in examples], dtype=np.float64) for k in keys}
+
+
+def _clean(x: float) -> float | None:
+    return None if x is None or not np.isfinite(x) else round(float(x), 10)
+
+
+def record_from_log(task: Task, suite: Suite, examples: Sequence[dict], *, log_sha256: str, model_id: str,
+                    revision: str | None, corpus_sha256: str, seed: int, limit: int | None,
+                    versions: dict | None = None, timestamp: str | None = None) -> dict:
+    """The v2 record of a task, from its per-example log alone.
+
+    Metrics come from :data:`~robust_bench.suite.evaluations.METRICS`; every interval is a 95%
+    percentile bootstrap over the examples (:func:`robust_bench.scoring.intervals.bootstrap_interval`,
+    seeded by ``seed``). Values are rounded to 10 decimals so that the record is byte-stable.
+
+    Raises
+    ------
+    RunError
+        If a task metric is unknown to its evaluation, or a value leaves the metric's range.
+    RecordError
+        If the record does not validate.
+    """
+    cols = log_columns(examples)
+    metrics, intervals = {}, {}
+    for spec in task.metrics:
+        formula = METRICS[task.evaluation].get(spec.name)
+        if formula is None:
+            raise RunError(f"task {task.name!r}: evaluation {task.evaluation!r} has no metric {spec.name!r}; "
+                           f"it has {', '.join(METRICS[task.evaluation])}")
+        if examples and not all(f in cols for f in formula.fields):
+            metrics[spec.name], intervals[spec.name] = None, [None, None]
+            continue
+        value = metric_value(formula, cols) if examples else float("nan")
+        lo, hi = bootstrap_interval(formula, cols, seed=seed) if examples else (float("nan"), float("nan"))
+        if np.isfinite(value) and not spec.range[0] - 1e-9 <= value <= spec.range[1] + 1e-9:
+            raise RunError(f"task {task.name!r}: {spec.name} = {value} is outside its range {list(spec.range)}")
+        metrics[spec.name], intervals[spec.name] = _clean(value), [_clean(lo), _clean(hi)]
+    rec = {
+        "schema_version": "2",
+        "model": {"id": model_id, "revision": revision},
+        "suite": {"name": suite.name, "version": suite.version},
+        "task": task.name, "family": task.family, "evaluation": task.evaluation,
+        "config": task.config, "split": task.split, "corpus_sha256": corpus_sha256,
+        "data_pinned": task.data_sha256 == corpus_sha256,
+        "metrics": metrics, "intervals": intervals, "primary": task.primary,
+        "n_examples": len(examples), "log_sha256": log_sha256,
+        "details": {"limit": limit, "options": task.options},
+        "seed": int(seed),
+        "versions": versions if versions is not None else package_versions("datasets", "transformers", "torch", "scipy"),
+        "timestamp": timestamp or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    validate_record(rec)
+    return rec
+
+
+@dataclass
+class _TaskData:
+    rows: Any
+    positions: list[int]
+    corpus_sha256: str
+
+
+def _select(task: Task, repo: Path, limit: int | None, shard: tuple[int, int] | None) -> _TaskData:
+    import datasets
+
+    from robust_bench.data.repository import read_metadata
+
+    meta = read_metadata(repo).get(task.config)
+    if meta is None or task.split not in meta.get("files", {}):
+        raise RunError(f"{repo} holds no built {task.config}/{task.split}; run `robust-bench build {task.config} "
+                       f"--out {repo}` first")
+    sha = meta["files"][task.split]["sha256"]
+    if task.data_sha256 and sha != task.data_sha256:
+        raise RunError(f"data hash mismatch for {task.config}/{task.split}: built {sha[:12]}…, the suite pins "
+                       f"{task.data_sha256[:12]}…; rebuild it as the suite says ({task.build or 'seed 0, defaults'}) "
+                       "or pin a suite of your own (`robust-bench suite pin`)")
+    rows = datasets.load_dataset(str(repo), task.config, split=task.split)
+    units = unit_ids(task.evaluation, rows, task.split)
+    order: dict[str, int] = {}
+    for u in units:
+        order.setdefault(u, len(order))
+    lim = min(x for x in (limit, task.limit) if x) if (limit or task.limit) else None
+    keep = [k for k, u in enumerate(units) if (lim is None or order[u] < lim)
+            and (shard is None or shard_of(u, shard[1]) == shard[0])]
+    return _TaskData(rows.select(keep), keep, sha)
+
+
+def _fits(task: Task, spec: ModelSpec) -> str | None:
+    if task.interface not in spec.interfaces:
+        return (f"needs {'an' if task.interface[0] in 'aeiou' else 'a'} {task.interface} model; {spec.id} provides {', '.join(spec.interfaces)} "
+                f"({spec.kind}{': ' + ', '.join(spec.architectures) if spec.architectures else ''})")
+    return None
+
+
+def load_run(run_dir: str | os.PathLike) -> dict:
+    """The ``run.json`` of a run folder.
+
+    Raises
+    ------
+    RunError
+        If it is missing or not JSON.
+    """
+    path = Path(run_dir) / RUN_FILE
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise RunError(f"{run_dir} is not a run folder (no {RUN_FILE})") from None
+    except json.JSONDecodeError as exc:
+        raise RunError(f"{path}: not JSON ({exc.msg})") from None
+
+
+def _save_manifest(out: Path, manifest: dict) -> None:
+    atomic_write_text(out / RUN_FILE, json.dumps(manifest, indent=2, sort_keys=True, allow_nan=False) + "\n")
+
+
+def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: str | os.PathLike,
+              tasks: Sequence[str] | None = None, limit: int | None = None, resume: bool = False,
+              shard: tuple[int, int] | None = None, seed: int = 0, device: str = "auto", dtype: str = "auto",
+              batch_size: int = 64, report: bool = True, echo: Callable[[str], None] = print) -> dict:
+    """Score ``model`` on every task of ``suite`` that fits it; write the run folder ``out``.
+
+    Parameters
+    ----------
+    model : str
+        Hub id or folder (transformers, spaCy) or ``module:attribute`` (:func:`detect_model`).
+    suite : str or Suite
+        A shipped suite's name, a YAML path, or a loaded suite.
+    repo : path-like
+        Dataset repository holding the built configs.
+    out : path-like
+        The run folder.
+    tasks : sequence of str, optional
+        Only these tasks (names or families).
+    limit : int, optional
+        At most the first ``limit`` examples (groups for name swaps) of each task, on top of the
+        suite's own limits.
+    resume : bool
+        Continue the run in ``out``: tasks with a log are kept, the others are run.
+    shard : (int, int), optional
+        ``(i, n)``, 0-based: only the examples of shard ``i`` of ``n``; no records are written
+        (merge the shards with :func:`merge_runs`).
+    seed : int
+        Seed of the attacks, the probes and the bootstrap.
+
+    Returns
+    -------
+    dict
+        The manifest written to ``run.json``.
+
+    Raises
+    ------
+    RunError
+        If ``out`` holds a run and ``resume`` is false, or holds another model's or suite version's run.
+    InterfaceError, SuiteError
+        If the model cannot be found or the suite is invalid.
+    """
+    suite = suite if isinstance(suite, Suite) else load_suite(suite)
+    selected = list(suite.tasks)
+    if tasks:
+        unknown = [t for t in tasks if not any(t in (x.name, x.family) for x in suite.tasks)]
+        if unknown:
+            raise RunError(f"--tasks {unknown} name no task or family of suite {suite.name!r}; tasks: "
+                           f"{', '.join(t.name for t in suite.tasks)}")
+        selected = [t for t in suite.tasks if t.name in tasks or t.family in tasks]
+    out, repo = Path(out), Path(repo)
+    spec = detect_model(model)
+    handle = ModelHandle(spec, device=device, dtype=dtype, batch_size=batch_size)
+    ident = {"model": model, "suite": {"name": suite.name, "version": suite.version},
+             "shard": list(shard) if shard else None, "seed": seed, "limit": limit}
+    if (out / RUN_FILE).exists():
+        if not resume:
+            raise RunError(f"{out} already holds a run; pass --resume to continue it or choose another --output-dir")
+        manifest = load_run(out)
+        theirs = {k: manifest.get(k) for k in ident}
+        if theirs != ident:
+            raise RunError(f"{out} holds a different run ({theirs}); cannot resume it as {ident}")
+    else:
+        manifest = {**ident, "tasks": {}, "interfaces": list(spec.interfaces), "model_kind": spec.kind}
+    manifest["versions"] = package_versions("datasets", "transformers", "torch", "scipy", "spacy")
+    out.mkdir(parents=True, exist_ok=True)
+    _save_manifest(out, manifest)
+    revision = None
+    for task in selected:
+        done = manifest["tasks"].get(task.name, {})
+        if resume and done.get("status") == "done" and (out / "logs" / f"{task.name}.jsonl").is_file():
+            echo(f"  {task.name}: done earlier, kept")
+            continue
+        reason = _fits(task, spec)
+        if reason:
+            manifest["tasks"][task.name] = {"status": "skipped", "reason": reason}
+            echo(f"  {task.name}: skipped, {reason}")
+            _save_manifest(out, manifest)
+            continue
+        start = time.perf_counter()
+        try:
+            data = _select(task, repo, limit, shard)
+            result: EvalOutput = EVALUATORS[task.evaluation](handle, task, data.rows, data.positions, seed, repo)
+        except Exception as exc:  # noqa: BLE001 - reported per task; the other tasks still run
+            from robust_bench.models.classifiers import LabelMappingError
+
+            status = "skipped" if isinstance(exc, LabelMappingError) else "failed"
+            msg = f"{type(exc).__name__}: {exc}" if status == "failed" else f"labels do not fit: {exc}"
+            manifest["tasks"][task.name] = {"status": status, "reason": msg}
+            echo(f"  {task.name}: {status}, {msg}")
+            _save_manifest(out, manifest)
+            continue
+        revision = revision or handle.revision()
+        log_sha = _write_log(out / "logs" / f"{task.name}.jsonl", result.examples)
+        entry = {"status": "done", "n_examples": len(result.examples), "corpus_sha256": data.corpus_sha256,
+                 "log_sha256": log_sha, "details": result.details, "wall_seconds": round(time.perf_counter() - start, 2)}
+        manifest["tasks"][task.name] = entry
+        manifest["revision"] = revision
+        if shard is None:
+            rec = record_from_log(task, suite, sorted(result.examples, key=lambda e: e["id"]), log_sha256=log_sha, model_id=model, revision=revision,
+                                  corpus_sha256=data.corpus_sha256, seed=seed, limit=limit)
+            atomic_write_text(out / "records" / f"{task.name}.json", json.dumps(rec, indent=2, sort_keys=True) + "\n")
+            m = rec["metrics"][task.primary]
+            lo, hi = rec["intervals"][task.primary]
+            echo(f"  {task.name}: {task.primary} {_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}] on {len(result.examples)} examples "
+                 f"({entry['wall_seconds']:.1f} s)")
+        else:
+            echo(f"  {task.name}: shard {shard[0] + 1}/{shard[1]}, {len(result.examples)} examples "
+                 f"({entry['wall_seconds']:.1f} s)")
+        _save_manifest(out, manifest)
+    if report and shard is None:
+        from robust_bench.suite.report import write_report
+
+        write_report(out)
+    return manifest
+
+
+def _fmt(x) -> str:
+    return "n/a" if x is None else f"{x:.4f}"
+
+
+def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, *, suite: str | Suite | None = None,
+               report: bool = True) -> dict:
+    """Join the shard folders of one run into a run folder with records.
+
+    The logs are concatenated and sorted by id and the records computed from them as an unsharded
+    run computes them, so they are identical apart from their timestamps.
+
+    Parameters
+    ----------
+    shard_dirs : sequence of path-like
+        Every shard of one run (same model, suite version, seed and limit; shards 1..N once each).
+    out : path-like
+    suite : str or Suite, optional
+        Where the suite file is not a shipped one (default: the name in the shards' manifests).
+
+    Raises
+    ------
+    RunError
+        Missing, repeated or foreign shards; a task done in some shards only; ids in two shards.
+    """
+    manifests = [load_run(d) for d in shard_dirs]
+    first = manifests[0]
+    keys = ("model", "suite", "seed", "limit")
+    for d, m in zip(shard_dirs, manifests):
+        if m.get("shard") is None:
+            raise RunError(f"{d} is not a shard (run without --shard)")
+        if any(m.get(k) != first.get(k) for k in keys):
+            raise RunError(f"{d} is a shard of another run: {({k: m.get(k) for k in keys})} vs "
+                           f"{({k: first.get(k) for k in keys})}")
+    n = first["shard"][1]
+    got = sorted(m["shard"][0] for m in manifests)
+    if got != list(range(n)) or any(m["shard"][1] != n for m in manifests):
+        raise RunError(f"need shards 1..{n} once each; got {[g + 1 for g in got]}")
+    suite = suite if isinstance(suite, Suite) else load_suite(suite or first["suite"]["name"])
+    if suite.version != first["suite"]["version"]:
+        raise RunError(f"the shards ran suite {suite.name!r} v{first['suite']['version']}, not v{suite.version}")
+    out = Path(out)
+    if (out / RUN_FILE).exists():
+        raise RunError(f"{out} already holds a run; merge into a new folder")
+    manifest = {k: first[k] for k in (*keys, "interfaces", "model_kind", "versions")}
+    manifest.update({"shard": None, "tasks": {}, "merged_from": [str(d) for d in shard_dirs],
+                     "revision": first.get("revision")})
+    out.mkdir(parents=True, exist_ok=True)
+    for task in suite.tasks:
+        states = [m["tasks"].get(task.name) for m in manifests]
+        if all(s is None for s in states):
+            continue
+        if any(s is None or s["status"] != states[0]["status"] for s in states):
+            raise RunError(f"task {task.name!r} has different states across shards: "
+                           f"{[s and s['status'] for s in states]}")
+        if states[0]["status"] != "done":
+            manifest["tasks"][task.name] = states[0]
+            continue
+        examples = []
+        for d in shard_dirs:
+            examples += read_log(Path(d) / "logs" / f"{task.name}.jsonl")
+        ids = [e["id"] for e in examples]
+        if len(set(ids)) != len(ids):
+            raise RunError(f"task {task.name!r}: an example appears in two shards")
+        shas = {s["corpus_sha256"] for s in states}
+        if len(shas) != 1:
+            raise RunError(f"task {task.name!r}: the shards scored different data ({sorted(shas)})")
+        log_sha = _write_log(out / "logs" / f"{task.name}.jsonl", examples)
+        rec = record_from_log(task, suite, sorted(examples, key=lambda e: e["id"]), log_sha256=log_sha,
+                              model_id=first["model"], revision=first.get("revision"), corpus_sha256=shas.pop(),
+                              seed=first["seed"], limit=first["limit"])
+        atomic_write_text(out / "records" / f"{task.name}.json", json.dumps(rec, indent=2, sort_keys=True) + "\n")
+        manifest["tasks"][task.name] = {"status": "done", "n_examples": len(examples), "log_sha256": log_sha,
+                                        "corpus_sha256": rec["corpus_sha256"],
+                                        "wall_seconds": round(sum(s["wall_seconds"] for s in states), 2),
+                                        "details": [s.get("details") for s in states]}
+    _save_manifest(out, manifest)
+    if report:
+        from robust_bench.suite.report import write_report
+
+        write_report(out)
+    return manifest

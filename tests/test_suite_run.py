@@ -1,0 +1,224 @@
+"""`robust-bench run`, `merge` and `check` over the smoke suite, on data built from ../shared with
+tiny models the tests build (and the real spaCy pipeline as parser and NER)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import run
+
+pytestmark = pytest.mark.shared
+
+SMOKE = ["gec_mnli", "gec_mrpc", "gec_conll2003", "names_mrpc", "names_conll2003", "adv_ewt", "lit_mnli", "jabberwocky_ewt"]
+
+
+@pytest.fixture(scope="session")
+def smoke_repo(build_any, tmp_path_factory):
+    """One dataset repository with the smoke configs (built with the tests' settings) and a copy of
+    the shipped suites pinned to it."""
+    from robust_bench.data.repository import write_card
+
+    root = tmp_path_factory.mktemp("smoke")
+    repo = root / "robust-bench"
+    (repo / "data").mkdir(parents=True)
+    for config in SMOKE:
+        shutil.copytree(build_any(config) / "data" / config, repo / "data" / config)
+    write_card(repo)
+    suites = root / "suites"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "benchmarks", suites,
+                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    out = run(["suite", "pin", str(suites / "default.yaml"), "--repo", str(repo)], root).stdout
+    assert "gec_qnli: not built" in out
+    return repo, suites
+
+
+@pytest.fixture(scope="session")
+def models(tiny_nli_classifier, tiny_tagger, tiny_models, tmp_path_factory):
+    """Callable wrappers: the tiny NLI classifier as is (``good``) and with a third of its
+    predictions moved to the next label (``bad``), chosen by a hash of the input."""
+    root = tmp_path_factory.mktemp("callables")
+    (root / "wrapped.py").write_text(f'''
+import hashlib
+import numpy as np
+from robust_bench.models.classifiers import Classifier, HFClassifier
+from robust_bench.io.task_data import NLI_LABELS
+
+class Flipping(Classifier):
+    def __init__(self, share):
+        super().__init__(NLI_LABELS)
+        self.inner = HFClassifier({str(tiny_nli_classifier)!r}, NLI_LABELS, device="cpu")
+        self.share = share
+        self.revision = "flip-%s" % share
+
+    def _forward(self, inputs):
+        p = self.inner.predict_proba(inputs).copy()
+        for k, x in enumerate(inputs):
+            h = int(hashlib.sha256(repr(x).encode()).hexdigest()[:8], 16) / 16 ** 8
+            if h < self.share:
+                p[k] = np.roll(p[k], 1)
+        return p
+
+good = Flipping(0.0)
+bad = Flipping(0.35)
+''')
+    return {"nli": str(tiny_nli_classifier), "tagger": str(tiny_tagger[0]), "encoder": str(tiny_models["bert"]),
+            "good": "wrapped.py:good", "bad": "wrapped.py:bad", "dir": root}
+
+
+def _records(run_dir: Path) -> dict:
+    out = {}
+    for p in sorted((run_dir / "records").glob("*.json")):
+        rec = json.loads(p.read_text())
+        rec.pop("timestamp")
+        out[p.name] = rec
+    return out
+
+
+def _run(model, out, smoke_repo, *extra, cwd=None, check=True):
+    repo, suites = smoke_repo
+    return run(["run", "--model", model, "--suite", str(suites / "smoke.yaml"), "--repo", str(repo),
+                "--output-dir", str(out), "--device", "cpu", *extra], cwd or out.parent, check=check)
+
+
+def test_run_smoke_with_tiny_models(smoke_repo, models, tmp_path, sources):
+    """Every smoke task runs or is skipped with its reason; records validate against v2; logs
+    hash to the records; a report is written."""
+    from robust_bench.leaderboard.records import validate_record
+
+    done = set()
+    for model in (models["nli"], models["tagger"], models["encoder"], str(sources.parent / "models/spacy/en_rb_sm")):
+        proc = _run(model, tmp_path / "runs", smoke_repo, "--limit", "40")
+        run_dir = next(p for p in (tmp_path / "runs").iterdir() if p.name == Path(model).name.lower().replace("-", "_"))
+        manifest = json.loads((run_dir / "run.json").read_text())
+        assert set(manifest["tasks"]) == {"gec_mnli", "gec_mrpc", "gec_conll2003", "names_mrpc", "names_conll2003",
+                                          "adv_ewt", "lit_mnli", "jabberwocky_ewt"}, proc.stdout
+        for name, state in manifest["tasks"].items():
+            assert state["status"] in ("done", "skipped"), (name, state)
+            if state["status"] == "skipped":
+                assert state["reason"] and f"{name}: skipped, " in proc.stdout
+            else:
+                done.add(name)
+                rec = json.loads((run_dir / "records" / f"{name}.json").read_text())
+                validate_record(rec)
+                import hashlib
+                assert hashlib.sha256((run_dir / "logs" / f"{name}.jsonl").read_bytes()).hexdigest() == rec["log_sha256"]
+                assert rec["data_pinned"] and rec["suite"] == {"name": "smoke", "version": 1}
+                for m, v in rec["metrics"].items():
+                    lo, hi = rec["intervals"][m]
+                    if v is not None and lo is not None:
+                        assert lo - 1e-9 <= v <= hi + 1e-9, (name, m, v, lo, hi)
+        assert (run_dir / "report.html").is_file() and (run_dir / "report.md").is_file()
+    # gec_mrpc and names_mrpc need an MRPC classifier, which no tiny model here is
+    assert done == {"gec_mnli", "gec_conll2003", "names_conll2003", "adv_ewt", "lit_mnli", "jabberwocky_ewt"}
+    mnli = (tmp_path / "runs" / "clf" / "run.json").read_text()
+    assert "labels do not fit" in mnli and "gec_mrpc" in mnli
+
+
+def test_interrupted_run_resumes_to_the_same_records(smoke_repo, models, tmp_path):
+    """Killed mid-task, the run leaves no half-written file; --resume keeps the finished tasks and
+    ends with the records of an uninterrupted run."""
+    repo, suites = smoke_repo
+    args = ["--tasks", "lit_mnli,gec_mnli", "--limit", "40"]
+    _run(models["nli"], tmp_path / "whole", smoke_repo, *args)
+    exe = Path(sys.executable).with_name("robust-bench")
+    out = tmp_path / "cut"
+    proc = subprocess.Popen([str(exe), "run", "--model", models["nli"], "--suite", str(suites / "smoke.yaml"),
+                             "--repo", str(repo), "--output-dir", str(out), "--device", "cpu", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    run_dir = out / "clf"
+    deadline = time.time() + 300
+    while time.time() < deadline and not (run_dir / "records" / "gec_mnli.json").exists():
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert (run_dir / "records" / "gec_mnli.json").exists()
+    assert not (run_dir / "records" / "lit_mnli.json").exists(), "the kill came too late to test resumption"
+    assert not list(run_dir.rglob("*.tmp*"))
+    refused = _run(models["nli"], out, smoke_repo, *args, check=False)
+    assert refused.returncode == 2 and "--resume" in refused.stderr
+    resumed = _run(models["nli"], out, smoke_repo, *args, "--resume")
+    assert "gec_mnli: done earlier, kept" in resumed.stdout
+    assert _records(run_dir) == _records(tmp_path / "whole" / "clf")
+
+
+def test_sharded_runs_merge_to_the_unsharded_records(smoke_repo, models, tmp_path):
+    args = ["--tasks", "lit_mnli,gec_mnli,adv_ewt", "--limit", "50"]
+    _run(models["nli"], tmp_path / "whole", smoke_repo, *args)
+    for i in (1, 2):
+        _run(models["nli"], tmp_path / "parts", smoke_repo, *args, "--shard", f"{i}/2")
+    parts = sorted((tmp_path / "parts").iterdir())
+    assert [p.name for p in parts] == ["clf.shard-1-of-2", "clf.shard-2-of-2"]
+    n = [json.loads((p / "run.json").read_text())["tasks"]["lit_mnli"]["n_examples"] for p in parts]
+    assert all(n) and sum(n) == 50
+    repo, suites = smoke_repo
+    run(["merge", *map(str, parts), "--out", str(tmp_path / "merged"), "--suite", str(suites / "smoke.yaml")], tmp_path)
+    assert _records(tmp_path / "merged") == _records(tmp_path / "whole" / "clf")
+    bad = run(["merge", str(parts[0]), "--out", str(tmp_path / "m2"), "--suite", str(suites / "smoke.yaml")], tmp_path,
+              check=False)
+    assert bad.returncode == 2 and "need shards 1..2" in bad.stderr
+
+
+def test_ray_executor_gives_the_unsharded_records(smoke_repo, models, tmp_path):
+    """Two shards as Ray tasks on a local Ray instance (2 CPUs), merged by the driver."""
+    from robust_bench.suite.distributed import run_on_ray
+    from robust_bench.suite.runner import run_suite
+
+    repo, suites = smoke_repo
+    kw = dict(tasks=["lit_mnli", "gec_mnli"], limit=30, device="cpu")
+    run_suite(models["nli"], suites / "smoke.yaml", repo=repo, out=tmp_path / "whole", echo=lambda m: None, **kw)
+    run_on_ray(models["nli"], str(suites / "smoke.yaml"), repo=repo, out=tmp_path / "ray", n_shards=2, num_cpus=2,
+               echo=lambda m: None, **kw)
+    assert _records(tmp_path / "ray") == _records(tmp_path / "whole")
+    assert sorted(p.name for p in (tmp_path / "ray.shards").iterdir()) == ["1-of-2", "2-of-2"]
+
+
+def test_gate(smoke_repo, models, tmp_path):
+    """Two runs of one model pass; a model that moves a third of its predictions fails naming the
+    tasks; runs on different data are unusable (exit 2)."""
+    repo, suites = smoke_repo
+    cwd = models["dir"]
+    args = ["--tasks", "lit_mnli,gec_mnli", "--limit", "200"]
+    for name, model in (("a", models["good"]), ("b", models["good"]), ("bad", models["bad"])):
+        _run(model, tmp_path / name, smoke_repo, *args, cwd=cwd)
+    a, b, bad = (tmp_path / n / "wrapped_py" for n in ("a", "b", "bad"))
+    suite = ["--suite", str(suites / "smoke.yaml")]
+    same = run(["check", "--baseline", str(a), "--candidate", str(b), *suite], tmp_path)
+    assert "pass" in same.stdout
+    worse = run(["check", "--baseline", str(a), "--candidate", str(bad), *suite], tmp_path, check=False)
+    assert worse.returncode == 1, worse.stdout + worse.stderr
+    assert "regression in" in worse.stderr and "lit_mnli" in worse.stderr
+    junit = (bad / "check.junit.xml").read_text()
+    assert "<failure" in junit and 'name="lit_mnli"' in junit
+    assert "**regression**" in (bad / "check.md").read_text()
+    rec = bad / "records" / "lit_mnli.json"
+    doc = json.loads(rec.read_text())
+    doc["corpus_sha256"] = "0" * 64
+    rec.write_text(json.dumps(doc))
+    mismatch = run(["check", "--baseline", str(a), "--candidate", str(bad), *suite], tmp_path, check=False)
+    assert mismatch.returncode == 2 and "data hashes differ" in mismatch.stderr
+    (bad / "logs" / "gec_mnli.jsonl").write_text("")
+    doc["corpus_sha256"] = json.loads((a / "records" / "lit_mnli.json").read_text())["corpus_sha256"]
+    rec.write_text(json.dumps(doc))
+    tampered = run(["check", "--baseline", str(a), "--candidate", str(bad), *suite], tmp_path, check=False)
+    assert tampered.returncode == 2 and "log_sha256" in tampered.stderr
+
+
+def test_data_hash_mismatch_fails_the_task(smoke_repo, models, tmp_path):
+    repo, suites = smoke_repo
+    text = (suites / "default.yaml").read_text()
+    import re
+
+    pinned = re.sub(r"data_sha256: [0-9a-f]{64}", "data_sha256: " + "ab" * 32, text)
+    (tmp_path / "default.yaml").write_text(pinned)
+    shutil.copy(suites / "smoke.yaml", tmp_path / "smoke.yaml")
+    proc = run(["run", "--model", models["nli"], "--suite", str(tmp_path / "smoke.yaml"), "--repo", str(repo),
+                "--output-dir", str(tmp_path / "out"), "--tasks", "lit_mnli", "--limit", "5"], tmp_path, check=False)
+    assert proc.returncode == 1 and "data hash mismatch for lit_mnli/validation_matched" in proc.stdout
