@@ -115,7 +115,6 @@ def suite_pin(
         changed = pin_suite(path, repo, out=out)
         for name, (old, new) in changed.items():
             typer.echo(f"  {name}: {old or 'unpinned'} -> {new}" if new else f"  {name}: not built in {repo}, kept")
-        typer.echo(f"{sum(bool(n) for n, in ((v[1],) for v in changed.values()))} hashes changed; "
-                   f"written to {out or path}")
+        typer.echo(f"{sum(new is not None for _, new in changed.values())} hashes changed; written to {out or path}")
     except _errors() as exc:
         fail(exc)

@@ -98,10 +98,9 @@ def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float 
     a_dir, b_dir = Path(baseline), Path(candidate)
     a, b = _records(a_dir), _records(b_dir)
     first = next(iter(a.values()))
-    for name, recs in (("candidate", b.values()),):
-        for r in recs:
-            if r["suite"] != first["suite"]:
-                raise GateError(f"suite mismatch: baseline ran {first['suite']}, {name} ran {r['suite']}")
+    for r in b.values():
+        if r["suite"] != first["suite"]:
+            raise GateError(f"suite mismatch: baseline ran {first['suite']}, candidate ran {r['suite']}")
     missing = sorted(set(a) ^ set(b))
     if missing:
         raise GateError(f"tasks scored in one run only: {', '.join(missing)}")

@@ -53,8 +53,7 @@ def _spacy_meta(model: str) -> dict | None:
             import spacy.util
 
             if spacy.util.is_package(model):
-                return spacy.util.get_package_meta(model) if hasattr(spacy.util, "get_package_meta") else {
-                    "pipeline": list(spacy.load(model).pipe_names)}
+                return spacy.util.get_model_meta(spacy.util.get_package_path(model))
         except ImportError:
             return None
     return None
