@@ -141,11 +141,13 @@ def test_interrupted_run_resumes_to_the_same_records(smoke_repo, models, tmp_pat
     proc.wait()
     assert (run_dir / "records" / "gec_mnli.json").exists()
     assert not (run_dir / "records" / "lit_mnli.json").exists(), "the kill came too late to test resumption"
-    assert not list(run_dir.rglob("*.tmp*"))
+    for f in run_dir.rglob("*.json"):
+        json.loads(f.read_text())  # a kill leaves at most a hidden temporary, never a half-written file
     refused = _run(models["nli"], out, smoke_repo, *args, check=False)
     assert refused.returncode == 2 and "--resume" in refused.stderr
     resumed = _run(models["nli"], out, smoke_repo, *args, "--resume")
     assert "gec_mnli: done earlier, kept" in resumed.stdout
+    assert not list(run_dir.rglob(".*.tmp"))
     assert _records(run_dir) == _records(tmp_path / "whole" / "clf")
 
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, TextIO
 
-__all__ = ["atomic_open", "atomic_write_text", "save_figure"]
+__all__ = ["atomic_open", "atomic_write_text", "remove_stale_temporaries", "save_figure"]
 
 
 @contextmanager
@@ -16,7 +16,9 @@ def atomic_open(path: str | os.PathLike) -> Iterator[TextIO]:
     """Open ``path`` for writing text so that it appears only when complete.
 
     The text goes to a temporary file beside ``path``, which is renamed over it on success
-    and removed on any error or interruption, so readers never see a half-written file.
+    and removed on any error or interruption, so readers never see a half-written file. A process
+    killed outright (SIGKILL, power loss) can leave the hidden temporary ``.NAME.XXXX.tmp`` behind,
+    never ``path`` itself half-written; :func:`remove_stale_temporaries` clears those.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -36,6 +38,17 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     with atomic_open(path) as f:
         f.write(text)
     return Path(path)
+
+
+def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
+    """Delete the temporaries that :func:`atomic_open` left under ``folder`` when a writer was killed.
+
+    Call it only when no other process writes into ``folder``. Returns the removed paths.
+    """
+    stale = [p for p in Path(folder).rglob(".*.tmp") if p.is_file()]
+    for p in stale:
+        p.unlink()
+    return stale
 
 
 def save_figure(fig, out_stem: str | os.PathLike, *, dpi: int = 150) -> list[Path]:

@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from robust_bench.benchmarks import Suite, Task, load_suite
-from robust_bench.io.fileio import atomic_write_text
+from robust_bench.io.fileio import atomic_write_text, remove_stale_temporaries
 from robust_bench.leaderboard.records import package_versions, validate_record
 from robust_bench.scoring.intervals import bootstrap_interval, metric_value
 from robust_bench.suite.evaluations import EVALUATORS, METRICS, EvalOutput, unit_ids
@@ -287,6 +287,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         theirs = {k: manifest.get(k) for k in ident}
         if theirs != ident:
             raise RunError(f"{out} holds a different run ({theirs}); cannot resume it as {ident}")
+        for p in remove_stale_temporaries(out):
+            echo(f"  removed {p.relative_to(out)}, left by the interrupted run")
     else:
         manifest = {**ident, "tasks": {}, "interfaces": list(spec.interfaces), "model_kind": spec.kind}
     manifest["versions"] = package_versions("datasets", "transformers", "torch", "scipy", "spacy")
