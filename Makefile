@@ -1,7 +1,7 @@
 # robust-bench: the two commands a newcomer needs.
 #   make demo   create .venv if absent, install the CPU build of torch and the project, build
 #               jabberwocky_ewt and score the Path and Majority baselines, offline on ../shared
-#   make test   the same install, then the test suite
+#   make test   the same install (and Debian's chromium for the browser test), then the test suite
 # Every path below can be overridden: make demo SHARED=/data/shared PYTHON=python3.12
 
 SHARED ?= ../shared
@@ -15,9 +15,10 @@ export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 
 BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install check-sources clean
+.PHONY: demo test install browser check-sources clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,7 +48,14 @@ demo: $(STAMP) check-sources
 	$(BIN)/robust-bench build jabberwocky_ewt
 	$(BIN)/robust-bench baselines --config jabberwocky_ewt
 
-test: $(STAMP)
+# the leaderboard's browser test drives Debian's chromium headless through selenium
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  echo "installing Debian's chromium and chromium-driver for the leaderboard's browser test"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; fi
+
+test: $(STAMP) browser
 	$(BIN)/python -m pytest
 
 clean:

@@ -1,4 +1,4 @@
-"""Result records, their schema, and (later) submission validation and the results store."""
+"""Result records and their schema, run reports, submission validation, the results store, aggregation and the static site."""
 
 from robust_bench.leaderboard.records import (SCHEMA_VERSION, RecordError, load_schema, make_record,
                                               validate_record, write_record)

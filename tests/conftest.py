@@ -261,3 +261,91 @@ def parser_attack_models(tmp_path_factory, ewt_train, tiny_lm) -> dict:
     w2v = Word2Vec([[w.lower() for w in s] for s in words], vector_size=32, min_count=3, epochs=3, seed=0, workers=1)
     w2v.wv.save_word2vec_format(str(root / "vectors.txt"))
     return {"mlm": str(mlm), "lm": str(tiny_lm), "vectors": str(root / "vectors.txt")}
+
+
+SMOKE = ["gec_mnli", "gec_mrpc", "gec_conll2003", "names_mrpc", "names_conll2003", "adv_ewt", "lit_mnli", "jabberwocky_ewt"]
+
+
+@pytest.fixture(scope="session")
+def smoke_repo(build_any, tmp_path_factory):
+    """One dataset repository with the smoke configs (built with the tests' settings) and a copy of
+    the shipped suites pinned to it."""
+    from robust_bench.data.repository import write_card
+
+    root = tmp_path_factory.mktemp("smoke")
+    repo = root / "robust-bench"
+    (repo / "data").mkdir(parents=True)
+    for config in SMOKE:
+        shutil.copytree(build_any(config) / "data" / config, repo / "data" / config)
+    write_card(repo)
+    suites = root / "suites"
+    shutil.copytree(ROOT / "benchmarks", suites,
+                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    from tests.test_cli import run
+
+    out = run(["suite", "pin", str(suites / "default.yaml"), "--repo", str(repo)], root).stdout
+    assert "gec_qnli: not built" in out
+    return repo, suites
+
+
+@pytest.fixture(scope="session")
+def models(tiny_nli_classifier, tiny_tagger, tiny_models, tmp_path_factory):
+    """Callable wrappers: the tiny NLI classifier as is (``good``) and with a third of its
+    predictions moved to the next label (``bad``), chosen by a hash of the input."""
+    root = tmp_path_factory.mktemp("callables")
+    (root / "wrapped.py").write_text(f'''
+import hashlib
+import numpy as np
+from robust_bench.models.classifiers import Classifier, HFClassifier
+from robust_bench.io.task_data import NLI_LABELS
+
+class Flipping(Classifier):
+    def __init__(self, share):
+        super().__init__(NLI_LABELS)
+        self.inner = HFClassifier({str(tiny_nli_classifier)!r}, NLI_LABELS, device="cpu")
+        self.share = share
+        self.revision = "flip-%s" % share
+
+    def _forward(self, inputs):
+        p = self.inner.predict_proba(inputs).copy()
+        for k, x in enumerate(inputs):
+            h = int(hashlib.sha256(repr(x).encode()).hexdigest()[:8], 16) / 16 ** 8
+            if h < self.share:
+                p[k] = np.roll(p[k], 1)
+        return p
+
+good = Flipping(0.0)
+bad = Flipping(0.35)
+''')
+    return {"nli": str(tiny_nli_classifier), "tagger": str(tiny_tagger[0]), "encoder": str(tiny_models["bert"]),
+            "good": "wrapped.py:good", "bad": "wrapped.py:bad", "dir": root}
+
+
+def _records(run_dir: Path) -> dict:
+    out = {}
+    for p in sorted((run_dir / "records").glob("*.json")):
+        rec = json.loads(p.read_text())
+        rec.pop("timestamp")
+        out[p.name] = rec
+    return out
+
+
+def _run(model, out, smoke_repo, *extra, cwd=None, check=True):
+    repo, suites = smoke_repo
+    return run(["run", "--model", model, "--suite", str(suites / "smoke.yaml"), "--repo", str(repo),
+                "--output-dir", str(out), "--device", "cpu", *extra], cwd or out.parent, check=check)
+
+
+@pytest.fixture(scope="session")
+def smoke_runs(smoke_repo, models, sources, tmp_path_factory) -> dict:
+    """``robust-bench run --limit 40`` over the smoke suite with the tiny NLI classifier, the tiny
+    tagger, the tiny BERT encoder and the real spaCy pipeline: kind -> (run folder, stdout)."""
+    from tests.helpers import run_on_smoke
+
+    root = tmp_path_factory.mktemp("smoke_runs") / "runs"
+    out = {}
+    for kind, model in (("nli", models["nli"]), ("tagger", models["tagger"]), ("encoder", models["encoder"]),
+                        ("spacy", str(sources.parent / "models/spacy/en_rb_sm"))):
+        proc = run_on_smoke(model, root, smoke_repo, "--limit", "40")
+        out[kind] = (root / Path(model).name.lower().replace("-", "_"), proc.stdout)
+    return out

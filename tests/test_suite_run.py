@@ -13,102 +13,32 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import records_of as _records, run_on_smoke as _run
 from tests.test_cli import run
 
 pytestmark = pytest.mark.shared
 
-SMOKE = ["gec_mnli", "gec_mrpc", "gec_conll2003", "names_mrpc", "names_conll2003", "adv_ewt", "lit_mnli", "jabberwocky_ewt"]
 
-
-@pytest.fixture(scope="session")
-def smoke_repo(build_any, tmp_path_factory):
-    """One dataset repository with the smoke configs (built with the tests' settings) and a copy of
-    the shipped suites pinned to it."""
-    from robust_bench.data.repository import write_card
-
-    root = tmp_path_factory.mktemp("smoke")
-    repo = root / "robust-bench"
-    (repo / "data").mkdir(parents=True)
-    for config in SMOKE:
-        shutil.copytree(build_any(config) / "data" / config, repo / "data" / config)
-    write_card(repo)
-    suites = root / "suites"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "benchmarks", suites,
-                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    out = run(["suite", "pin", str(suites / "default.yaml"), "--repo", str(repo)], root).stdout
-    assert "gec_qnli: not built" in out
-    return repo, suites
-
-
-@pytest.fixture(scope="session")
-def models(tiny_nli_classifier, tiny_tagger, tiny_models, tmp_path_factory):
-    """Callable wrappers: the tiny NLI classifier as is (``good``) and with a third of its
-    predictions moved to the next label (``bad``), chosen by a hash of the input."""
-    root = tmp_path_factory.mktemp("callables")
-    (root / "wrapped.py").write_text(f'''
-import hashlib
-import numpy as np
-from robust_bench.models.classifiers import Classifier, HFClassifier
-from robust_bench.io.task_data import NLI_LABELS
-
-class Flipping(Classifier):
-    def __init__(self, share):
-        super().__init__(NLI_LABELS)
-        self.inner = HFClassifier({str(tiny_nli_classifier)!r}, NLI_LABELS, device="cpu")
-        self.share = share
-        self.revision = "flip-%s" % share
-
-    def _forward(self, inputs):
-        p = self.inner.predict_proba(inputs).copy()
-        for k, x in enumerate(inputs):
-            h = int(hashlib.sha256(repr(x).encode()).hexdigest()[:8], 16) / 16 ** 8
-            if h < self.share:
-                p[k] = np.roll(p[k], 1)
-        return p
-
-good = Flipping(0.0)
-bad = Flipping(0.35)
-''')
-    return {"nli": str(tiny_nli_classifier), "tagger": str(tiny_tagger[0]), "encoder": str(tiny_models["bert"]),
-            "good": "wrapped.py:good", "bad": "wrapped.py:bad", "dir": root}
-
-
-def _records(run_dir: Path) -> dict:
-    out = {}
-    for p in sorted((run_dir / "records").glob("*.json")):
-        rec = json.loads(p.read_text())
-        rec.pop("timestamp")
-        out[p.name] = rec
-    return out
-
-
-def _run(model, out, smoke_repo, *extra, cwd=None, check=True):
-    repo, suites = smoke_repo
-    return run(["run", "--model", model, "--suite", str(suites / "smoke.yaml"), "--repo", str(repo),
-                "--output-dir", str(out), "--device", "cpu", *extra], cwd or out.parent, check=check)
-
-
-def test_run_smoke_with_tiny_models(smoke_repo, models, tmp_path, sources):
+def test_run_smoke_with_tiny_models(smoke_runs):
     """Every smoke task runs or is skipped with its reason; records validate against v2; logs
     hash to the records; a report is written."""
+    import hashlib
+
     from robust_bench.leaderboard.records import validate_record
 
     done = set()
-    for model in (models["nli"], models["tagger"], models["encoder"], str(sources.parent / "models/spacy/en_rb_sm")):
-        proc = _run(model, tmp_path / "runs", smoke_repo, "--limit", "40")
-        run_dir = next(p for p in (tmp_path / "runs").iterdir() if p.name == Path(model).name.lower().replace("-", "_"))
+    for kind, (run_dir, stdout) in smoke_runs.items():
         manifest = json.loads((run_dir / "run.json").read_text())
         assert set(manifest["tasks"]) == {"gec_mnli", "gec_mrpc", "gec_conll2003", "names_mrpc", "names_conll2003",
-                                          "adv_ewt", "lit_mnli", "jabberwocky_ewt"}, proc.stdout
+                                          "adv_ewt", "lit_mnli", "jabberwocky_ewt"}, stdout
         for name, state in manifest["tasks"].items():
-            assert state["status"] in ("done", "skipped"), (name, state)
+            assert state["status"] in ("done", "skipped"), (kind, name, state)
             if state["status"] == "skipped":
-                assert state["reason"] and f"{name}: skipped, " in proc.stdout
+                assert state["reason"] and f"{name}: skipped, " in stdout
             else:
                 done.add(name)
                 rec = json.loads((run_dir / "records" / f"{name}.json").read_text())
                 validate_record(rec)
-                import hashlib
                 assert hashlib.sha256((run_dir / "logs" / f"{name}.jsonl").read_bytes()).hexdigest() == rec["log_sha256"]
                 assert rec["data_pinned"] and rec["suite"] == {"name": "smoke", "version": 1}
                 for m, v in rec["metrics"].items():
@@ -118,7 +48,7 @@ def test_run_smoke_with_tiny_models(smoke_repo, models, tmp_path, sources):
         assert (run_dir / "report.html").is_file() and (run_dir / "report.md").is_file()
     # gec_mrpc and names_mrpc need an MRPC classifier, which no tiny model here is
     assert done == {"gec_mnli", "gec_conll2003", "names_conll2003", "adv_ewt", "lit_mnli", "jabberwocky_ewt"}
-    mnli = (tmp_path / "runs" / "clf" / "run.json").read_text()
+    mnli = (smoke_runs["nli"][0] / "run.json").read_text()
     assert "labels do not fit" in mnli and "gec_mrpc" in mnli
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from robust_bench.scoring.intervals import Formula
 
-__all__ = ["METRICS", "CLEAN_VS_PERTURBED", "ROBUSTNESS", "EvaluationError", "EvalOutput", "EVALUATORS", "unit_ids",
+__all__ = ["METRICS", "EvaluationError", "EvalOutput", "EVALUATORS", "unit_ids",
            "input_sha256"]
 
 
@@ -58,21 +58,6 @@ METRICS: dict[str, dict[str, Formula]] = {
                       "uas_adversarial": _r("arcs_right_adversarial", "scored"),
                       "las_adversarial": _r("labels_right_adversarial", "scored"),
                       "success_rate": _r("success")},
-}
-
-
-#: per evaluation, (clean, perturbed) metric pairs that the report sets side by side
-CLEAN_VS_PERTURBED: dict[str, list[tuple[str, str]]] = {
-    "contrast-set": [("acc_ori", "acc_ctr")],
-    "attack": [("clean_accuracy", "adversarial_accuracy"), ("f1_clean", "f1_adversarial")],
-    "name-swaps": [("original_f1", "worst_f1")],
-    "probe": [("uuas_plain", "uuas_jabberwocky"), ("dspr_plain", "dspr_jabberwocky")],
-    "parser-attack": [("las_original", "las_adversarial"), ("uas_original", "uas_adversarial")],
-}
-#: per evaluation, its robustness measures (worst case, stability, consistency, success rates)
-ROBUSTNESS: dict[str, list[str]] = {
-    "contrast-set": ["consistency"], "attack": ["attack_success_rate"], "name-swaps": ["worst_f1", "best_f1", "stability"],
-    "probe": [], "parser-attack": ["success_rate"],
 }
 
 

@@ -8,7 +8,7 @@ A run folder holds
   ``outcome``), sorted by id, as lm-evaluation-harness's ``--log_samples``;
 * ``records/<task>.json``: the v2 result record, computed from the log alone (metrics, 95%
   paired-bootstrap intervals, the log's SHA-256), so that merged shards give the same records;
-* ``report.md``, ``report.html`` and ``figures/`` (:mod:`robust_bench.suite.report`).
+* ``report.md``, ``report.html`` and ``figures/`` (:mod:`robust_bench.leaderboard.report`).
 
 Every file is written atomically and a task's files only once it has finished, so an interrupted
 run is resumed (``resume=True``) by running the tasks that have no log yet. A shard
@@ -338,7 +338,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
                  f"({entry['wall_seconds']:.1f} s)")
         _save_manifest(out, manifest)
     if report and shard is None:
-        from robust_bench.suite.report import write_report
+        from robust_bench.leaderboard.report import write_report
 
         write_report(out)
     return manifest
@@ -421,7 +421,7 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
                                         "details": [s.get("details") for s in states]}
     _save_manifest(out, manifest)
     if report:
-        from robust_bench.suite.report import write_report
+        from robust_bench.leaderboard.report import write_report
 
         write_report(out)
     return manifest

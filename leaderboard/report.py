@@ -13,9 +13,22 @@ import json
 from pathlib import Path
 
 from robust_bench.io.fileio import atomic_write_text, save_figure
-from robust_bench.suite.evaluations import CLEAN_VS_PERTURBED, ROBUSTNESS
 
-__all__ = ["write_report", "load_records"]
+__all__ = ["CLEAN_VS_PERTURBED", "ROBUSTNESS", "write_report", "render_report", "load_records"]
+
+#: per evaluation, (clean, perturbed) metric pairs that the report sets side by side
+CLEAN_VS_PERTURBED: dict[str, list[tuple[str, str]]] = {
+    "contrast-set": [("acc_ori", "acc_ctr")],
+    "attack": [("clean_accuracy", "adversarial_accuracy"), ("f1_clean", "f1_adversarial")],
+    "name-swaps": [("original_f1", "worst_f1")],
+    "probe": [("uuas_plain", "uuas_jabberwocky"), ("dspr_plain", "dspr_jabberwocky")],
+    "parser-attack": [("las_original", "las_adversarial"), ("uas_original", "uas_adversarial")],
+}
+#: per evaluation, its robustness measures (worst case, stability, consistency, success rates)
+ROBUSTNESS: dict[str, list[str]] = {
+    "contrast-set": ["consistency"], "attack": ["attack_success_rate"], "name-swaps": ["worst_f1", "best_f1", "stability"],
+    "probe": [], "parser-attack": ["success_rate"],
+}
 
 
 def load_records(run_dir: str | Path) -> list[dict]:
@@ -68,7 +81,7 @@ def _figure(records: list[dict], out: Path) -> list[Path]:
         ax.barh(k, rec["metrics"][m], height=0.6, color="tab:purple", xerr=err(rec, m), capsize=2)
     ax.set_yticks(range(len(rob)), [f"{r['task']}: {m}" for r, m in rob], fontsize=7)
     ax.invert_yaxis()
-    ax.set_title("Worst case, stability, consistency, success rates (95% CI)")
+    ax.set_title("Robustness measures (95% CI)")
     fig.tight_layout()
     return save_figure(fig, out / "figures" / "robustness")
 
@@ -83,9 +96,37 @@ def write_report(run_dir: str | Path) -> list[Path]:
     """
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "run.json").read_text("utf-8"))
-    records = load_records(run_dir)
+    return render_report(manifest, load_records(run_dir), run_dir)
+
+
+def render_report(manifest: dict, records: list[dict], out: str | Path, *, title: str | None = None,
+                  back_link: tuple[str, str] | None = None) -> list[Path]:
+    """Write the report of a run (its ``run.json`` manifest and v2 records) into folder ``out``.
+
+    Every value taken from the manifest and the records is HTML-escaped, so a submitted run can be
+    rendered on the leaderboard site.
+
+    Parameters
+    ----------
+    manifest : dict
+        The run's ``run.json``: model, suite, seed, limit, revision, tasks with status and reason.
+    records : list of dict
+        Its v2 records.
+    out : path-like
+        Folder for ``report.md``, ``report.html`` and ``figures/``.
+    title : str, optional
+        Heading (default: model and suite).
+    back_link : (href, text), optional
+        A link placed at the top of the HTML page (the leaderboard's index).
+
+    Returns
+    -------
+    list of Path
+        The written files.
+    """
+    run_dir = Path(out)
     figs = _figure(records, run_dir)
-    head = f"{manifest['model']} on suite {manifest['suite']['name']} v{manifest['suite']['version']}"
+    head = title or f"{manifest['model']} on suite {manifest['suite']['name']} v{manifest['suite']['version']}"
     rows = []
     for rec in records:
         pairs = _pairs(rec)
@@ -97,7 +138,7 @@ def write_report(run_dir: str | Path) -> list[Path]:
     header = ["task", "family", "examples", "clean", "perturbed", "robustness", "primary", "data pinned"]
     skipped = [(t, s) for t, s in manifest["tasks"].items() if s["status"] != "done"]
     md = [f"# Robustness report: {head}", "",
-          f"Model revision `{manifest.get('revision')}`, seed {manifest['seed']}, limit {manifest['limit']}. "
+          f"Revision recorded by the run `{manifest.get('revision')}`, seed {manifest['seed']}, limit {manifest['limit']}. "
           "Intervals are 95% percentile-bootstrap intervals over examples.", "",
           "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     md += ["| " + " | ".join(r) + " |" for r in rows]
@@ -109,9 +150,10 @@ def write_report(run_dir: str | Path) -> list[Path]:
     e = html.escape
     table = "<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr></thead><tbody>" + "".join(
         "<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows) + "</tbody></table>"
-    body = [f"<h1>Robustness report: {e(head)}</h1>",
-            f"<p>Model revision <code>{e(str(manifest.get('revision')))}</code>, seed {manifest['seed']}. "
-            "Intervals are 95% percentile-bootstrap intervals over examples.</p>", table]
+    body = [f'<p><a href="{e(back_link[0])}">{e(back_link[1])}</a></p>'] if back_link else []
+    body += [f"<h1>Robustness report: {e(head)}</h1>",
+             f"<p>Revision recorded by the run <code>{e(str(manifest.get('revision')))}</code>, seed {e(str(manifest['seed']))}. "
+             "Intervals are 95% percentile-bootstrap intervals over examples.</p>", table]
     if figs:
         body.append(f'<p><img src="figures/{e(figs[0].name)}" alt="clean vs perturbed scores" style="max-width:100%"></p>')
     if skipped:

@@ -1,0 +1,269 @@
+"""The static leaderboard site: plain HTML, the data embedded as JSON, a small sortable table. No server.
+
+``build_site(store, out)`` writes::
+
+    index.html                                  per suite version: the overall table (robustness
+                                                scores with 95% intervals, per family and overall)
+    families/<suite>-v<N>/<family>.html          per family: each task's primary metric per model,
+                 <family>.png / .svg            with its interval, and the plot
+    models/<org--name>/<suite>-v<N>/<revision>/  each submission's report, rendered from its
+        report.html, report.md, figures/         validated records (no submitted HTML is served)
+
+Every link is relative, so the folder can be opened from disk or served by any static host
+(GitHub Pages, a Hub Space of type static). Every string from a submission is HTML-escaped, and
+the embedded JSON escapes ``<``, ``>`` and ``&``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from robust_bench.io.fileio import save_figure
+from robust_bench.leaderboard.aggregate import aggregate
+from robust_bench.leaderboard.report import render_report
+from robust_bench.leaderboard.store import LocalStore, iter_entries
+from robust_bench.leaderboard.submission import Submission, model_key
+
+__all__ = ["build_site", "FAMILY_TITLES"]
+
+SITE_MARKER = ".robust-bench-site"
+#: family -> heading, with the paper it follows
+FAMILY_TITLES = {
+    "grammatical_errors": "Grammatical errors (Yin et al., 2020)",
+    "named_entity_swaps": "Named-entity swaps (Balasubramanian et al., 2020)",
+    "adversarial_treebanks": "Adversarial treebanks (Wang et al., 2021)",
+    "lit": "LIT contrast sets (Li et al., 2020)",
+    "jabberwocky": "Jabberwocky EWT (Hall Maudslay & Cotterell, 2021)",
+}
+
+_E = html.escape
+
+_SORT_JS = """
+document.querySelectorAll('table.sortable').forEach(function (table) {
+  table.querySelectorAll('thead th').forEach(function (th, col) {
+    th.addEventListener('click', function () {
+      var asc = th.getAttribute('aria-sort') !== 'ascending';
+      table.querySelectorAll('thead th').forEach(function (h) { h.removeAttribute('aria-sort'); });
+      th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var x = a.cells[col].getAttribute('data-value'), y = b.cells[col].getAttribute('data-value');
+        if (x === '' && y === '') return 0;
+        if (x === '') return 1;
+        if (y === '') return -1;
+        var nx = Number(x), ny = Number(y);
+        var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : x.localeCompare(y);
+        return asc ? c : -c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+"""
+
+_CSS = ("body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;font-size:13px}td{white-space:nowrap}th{background:#f4f4f4;cursor:pointer}"
+        "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}"
+        ".ci{color:#666;font-size:11px}.note{color:#555;font-size:13px}")
+
+
+def _page(title: str, body: str, *, data: object | None = None) -> str:
+    script = ""
+    if data is not None:
+        blob = json.dumps(data, sort_keys=True, allow_nan=False)
+        blob = blob.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+        script = f'<script type="application/json" id="leaderboard-data">{blob}</script>'
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{_E(title)}</title>'
+            f"<style>{_CSS}</style></head><body>{body}{script}<script>{_SORT_JS}</script></body></html>\n")
+
+
+def _fmt(score: dict | None) -> tuple[str, str]:
+    """(cell HTML, data-value) of a score dict."""
+    if not score or score.get("value") is None:
+        return "n/a", ""
+    v = score["value"]
+    ci = (f' <span class="ci">[{score["low"]:.3f}, {score["high"]:.3f}]</span>'
+          if score.get("low") is not None else "")
+    return f"{v:.3f}{ci}", f"{v:.6f}"
+
+
+def _cell(inner: str, value: str) -> str:
+    return f'<td data-value="{_E(value)}">{inner}</td>'
+
+
+def _report_href(sub: Submission) -> str:
+    return f"models/{model_key(sub.model_id)}/{sub.suite.name}-v{sub.suite.version}/{sub.revision}/report.html"
+
+
+def _families(suite) -> list[str]:
+    out: list[str] = []
+    for t in suite.tasks:
+        if t.family not in out:
+            out.append(t.family)
+    return out
+
+
+def _family_figure(rows: list[tuple[Submission, dict]], tasks, out_stem: Path) -> list[Path]:
+    """Grouped horizontal bars: per task (its primary metric), one bar per submission with its interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tasks = [t for t in tasks if any((a["tasks"].get(t.name) or {}).get("raw") is not None for _, a in rows)]
+    n = len(rows)
+    height = 0.8 / n
+    fig, ax = plt.subplots(figsize=(9, 0.5 + len(tasks) * (0.35 * n + 0.5)))
+    colours = plt.get_cmap("tab10")
+    labelled: set[str] = set()
+    for k, (sub, agg) in enumerate(rows):
+        for j, t in enumerate(tasks):
+            cell = agg["tasks"].get(t.name)
+            if cell is None or cell["raw"] is None:
+                continue
+            v = cell["raw"]
+            lo, hi = cell["raw_interval"] or (None, None)
+            err = [[v - lo], [hi - v]] if lo is not None and hi is not None else None
+            label = f"{sub.model_id} @ {sub.revision}"
+            ax.barh(j - 0.4 + (k + 0.5) * height, v, height=height * 0.9, color=colours(k % 10), xerr=err, capsize=2,
+                    label=None if label in labelled else label)
+            labelled.add(label)
+    ax.set_yticks(range(len(tasks)), [f"{t.name}\n{t.primary} {'(higher is better)' if t.metric(t.primary).higher_is_better else '(lower is better)'}"
+                                      for t in tasks], fontsize=8)
+    ax.invert_yaxis()
+    lo_r = min(t.metric(t.primary).range[0] for t in tasks)
+    hi_r = max(t.metric(t.primary).range[1] for t in tasks)
+    ax.set_xlim(lo_r, hi_r)
+    ax.set_title("Primary metric per task, 95% bootstrap intervals over examples", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    return save_figure(fig, out_stem)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+
+
+def _render(store: LocalStore, subs: list[Submission], out: Path) -> None:
+    suites = store.suites()
+    data = []
+    sections = []
+    for (name, version), suite in sorted(suites.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
+        key = f"{name}-v{version}"
+        mine = [(s, aggregate(s.records, suite)) for s in subs if (s.suite.name, s.suite.version) == (name, version)]
+        mine.sort(key=lambda r: (r[1]["overall"]["value"] is None, -(r[1]["overall"]["value"] or 0), r[0].model_id,
+                                 r[0].revision))
+        fams = _families(suite)
+        head = ["Rank", "Model", "Revision", "Overall"] + [_E(FAMILY_TITLES.get(f, f)) for f in fams] + [
+            "Families", "Submitted"]
+        nav = "<p>Family pages: " + " · ".join(f'<a href="families/{key}/{f}.html">{_E(FAMILY_TITLES.get(f, f))}</a>'
+                                               for f in fams) + "</p>"
+        body_rows = []
+        for rank, (sub, agg) in enumerate(mine, 1):
+            cells = [_cell(str(rank), str(rank)),
+                     _cell(f'<a href="{_E(_report_href(sub))}">{_E(sub.model_id)}</a>', sub.model_id),
+                     _cell(f"<code>{_E(sub.revision)}</code>", sub.revision),
+                     _cell(*_fmt(agg["overall"]))]
+            cells += [_cell(*_fmt(agg["families"][f])) for f in fams]
+            ov = agg["overall"]
+            cells += [_cell(f"{ov['covered']}/{ov['of']}", str(ov["covered"])),
+                      _cell(_E(sub.submitted_at[:10]), sub.submitted_at)]
+            body_rows.append("<tr>" + "".join(cells) + "</tr>")
+            data.append({"model_id": sub.model_id, "revision": sub.revision, "suite": key,
+                         "submitted_at": sub.submitted_at, "report": _report_href(sub), **agg})
+            render_report({**sub.manifest, "tasks": {**sub.manifest["tasks"], **{
+                t: {"status": "excluded", "reason": r} for t, r in sub.excluded.items()}}},
+                [sub.records[t] for t in sorted(sub.records)], out / Path(_report_href(sub)).parent,
+                title=f"{sub.model_id} @ {sub.revision} on suite {name} v{version}",
+                back_link=("../../../../index.html", "← leaderboard"))
+        table = (f'<table class="sortable" id="board-{key}"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
+                 + "</tr></thead><tbody>" + "".join(body_rows) + "</tbody></table>")
+        sections.append(f"<h2>Suite {_E(name)} v{version}</h2><p class=\"note\">{_E(suite.description)}</p>"
+                        + nav + (table if mine else "<p>No submissions yet.</p>"))
+        for fam in fams:
+            _family_page(out, key, fam, [t for t in suite.tasks if t.family == fam], mine)
+    intro = ("<h1>robust-bench leaderboard</h1><p class=\"note\">Robustness score in [0, 1], higher is more robust: each "
+             "task's primary metric on its range, reversed for an attack success rate; a family scores the mean of "
+             "its tasks, overall the mean of the families scored, with 95% intervals (bootstrap within a task, "
+             "normal approximation across tasks). Compare overall scores only between rows that cover the same "
+             "families. Click a column to sort.</p>")
+    _write(out / "index.html", _page("robust-bench leaderboard", intro + "".join(sections), data=data))
+
+
+def _family_page(out: Path, key: str, fam: str, tasks, rows: list[tuple[Submission, dict]]) -> None:
+    title = FAMILY_TITLES.get(fam, fam)
+    head = ["Model", "Revision", "Family score"] + [
+        f"{_E(t.name)}: {_E(t.primary)} {'↑' if t.metric(t.primary).higher_is_better else '↓'}" for t in tasks]
+    body_rows = []
+    for sub, agg in rows:
+        cells = [_cell(f'<a href="../../{_E(_report_href(sub))}">{_E(sub.model_id)}</a>', sub.model_id),
+                 _cell(f"<code>{_E(sub.revision)}</code>", sub.revision), _cell(*_fmt(agg["families"][fam]))]
+        for t in tasks:
+            c = agg["tasks"].get(t.name)
+            raw = None if c is None else {"value": c["raw"], "low": (c["raw_interval"] or [None])[0],
+                                          "high": (c["raw_interval"] or [None, None])[1]}
+            cells.append(_cell(*_fmt(raw)))
+        body_rows.append("<tr>" + "".join(cells) + "</tr>")
+    scored = [(s, a) for s, a in rows if a["families"][fam]["value"] is not None]
+    figure = ""
+    if scored:
+        paths = _family_figure(scored, tasks, out / "families" / key / fam)
+        figure = (f'<p><img src="{_E(paths[0].name)}" alt="{_E(title)}: primary metric per model" '
+                  f'style="max-width:100%"></p><p><a href="{_E(paths[1].name)}">SVG</a></p>')
+    body = (f'<p><a href="../../index.html">← leaderboard</a></p><h1>{_E(title)}</h1>'
+            f"<p class=\"note\">Suite {_E(key)}. Each task's primary metric with its 95% bootstrap interval over "
+            "examples (↑ higher is better, ↓ lower is better); the family score is the mean robustness score.</p>"
+            + (f'<table class="sortable" id="family-{_E(fam)}"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
+               + "</tr></thead><tbody>" + "".join(body_rows) + "</tbody></table>" if rows else "<p>No submissions yet.</p>")
+            + figure)
+    _write(out / "families" / key / f"{fam}.html", _page(title, body))
+
+
+def build_site(store_root: str | os.PathLike, out: str | os.PathLike) -> list[Submission]:
+    """Build the static site of a local store (or a downloaded Hub store) into ``out``.
+
+    Every stored submission is validated again first; the site is written to a temporary folder
+    and moved into place, so ``out`` is either the old site or the complete new one.
+
+    Returns
+    -------
+    list of Submission
+        The submissions shown.
+
+    Raises
+    ------
+    SubmissionError, StoreError
+        If an entry no longer validates, or ``store_root`` is not a store.
+    FileExistsError
+        If ``out`` exists and is not a site this function built.
+    """
+    store = LocalStore(store_root)
+    out = Path(out)
+    if out.exists() and not (out / SITE_MARKER).exists():
+        raise FileExistsError(f"{out} exists and is not a robust-bench site; choose another --out")
+    subs = list(iter_entries(store.root))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        _render(store, subs, tmp)
+        (tmp / SITE_MARKER).write_text("built by robust-bench leaderboard build\n")
+        os.chmod(tmp, 0o755)
+        if out.exists():
+            old = out.with_name(f".{out.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(out, old)
+            os.replace(tmp, out)
+            shutil.rmtree(old)
+        else:
+            os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return subs

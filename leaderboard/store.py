@@ -1,0 +1,299 @@
+"""The results store: a local folder or a Hub dataset repository holding the leaderboard's submissions.
+
+Layout (the same in both)::
+
+    leaderboard.json                 {"format": 1, "name": ..., "suites": ["default-v1", ...]}
+    suites/<name>-v<version>.yaml    the accepted suite versions, resolved, with their data hashes
+    submissions/<org--name>/<suite>-v<version>/<revision>/
+        submission.json              model id, revision, time, tasks, excluded tasks, file hashes
+        run.json  records/<task>.json  logs/<task>.jsonl
+
+A local store commits a submission by renaming a complete staged folder into place, so a rejected
+or interrupted submission leaves it unchanged. A Hub store receives each submission as a pull
+request (``HfApi.upload_folder(..., create_pr=True)``) that its maintainers merge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Iterator
+
+import yaml
+
+from robust_bench.benchmarks import Suite, SuiteError, load_suite
+from robust_bench.io.fileio import atomic_write_text
+from robust_bench.leaderboard.submission import (LIMITS, SUBMISSION_FILE, Submission, SubmissionError, _load_json,
+                                                  stage_submission, validate_submission)
+
+__all__ = ["StoreError", "LocalStore", "HubStore", "open_store", "init_store", "submit", "suite_yaml", "iter_entries"]
+
+STORE_FILE = "leaderboard.json"
+_HUB = re.compile(r"^(?:hf://datasets/)?([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)$")
+
+
+class StoreError(ValueError):
+    """No store where one was named, or a store that is not laid out as one."""
+
+
+def suite_yaml(suite: Suite) -> str:
+    """A resolved suite (its tasks listed, hashes included) as YAML that :func:`load_suite` reads back."""
+    doc = {"name": suite.name, "version": suite.version, "description": suite.description,
+           "tasks": [t.as_dict() for t in suite.tasks]}
+    return yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
+
+
+def _read_suites(folder: Path, names: list[str]) -> dict[tuple[str, int], Suite]:
+    out = {}
+    for name in names:
+        if not re.fullmatch(r"[a-z][a-z0-9_]{0,63}-v[0-9]{1,6}", str(name)):
+            raise StoreError(f"{STORE_FILE}: field 'suites': {name!r} is not NAME-vVERSION")
+        try:
+            s = load_suite(folder / f"{name}.yaml")
+        except SuiteError as exc:
+            raise StoreError(f"store suite {name}: {exc}") from None
+        if f"{s.name}-v{s.version}" != name:
+            raise StoreError(f"suites/{name}.yaml defines {s.name} v{s.version}")
+        out[(s.name, s.version)] = s
+    return out
+
+
+def _store_info(path: Path) -> dict:
+    try:
+        info = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise StoreError(f"{path.parent} is not a leaderboard store (no {STORE_FILE}); create one with "
+                         "`robust-bench leaderboard init`") from None
+    except json.JSONDecodeError as exc:
+        raise StoreError(f"{path}: not JSON ({exc.msg})") from None
+    if not isinstance(info, dict) or info.get("format") != 1 or not isinstance(info.get("suites"), list):
+        raise StoreError(f"{path}: expected {{'format': 1, 'suites': [...]}}")
+    return info
+
+
+class LocalStore:
+    """A store in a local folder (see the module docstring for its layout).
+
+    Raises
+    ------
+    StoreError
+        If ``root`` holds no ``leaderboard.json``.
+    """
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self.info = _store_info(self.root / STORE_FILE)
+
+    def __str__(self) -> str:
+        return str(self.root)
+
+    def suites(self) -> dict[tuple[str, int], Suite]:
+        """The accepted suite versions."""
+        return _read_suites(self.root / "suites", self.info["suites"])
+
+    def has(self, entry: str) -> bool:
+        return (self.root / entry).exists()
+
+    def put(self, staged: Path, entry: str, *, overwrite: bool, message: str) -> str:
+        """Move the complete folder ``staged`` to ``entry``, replacing an existing one only if ``overwrite``."""
+        target = self.root / entry
+        target.parent.mkdir(parents=True, exist_ok=True)
+        trash = None
+        if target.exists():
+            if not overwrite:
+                raise SubmissionError(str(self.root), "model.revision", f"{entry} is already stored")
+            trash = target.with_name(f".{target.name}.replaced-{uuid.uuid4().hex[:8]}")
+            os.replace(target, trash)
+        os.replace(staged, target)
+        if trash is not None:
+            shutil.rmtree(trash)
+        return str(target)
+
+    def staging(self) -> Path:
+        """A fresh folder on the store's file system, so that :meth:`put` is a rename."""
+        (self.root / ".staging").mkdir(exist_ok=True)
+        return Path(tempfile.mkdtemp(dir=self.root / ".staging"))
+
+    def local_copy(self) -> Path:
+        return self.root
+
+
+class HubStore:
+    """A store in a Hub dataset repository; submissions go in as pull requests.
+
+    Parameters
+    ----------
+    repo_id : str
+        ``ORG/NAME`` of the dataset repository.
+    api : huggingface_hub.HfApi, optional
+        Defaults to ``HfApi()`` (token from the environment or ``hf auth login``).
+    revision : str
+        Branch read for the accepted suites and the stored submissions.
+    """
+
+    def __init__(self, repo_id: str, *, api=None, revision: str = "main"):
+        from huggingface_hub import HfApi
+
+        self.repo_id, self.revision = repo_id, revision
+        self.api = api if api is not None else HfApi()
+        self._files: list[str] | None = None
+        self.info = json.loads(Path(self._download(STORE_FILE)).read_text("utf-8"))
+
+    def __str__(self) -> str:
+        return f"hf://datasets/{self.repo_id}"
+
+    def _download(self, name: str) -> str:
+        return self.api.hf_hub_download(repo_id=self.repo_id, filename=name, repo_type="dataset", revision=self.revision)
+
+    def files(self) -> list[str]:
+        if self._files is None:
+            self._files = list(self.api.list_repo_files(self.repo_id, repo_type="dataset", revision=self.revision))
+        return self._files
+
+    def suites(self) -> dict[tuple[str, int], Suite]:
+        paths = {name: Path(self._download(f"suites/{name}.yaml")) for name in self.info["suites"]}
+        folder = Path(tempfile.mkdtemp())
+        for name, p in paths.items():
+            shutil.copyfile(p, folder / f"{name}.yaml")
+        return _read_suites(folder, list(paths))
+
+    def has(self, entry: str) -> bool:
+        return any(f.startswith(entry + "/") for f in self.files())
+
+    def staging(self) -> Path:
+        return Path(tempfile.mkdtemp())
+
+    def put(self, staged: Path, entry: str, *, overwrite: bool, message: str) -> str:
+        """Open a pull request adding ``staged`` at ``entry``; returns its URL."""
+        if self.has(entry) and not overwrite:
+            raise SubmissionError(str(self), "model.revision", f"{entry} is already stored")
+        info = self.api.upload_folder(repo_id=self.repo_id, repo_type="dataset", folder_path=str(staged),
+                                      path_in_repo=entry, commit_message=message, create_pr=True)
+        shutil.rmtree(staged, ignore_errors=True)
+        return getattr(info, "pr_url", None) or str(info)
+
+    def local_copy(self) -> Path:
+        return Path(self.api.snapshot_download(repo_id=self.repo_id, repo_type="dataset", revision=self.revision))
+
+
+def open_store(spec: str | os.PathLike, *, api=None) -> LocalStore | HubStore:
+    """A store from a local folder or ``[hf://datasets/]ORG/NAME``.
+
+    An existing folder is a local store; otherwise a Hub dataset id names a Hub store.
+
+    Raises
+    ------
+    StoreError
+        If ``spec`` is neither.
+    """
+    path = Path(spec)
+    if path.is_dir():
+        return LocalStore(path)
+    m = _HUB.fullmatch(str(spec))
+    if m:
+        return HubStore(m.group(1), api=api)
+    raise StoreError(f"no store at {spec}: not a folder, not a Hub dataset id ORG/NAME; create a local store with "
+                     "`robust-bench leaderboard init`")
+
+
+def init_store(root: str | os.PathLike, suites: list[Suite], *, name: str = "robust-bench leaderboard") -> Path:
+    """Create a local store accepting ``suites``, or add suite versions to an existing one.
+
+    A suite version already accepted must be identical (same tasks and hashes).
+
+    Raises
+    ------
+    StoreError
+        If an accepted suite version would change.
+    """
+    root = Path(root)
+    info = _store_info(root / STORE_FILE) if (root / STORE_FILE).exists() else {"format": 1, "name": name, "suites": []}
+    for suite in suites:
+        key = f"{suite.name}-v{suite.version}"
+        path = root / "suites" / f"{key}.yaml"
+        text = suite_yaml(suite)
+        if path.exists() and path.read_text("utf-8") != text:
+            raise StoreError(f"{path} already defines {suite.name} v{suite.version} differently; a changed suite "
+                             "needs a new version")
+        atomic_write_text(path, text)
+        if key not in info["suites"]:
+            info["suites"].append(key)
+    (root / "submissions").mkdir(parents=True, exist_ok=True)
+    atomic_write_text(root / STORE_FILE, json.dumps(info, indent=2) + "\n")
+    return root
+
+
+def submit(run_dir: str | os.PathLike, store: LocalStore | HubStore, *, model_id: str | None = None,
+           revision: str | None = None, overwrite: bool = False) -> tuple[Submission, str]:
+    """Validate a run folder and store it.
+
+    Parameters
+    ----------
+    run_dir : path-like
+        The run folder.
+    store : LocalStore or HubStore
+    model_id, revision : str, optional
+        See :func:`validate_submission`.
+    overwrite : bool
+        Replace a stored submission of the same model, suite version and revision.
+
+    Returns
+    -------
+    (Submission, str)
+        The submission and where it went (a folder, or the pull request's URL).
+
+    Raises
+    ------
+    SubmissionError
+        If it is rejected; the store is then unchanged.
+    """
+    sub = validate_submission(run_dir, store.suites(), model_id=model_id, revision=revision)
+    if store.has(sub.entry) and not overwrite:
+        raise SubmissionError(str(store), "model.revision",
+                              f"{sub.model_id} at revision {sub.revision} is already on the leaderboard for suite "
+                              f"{sub.suite.name} v{sub.suite.version}; submit a new revision (--revision) or pass "
+                              "--overwrite to replace it")
+    staged = store.staging()
+    try:
+        stage_submission(sub, staged / "entry")
+        where = store.put(staged / "entry", sub.entry, overwrite=overwrite,
+                          message=f"Submit {sub.model_id}@{sub.revision} on {sub.suite.name} v{sub.suite.version}")
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+    return sub, where
+
+
+def iter_entries(root: str | os.PathLike) -> Iterator[Submission]:
+    """Every submission stored under ``root``, validated again as it was at submission time.
+
+    Raises
+    ------
+    SubmissionError
+        For an entry whose files no longer validate or sit in the wrong folder.
+    StoreError
+        If ``root`` is not a store.
+    """
+    store = LocalStore(root)
+    suites = store.suites()
+    base = store.root / "submissions"
+    for info_path in sorted(base.glob(f"*/*/*/{SUBMISSION_FILE}")):
+        where = str(info_path)
+        info = _load_json(info_path, LIMITS["submission.json"], where)
+        if not isinstance(info, dict) or info.get("format") != 1:
+            raise SubmissionError(where, "format", "expected 1")
+        try:
+            datetime.fromisoformat(str(info.get("submitted_at")))
+        except ValueError:
+            raise SubmissionError(where, "submitted_at", "not an ISO 8601 time") from None
+        sub = validate_submission(info_path.parent, suites, model_id=info.get("model_id"),
+                                  revision=info.get("revision"), submitted_at=str(info.get("submitted_at", "")))
+        if store.root / sub.entry != info_path.parent:
+            raise SubmissionError(where, "model_id", f"stored under {info_path.parent.relative_to(store.root)}, "
+                                                     f"not {sub.entry}")
+        yield sub

@@ -1,0 +1,406 @@
+"""Submission validation: what a run folder must satisfy before the leaderboard stores it.
+
+A submission is the part of a run folder (``robust-bench run``) that the scores rest on:
+``run.json``, ``records/<task>.json`` (v2) and ``logs/<task>.jsonl``. Reports, figures and any other
+file are not submitted; the leaderboard renders its own report from the validated records, so no
+submitted HTML or SVG is ever served.
+
+:func:`validate_submission` checks, before anything is written:
+
+* sizes first (every file and the total bounded, see :data:`LIMITS`), then strict JSON (no NaN or
+  Infinity literals, no nesting deeper than Python's recursion limit);
+* no symbolic links, no file outside ``records/`` and ``logs/`` that claims to be a task;
+* the manifest's fields and types (:data:`RUN_SCHEMA`), an unsharded run of a suite version the
+  store accepts;
+* a model id that is a valid Hub id (``huggingface_hub.utils.validate_repo_id``: at most 96 ASCII
+  characters, no ``..``/``--``, at most one ``/``), so it cannot traverse paths or carry control
+  characters, and a revision of the same alphabet;
+* every record against the v2 schema, the suite's task definition (config, split, evaluation,
+  family, primary) and the run's manifest; its data hash equal to the one the suite version pins;
+  its log's SHA-256 equal to ``log_sha256``, one JSON object per example with unique ids;
+* every metric finite and within the suite's range, every interval finite, ordered, around its value.
+
+A task the suite version leaves unpinned cannot be compared across submissions; its record is
+left out of the submission and the reason is kept in ``submission.json`` (never silently).
+Every rejection raises :class:`SubmissionError` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping
+
+from robust_bench.benchmarks import Suite
+from robust_bench.leaderboard.records import RecordError, validate_record
+
+__all__ = ["SubmissionError", "Submission", "LIMITS", "MAX_TOTAL_BYTES", "RUN_SCHEMA", "validate_submission",
+           "validate_model_id", "validate_revision", "model_key", "stage_submission", "SUBMISSION_FILE"]
+
+SUBMISSION_FILE = "submission.json"
+#: largest accepted size of each submitted file, in bytes
+LIMITS = {"run.json": 1 << 20, "submission.json": 1 << 20, "record": 1 << 20, "log": 64 << 20}
+#: largest accepted size of a whole submission, in bytes
+MAX_TOTAL_BYTES = 512 << 20
+_REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+_TASK = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+#: the fields of ``run.json`` that the leaderboard reads
+RUN_SCHEMA = {
+    "type": "object",
+    "required": ["model", "suite", "seed", "tasks"],
+    "properties": {
+        "model": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "suite": {"type": "object", "required": ["name", "version"],
+                  "properties": {"name": {"type": "string"}, "version": {"type": "integer"}}},
+        "seed": {"type": "integer"},
+        "limit": {"type": ["integer", "null"]},
+        "shard": {"type": "null"},
+        "revision": {"type": ["string", "null"], "maxLength": 256},
+        "tasks": {"type": "object", "maxProperties": 256,
+                  "propertyNames": {"pattern": _TASK.pattern},
+                  "additionalProperties": {"type": "object", "required": ["status"],
+                                           "properties": {"status": {"enum": ["done", "skipped", "failed"]},
+                                                          "reason": {"type": "string", "maxLength": 4096}}}},
+    },
+}
+
+
+class SubmissionError(ValueError):
+    """A submission is rejected; the message names the file and the field."""
+
+    def __init__(self, where: str, field: str, reason: str):
+        self.where, self.field, self.reason = where, field, reason
+        super().__init__(f"{where}: field {field!r}: {reason}")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A validated submission.
+
+    Attributes
+    ----------
+    model_id, revision : str
+        Under which the scores are listed (Hub id syntax).
+    suite : Suite
+        The store's definition of the suite version the run scored.
+    run_dir : Path
+        The folder it was read from.
+    manifest : dict
+        Its ``run.json``.
+    records : dict of str to dict
+        Task name -> v2 record, for the tasks that go to the leaderboard.
+    excluded : dict of str to str
+        Task name -> why its record is not submitted (the suite version pins no data for it).
+    submitted_at : str
+        ISO 8601, UTC.
+    """
+
+    model_id: str
+    revision: str
+    suite: Suite
+    run_dir: Path
+    manifest: dict
+    records: dict[str, dict]
+    excluded: dict[str, str] = field(default_factory=dict)
+    submitted_at: str = ""
+
+    @property
+    def entry(self) -> str:
+        """Its folder in a store: ``submissions/<model key>/<suite>-v<version>/<revision>``."""
+        return f"submissions/{model_key(self.model_id)}/{self.suite.name}-v{self.suite.version}/{self.revision}"
+
+    def info(self) -> dict:
+        """The ``submission.json`` written beside the files."""
+        files = {"run.json": _sha256(self.run_dir / "run.json")}
+        for t in sorted(self.records):
+            for rel in (f"records/{t}.json", f"logs/{t}.jsonl"):
+                files[rel] = _sha256(self.run_dir / rel)
+        return {"format": 1, "model_id": self.model_id, "revision": self.revision,
+                "suite": {"name": self.suite.name, "version": self.suite.version},
+                "run_model": self.manifest["model"], "submitted_at": self.submitted_at,
+                "tasks": sorted(self.records), "excluded": dict(sorted(self.excluded.items())), "files": files}
+
+
+def model_key(model_id: str) -> str:
+    """The folder name of a model id: ``org/name`` -> ``org--name`` (``--`` cannot occur in a Hub id)."""
+    return model_id.replace("/", "--")
+
+
+def validate_model_id(model_id: Any, where: str = "submission", field_name: str = "model.id") -> str:
+    """Check that ``model_id`` is a valid Hub id (``huggingface_hub.utils.validate_repo_id``), ASCII only.
+
+    Raises
+    ------
+    SubmissionError
+        Naming ``field_name``; for a local path, saying to pass ``--model-id``.
+    """
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    if not isinstance(model_id, str) or not model_id:
+        raise SubmissionError(where, field_name, "missing; pass --model-id ORG/NAME")
+    shown = ascii(model_id[:100])
+    if not model_id.isascii() or not model_id.isprintable():
+        raise SubmissionError(where, field_name, f"{shown} has non-ASCII or control characters")
+    try:
+        validate_repo_id(model_id)
+    except HFValidationError:
+        hint = ("; it looks like a local path: pass --model-id ORG/NAME, the name to list it under"
+                if model_id.count("/") > 1 or model_id.startswith((".", "/", "~")) else "")
+        raise SubmissionError(where, field_name, f"{shown} is not a valid Hub id: [ORG/]NAME, at most 96 characters "
+                                                 f"of A-Z a-z 0-9 - _ ., no '--' or '..'{hint}") from None
+    return model_id
+
+
+def validate_revision(revision: Any, where: str = "submission", field_name: str = "model.revision") -> str:
+    """Check a revision label: 1-80 characters of ``[A-Za-z0-9._-]``, no ``..``, starting alphanumeric.
+
+    Raises
+    ------
+    SubmissionError
+        If it is missing (a local model records none: pass ``--revision``) or malformed.
+    """
+    if revision is None:
+        raise SubmissionError(where, field_name, "the run records no revision (a local model); pass --revision "
+                                                 "(a commit hash or version tag), so that a later submission of "
+                                                 "this model cannot replace this one")
+    if not isinstance(revision, str) or not _REVISION.fullmatch(revision) or ".." in revision:
+        raise SubmissionError(where, field_name, f"{ascii(str(revision)[:80])} is not a revision label "
+                                                 "(1-80 characters of A-Z a-z 0-9 . _ -, no '..')")
+    return revision
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _load_json(path: Path, limit: int, where: str) -> Any:
+    size = _file_size(path, where)
+    if size > limit:
+        raise SubmissionError(where, "<file>", f"{size} bytes, over the limit of {limit}")
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError as exc:
+        raise SubmissionError(where, "<file>", f"not UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise SubmissionError(where, "<file>", f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except ValueError as exc:
+        raise SubmissionError(where, "<file>", str(exc)) from None
+    except RecursionError:
+        raise SubmissionError(where, "<file>", "JSON nested too deeply") from None
+
+
+def _file_size(path: Path, where: str) -> int:
+    if path.is_symlink():
+        raise SubmissionError(where, "<file>", "a symbolic link; submit plain files")
+    if not path.is_file():
+        raise SubmissionError(where, "<file>", "missing")
+    return path.stat().st_size
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _check_metrics(rec: dict, task, where: str) -> None:
+    specs = {m.name: m for m in task.metrics}
+    for name in specs:
+        if name not in rec["metrics"]:
+            raise SubmissionError(where, f"metrics.{name}", "missing (the suite lists it)")
+    for name, value in rec["metrics"].items():
+        if value is None:
+            continue
+        if not _finite(value):
+            raise SubmissionError(where, f"metrics.{name}", f"{value!r} is not a finite number")
+        interval = rec["intervals"].get(name)
+        if interval is None:
+            raise SubmissionError(where, f"intervals.{name}", "missing for a metric with a value")
+        lo, hi = interval
+        if lo is not None or hi is not None:
+            if not (_finite(lo) and _finite(hi)):
+                raise SubmissionError(where, f"intervals.{name}", f"{interval!r} is not two finite numbers")
+            if not lo - 1e-9 <= value <= hi + 1e-9:
+                raise SubmissionError(where, f"intervals.{name}", f"[{lo}, {hi}] does not contain the value {value}")
+        spec = specs.get(name)
+        if spec is not None:
+            a, b = spec.range
+            for label, x in (("value", value), ("interval low", lo), ("interval high", hi)):
+                if x is not None and not a - 1e-9 <= x <= b + 1e-9:
+                    raise SubmissionError(where, f"metrics.{name}", f"{label} {x} is outside the range [{a}, {b}]")
+
+
+def _check_log(path: Path, rec: dict, where: str) -> int:
+    size = _file_size(path, where)
+    if size > LIMITS["log"]:
+        raise SubmissionError(where, "<file>", f"{size} bytes, over the limit of {LIMITS['log']}")
+    if _sha256(path) != rec["log_sha256"]:
+        raise SubmissionError(where, "<file>", "its SHA-256 differs from the record's log_sha256")
+    ids = set()
+    with open(path, "rb") as f:
+        for k, line in enumerate(f, 1):
+            try:
+                entry = json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+            except (ValueError, RecursionError) as exc:
+                raise SubmissionError(f"{where}, line {k}", "<line>", f"not a JSON object ({exc})") from None
+            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+                raise SubmissionError(f"{where}, line {k}", "id", "each line is an object with a string id")
+            if entry["id"] in ids:
+                raise SubmissionError(f"{where}, line {k}", "id", f"{entry['id'][:80]!r} repeats")
+            ids.add(entry["id"])
+    if len(ids) != rec["n_examples"]:
+        raise SubmissionError(where, "<file>", f"{len(ids)} examples, the record says n_examples {rec['n_examples']}")
+    return size
+
+
+def _unpinned(suite: Suite, task) -> str:
+    return (f"suite {suite.name} v{suite.version} pins no data hash for {task.name}, so its scores cannot be "
+            "compared across submissions")
+
+
+def validate_submission(run_dir: str | Path, suites: Mapping[tuple[str, int], Suite], *, model_id: str | None = None,
+                        revision: str | None = None, submitted_at: str | None = None) -> Submission:
+    """Validate a run folder as a leaderboard submission; nothing is written.
+
+    Parameters
+    ----------
+    run_dir : path-like
+        A run folder of ``robust-bench run`` or ``robust-bench merge`` (not a shard).
+    suites : mapping of (name, version) to Suite
+        The suite versions the store accepts, with their data hashes.
+    model_id, revision : str, optional
+        List the scores under these instead of the run's model and revision.
+    submitted_at : str, optional
+        ISO 8601 time; defaults to now (UTC).
+
+    Returns
+    -------
+    Submission
+
+    Raises
+    ------
+    SubmissionError
+        At the first problem, naming the file and the field (see the module docstring).
+    """
+    import jsonschema
+
+    run_dir = Path(run_dir)
+    if run_dir.is_symlink() or not run_dir.is_dir():
+        raise SubmissionError(str(run_dir), "<folder>", "not a run folder")
+    where = str(run_dir / "run.json")
+    manifest = _load_json(run_dir / "run.json", LIMITS["run.json"], where)
+    errors = sorted(jsonschema.Draft202012Validator(RUN_SCHEMA).iter_errors(manifest), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        raise SubmissionError(where, "/".join(map(str, e.absolute_path)) or "<run>", e.message[:300])
+    key = (manifest["suite"]["name"], manifest["suite"]["version"])
+    if key not in suites:
+        accepted = ", ".join(f"{n} v{v}" for n, v in sorted(suites)) or "none"
+        raise SubmissionError(where, "suite", f"{ascii(key[0][:64])} v{key[1]} is not a suite version this leaderboard "
+                                              f"accepts ({accepted})")
+    suite = suites[key]
+    mid = validate_model_id(model_id if model_id is not None else manifest["model"], where,
+                            "model" if model_id is None else "--model-id")
+    rev = validate_revision(revision if revision is not None else manifest.get("revision"), where,
+                            "revision" if revision is None else "--revision")
+    total = _file_size(run_dir / "run.json", where)
+    records: dict[str, dict] = {}
+    excluded: dict[str, str] = {}
+    for sub in ("records", "logs"):
+        folder = run_dir / sub
+        if folder.is_symlink():
+            raise SubmissionError(str(folder), "<folder>", "a symbolic link; submit plain folders")
+        suffix = ".json" if sub == "records" else ".jsonl"
+        for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+            if p.is_symlink() or not p.is_file():
+                raise SubmissionError(str(p), "<file>", "a symbolic link; submit plain files" if p.is_symlink()
+                                      else "not a plain file")
+            stem = p.name[: -len(suffix)] if p.name.endswith(suffix) else None
+            if stem is None or not _TASK.fullmatch(stem) or stem not in {t.name for t in suite.tasks}:
+                raise SubmissionError(str(p), "<file>", f"not a task of suite {suite.name} v{suite.version}")
+    done = {t for t, s in manifest["tasks"].items() if s["status"] == "done"}
+    for task in suite.tasks:
+        path = run_dir / "records" / f"{task.name}.json"
+        if not path.exists() and not path.is_symlink():
+            if task.name in done and task.data_sha256:
+                raise SubmissionError(str(path), "<file>", "missing; run.json says the task is done")
+            if task.name in done:
+                excluded[task.name] = _unpinned(suite, task)
+            continue
+        w = str(path)
+        rec = _load_json(path, LIMITS["record"], w)
+        total += path.stat().st_size
+        try:
+            validate_record(rec)
+        except RecordError as exc:
+            raise SubmissionError(w, "schema", str(exc)) from None
+        if rec["schema_version"] != "2":
+            raise SubmissionError(w, "schema_version", "the leaderboard takes v2 records (robust-bench run)")
+        expect = {"task": task.name, "family": task.family, "evaluation": task.evaluation, "config": task.config,
+                  "split": task.split, "primary": task.primary, "suite": {"name": suite.name, "version": suite.version},
+                  "seed": manifest["seed"]}
+        for k, v in expect.items():
+            if rec[k] != v:
+                raise SubmissionError(w, k, f"{ascii(rec[k])[:100]} differs from {v!r} (the suite or run.json)")
+        if rec["model"] != {"id": manifest["model"], "revision": manifest.get("revision")}:
+            raise SubmissionError(w, "model", "differs from run.json's model and revision")
+        if task.name not in done:
+            raise SubmissionError(w, "task", "run.json does not list the task as done")
+        state = manifest["tasks"][task.name]
+        for k in ("log_sha256", "corpus_sha256"):
+            if state.get(k) != rec[k]:
+                raise SubmissionError(w, k, "differs from run.json")
+        if not task.data_sha256:
+            excluded[task.name] = _unpinned(suite, task)
+            continue
+        if rec["corpus_sha256"] != task.data_sha256:
+            raise SubmissionError(w, "corpus_sha256", f"{rec['corpus_sha256'][:12]}… is not the data suite {suite.name} "
+                                                      f"v{suite.version} pins ({task.data_sha256[:12]}…)")
+        if rec["data_pinned"] is not True:
+            raise SubmissionError(w, "data_pinned", "must be true for pinned data")
+        _check_metrics(rec, task, w)
+        total += _check_log(run_dir / "logs" / f"{task.name}.jsonl", rec, str(run_dir / "logs" / f"{task.name}.jsonl"))
+        if total > MAX_TOTAL_BYTES:
+            raise SubmissionError(str(run_dir), "<folder>", f"over {MAX_TOTAL_BYTES} bytes in all")
+        records[task.name] = rec
+    missing = sorted(done - {t.name for t in suite.tasks})
+    if missing:
+        raise SubmissionError(where, "tasks", f"{ascii(missing)[:200]} are not tasks of suite {suite.name} v{suite.version}")
+    if not records:
+        why = "; ".join(f"{t}: {r}" for t, r in excluded.items()) or "the run finished no task"
+        raise SubmissionError(where, "tasks", f"no task can go to the leaderboard ({why})")
+    return Submission(model_id=mid, revision=rev, suite=suite, run_dir=run_dir, manifest=manifest, records=records,
+                      excluded=excluded,
+                      submitted_at=submitted_at or datetime.now(timezone.utc).isoformat(timespec="seconds"))
+
+
+def stage_submission(sub: Submission, dest: str | Path) -> Path:
+    """Copy the submitted files and write ``submission.json`` into the new folder ``dest``.
+
+    Returns
+    -------
+    Path
+        ``dest``.
+    """
+    dest = Path(dest)
+    (dest / "records").mkdir(parents=True)
+    (dest / "logs").mkdir()
+    shutil.copyfile(sub.run_dir / "run.json", dest / "run.json")
+    for t in sub.records:
+        shutil.copyfile(sub.run_dir / "records" / f"{t}.json", dest / "records" / f"{t}.json")
+        shutil.copyfile(sub.run_dir / "logs" / f"{t}.jsonl", dest / "logs" / f"{t}.jsonl")
+    (dest / SUBMISSION_FILE).write_text(json.dumps(sub.info(), indent=2, sort_keys=True) + "\n", "utf-8")
+    return dest

@@ -1,0 +1,84 @@
+"""`robust-bench submit` and `robust-bench leaderboard init|build`: the results store and its site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from robust_bench.cli._app import app
+from robust_bench.cli._common import fail
+
+board_app = typer.Typer(help="The leaderboard: create a results store, build its static site.", no_args_is_help=True)
+app.add_typer(board_app, name="leaderboard")
+
+
+def _errors():
+    from robust_bench.benchmarks import SuiteError
+    from robust_bench.leaderboard.store import StoreError
+    from robust_bench.leaderboard.submission import SubmissionError
+
+    return (SuiteError, StoreError, SubmissionError, FileExistsError)
+
+
+@app.command("submit")
+def submit_cmd(
+    run_dir: Path = typer.Argument(..., help="A run folder (robust-bench run or merge)."),
+    to: str = typer.Option(..., "--to", help="The store: a local folder (robust-bench leaderboard init) or a Hub "
+                                             "dataset repository ORG/NAME (the submission opens a pull request)."),
+    model_id: Optional[str] = typer.Option(None, "--model-id", help="List the scores under this Hub-style id "
+                                                                   "(needed when the run scored a local folder)."),
+    revision: Optional[str] = typer.Option(None, "--revision", help="Revision label (needed when the run records none)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a stored submission of the same model, suite "
+                                                              "version and revision."),
+) -> None:
+    """Validate a run and add it to a leaderboard store; a rejected run leaves the store unchanged."""
+    from robust_bench.leaderboard.store import open_store, submit
+
+    try:
+        sub, where = submit(run_dir, open_store(to), model_id=model_id, revision=revision, overwrite=overwrite)
+    except _errors() as exc:
+        typer.echo(f"rejected: {exc}", err=True)
+        raise typer.Exit(code=2)
+    for task, why in sub.excluded.items():
+        typer.echo(f"  {task}: not submitted, {why}")
+    typer.echo(f"accepted {sub.model_id}@{sub.revision} on {sub.suite.name} v{sub.suite.version}: "
+               f"{len(sub.records)} tasks ({', '.join(sorted(sub.records))}) -> {where}")
+
+
+@board_app.command("init")
+def init_cmd(
+    store: Path = typer.Option(..., "--store", help="Folder of the new store (or an existing one, to add suites)."),
+    suite: list[str] = typer.Option(["default"], "--suite", help="Suite name or YAML the store accepts (repeatable)."),
+    name: str = typer.Option("robust-bench leaderboard", "--name"),
+) -> None:
+    """Create a local results store that accepts the given suite versions (their data hashes frozen)."""
+    from robust_bench.benchmarks import load_suite
+    from robust_bench.leaderboard.store import init_store
+
+    try:
+        suites = [load_suite(s) for s in suite]
+        init_store(store, suites, name=name)
+        for s in suites:
+            pinned = sum(bool(t.data_sha256) for t in s.tasks)
+            typer.echo(f"  accepts {s.name} v{s.version}: {pinned} of {len(s.tasks)} tasks pinned to data")
+        typer.echo(f"store: {store}")
+    except _errors() as exc:
+        fail(exc)
+
+
+@board_app.command("build")
+def build_cmd(
+    store: str = typer.Option(..., "--store", help="A local store folder or a Hub dataset repository ORG/NAME."),
+    out: Path = typer.Option(Path("site"), "--out", help="Folder of the static site (replaced if it is one)."),
+) -> None:
+    """Validate every stored submission again and write the static site: index, family pages, reports."""
+    from robust_bench.leaderboard.site import build_site
+    from robust_bench.leaderboard.store import open_store
+
+    try:
+        subs = build_site(open_store(store).local_copy(), out)
+        typer.echo(f"{len(subs)} submissions -> {out / 'index.html'}")
+    except _errors() as exc:
+        fail(exc)

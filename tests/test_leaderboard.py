@@ -1,0 +1,306 @@
+"""The leaderboard: submissions validated before they are stored (hostile ones rejected with the
+store unchanged), the Hub store's pull request, aggregation, and the static site in a real browser."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from tests.test_cli import run
+
+pytestmark = pytest.mark.shared
+
+
+def _snapshot(root: Path) -> dict:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(root.rglob("*"))}
+
+
+@pytest.fixture(scope="module")
+def board(smoke_runs, smoke_repo, tmp_path_factory):
+    """A local store accepting the pinned smoke suite, three valid submissions (the tiny NLI
+    classifier, the tiny tagger, the spaCy pipeline), and its built site."""
+    root = tmp_path_factory.mktemp("board")
+    repo, suites = smoke_repo
+    run(["leaderboard", "init", "--store", str(root / "store"), "--suite", str(suites / "smoke.yaml")], root)
+    accepted = {}
+    for kind, model_id in (("nli", "tiny/nli-clf"), ("tagger", "tiny/tagger"), ("spacy", "spacy/en_rb_sm")):
+        out = run(["submit", str(smoke_runs[kind][0]), "--to", str(root / "store"), "--model-id", model_id], root).stdout
+        assert f"accepted {model_id}@" in out, out
+        accepted[kind] = out
+    built = run(["leaderboard", "build", "--store", str(root / "store"), "--out", str(root / "site")], root).stdout
+    assert "3 submissions" in built
+    return {"store": root / "store", "site": root / "site", "accepted": accepted, "root": root}
+
+
+def _edit(path: Path, fn) -> None:
+    doc = json.loads(path.read_text())
+    fn(doc)
+    path.write_text(json.dumps(doc, indent=2))
+
+
+def _rehash_log(run_dir: Path, task: str, n_examples: int | None = None) -> None:
+    sha = hashlib.sha256((run_dir / "logs" / f"{task}.jsonl").read_bytes()).hexdigest()
+
+    def rec(d):
+        d["log_sha256"] = sha
+        if n_examples is not None:
+            d["n_examples"] = n_examples
+    _edit(run_dir / "records" / f"{task}.json", rec)
+    _edit(run_dir / "run.json", lambda d: d["tasks"][task].update(log_sha256=sha))
+
+
+def _set_metric(name, value, interval):
+    def fn(d):
+        d["metrics"][name] = value
+        d["intervals"][name] = interval
+    return fn
+
+
+def _dup_line(r: Path):
+    log = r / "logs" / "lit_mnli.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines + lines[:1]))
+    _rehash_log(r, "lit_mnli", len(lines) + 1)
+
+
+def _deep(r: Path):
+    (r / "run.json").write_text("[" * 100_000 + "]" * 100_000)
+
+
+REC = "records/lit_mnli.json"
+#: name -> (how to spoil a copy of a valid run, submit keyword arguments, what the rejection must say)
+HOSTILE = {
+    "path traversal in --model-id": (None, {"model_id": "../../../etc/passwd"}, "'--model-id'"),
+    "control character in --model-id": (None, {"model_id": "tiny/na\x1bme"}, "control characters"),
+    "over-long model id": (None, {"model_id": "a" * 97}, "not a valid Hub id"),
+    "local path as the model id": (None, {"model_id": None}, "pass --model-id"),
+    "path traversal in --revision": (None, {"revision": "../../x"}, "'--revision'"),
+    "NaN metric": (lambda r: (r / REC).write_text(re.sub(r'"consistency": [-0-9.e]+', '"consistency": NaN',
+                                                         (r / REC).read_text(), count=1)), {}, "NaN is not a number"),
+    "infinite metric": (lambda r: (r / REC).write_text(re.sub(r'"acc_ori": [-0-9.e]+', '"acc_ori": 1e999',
+                                                             (r / REC).read_text(), count=1)), {}, "not a finite number"),
+    "metric out of range": (lambda r: _edit(r / REC, _set_metric("consistency", 1.5, [1.4, 1.6])), {},
+                            "outside the range [0.0, 1.0]"),
+    "interval not around its value": (lambda r: _edit(r / REC, _set_metric("consistency", 0.2, [0.5, 0.9])), {},
+                                      "does not contain the value"),
+    "wrong data hash": (lambda r: (_edit(r / REC, lambda d: d.update(corpus_sha256="ab" * 32)),
+                                   _edit(r / "run.json", lambda d: d["tasks"]["lit_mnli"].update(corpus_sha256="ab" * 32))),
+                        {}, "field 'corpus_sha256'"),
+    "log edited after the run": (lambda r: (r / "logs/lit_mnli.jsonl").open("a").write('{"id": "x"}\n'), {},
+                                 "differs from the record's log_sha256"),
+    "forged log with a repeated example": (_dup_line, {}, "repeats"),
+    "oversize record": (lambda r: (r / REC).write_text((r / REC).read_text() + " " * (1_100_000)), {},
+                        "over the limit of 1048576"),
+    "wrong schema version": (lambda r: _edit(r / REC, lambda d: d.update(schema_version="1")), {}, "field 'schema'"),
+    "unknown record field": (lambda r: _edit(r / REC, lambda d: d.update(evil="<script>")), {},
+                             "Additional properties"),
+    "symbolic link": (lambda r: ((r / "records/gec_mnli.json").unlink(),
+                                 (r / "records/gec_mnli.json").symlink_to("/etc/hostname")), {}, "symbolic link"),
+    "stray file among the records": (lambda r: shutil.copy(r / REC, r / "records/evil.json"), {},
+                                     "not a task of suite smoke v1"),
+    "suite version the store does not accept": (lambda r: _edit(r / "run.json", lambda d: d["suite"].update(version=99)),
+                                                {}, "not a suite version this leaderboard accepts"),
+    "a shard, not a run": (lambda r: _edit(r / "run.json", lambda d: d.update(shard=[0, 2])), {}, "field 'shard'"),
+    "JSON nested too deeply": (_deep, {}, "nested too deeply"),
+    "not UTF-8": (lambda r: (r / REC).write_bytes(b"\xff\xfe" + (r / REC).read_bytes()), {}, "not UTF-8"),
+    "record of another task": (lambda r: _edit(r / REC, lambda d: d.update(task="gec_mnli")), {}, "field 'task'"),
+    "duplicate of a stored submission": (None, {"model_id": "tiny/nli-clf", "revision": None},
+                                         "already on the leaderboard"),
+}
+
+
+def test_hostile_submissions_are_rejected_and_leave_the_store_unchanged(board, smoke_runs, tmp_path):
+    from robust_bench.leaderboard.store import LocalStore, submit
+    from robust_bench.leaderboard.submission import SubmissionError
+
+    assert len(HOSTILE) >= 20
+    store = LocalStore(board["store"])
+    before = _snapshot(board["store"])
+    for name, (spoil, kwargs, expected) in HOSTILE.items():
+        run_dir = tmp_path / re.sub(r"\W+", "_", name)
+        shutil.copytree(smoke_runs["nli"][0], run_dir, symlinks=True)
+        if spoil is not None:
+            spoil(run_dir)
+        kw = {"model_id": "tiny/hostile", "revision": "r1", **kwargs}
+        with pytest.raises(SubmissionError) as err:
+            submit(run_dir, store, **kw)
+        assert expected in str(err.value), (name, str(err.value))
+        assert _snapshot(board["store"]) == before, name
+    # the command line says the same in one line and exits 2
+    cli = run(["submit", str(smoke_runs["nli"][0]), "--to", str(board["store"])], tmp_path, check=False)
+    assert cli.returncode == 2 and cli.stderr.startswith("rejected: ") and "pass --model-id" in cli.stderr
+    assert len(cli.stderr.strip().splitlines()) == 1
+    assert _snapshot(board["store"]) == before
+
+
+def test_overwrite_needs_the_flag_and_replaces_atomically(board, smoke_runs, tmp_path):
+    store = tmp_path / "store"
+    shutil.copytree(board["store"], store)
+    entry = next(store.glob("submissions/tiny--tagger/smoke-v1/*"))
+    args = ["submit", str(smoke_runs["tagger"][0]), "--to", str(store), "--model-id", "tiny/tagger"]
+    assert run(args, tmp_path, check=False).returncode == 2
+    first = json.loads((entry / "submission.json").read_text())["submitted_at"]
+    run([*args, "--overwrite"], tmp_path)
+    assert sorted(p.name for p in entry.parent.iterdir()) == [entry.name]
+    assert json.loads((entry / "submission.json").read_text())["submitted_at"] >= first
+    run([*args, "--revision", "v2"], tmp_path)
+    assert sorted(p.name for p in entry.parent.iterdir()) == sorted([entry.name, "v2"])
+
+
+def test_aggregation_and_the_built_site(board):
+    """Three valid submissions appear with their family and overall scores; the scores follow from
+    the records (robustness score per task, mean per family)."""
+    from robust_bench.benchmarks import load_suite
+    from robust_bench.leaderboard.aggregate import aggregate, task_score
+
+    page = (board["site"] / "index.html").read_text()
+    blob = re.search(r'<script type="application/json" id="leaderboard-data">(.*?)</script>', page, re.S).group(1)
+    rows = json.loads(blob)
+    assert sorted(r["model_id"] for r in rows) == ["spacy/en_rb_sm", "tiny/nli-clf", "tiny/tagger"]
+    suite = load_suite(board["store"] / "suites" / "smoke-v1.yaml")
+    for row in rows:
+        entry = board["store"] / "submissions" / row["model_id"].replace("/", "--") / "smoke-v1" / row["revision"]
+        records = {p.stem: json.loads(p.read_text()) for p in (entry / "records").glob("*.json")}
+        assert row == {**{k: row[k] for k in ("model_id", "revision", "suite", "submitted_at", "report")},
+                       **aggregate(records, suite)}
+        for name, rec in records.items():
+            task = suite.task(name)
+            s = task_score(rec, task)
+            raw = rec["metrics"][task.primary]
+            if raw is None:  # e.g. an attack success rate with no clean-correct example
+                assert s.value is None and row["tasks"][name]["value"] is None
+                continue
+            expect = raw if task.metric(task.primary).higher_is_better else 1 - raw
+            assert s.value == pytest.approx(expect) and s.low <= s.value <= s.high
+        fams = {}
+        for name in records:
+            if row["tasks"][name]["value"] is not None:
+                fams.setdefault(suite.task(name).family, []).append(row["tasks"][name]["value"])
+        for fam, values in fams.items():
+            assert row["families"][fam]["value"] == pytest.approx(sum(values) / len(values))
+        assert row["overall"]["covered"] == len(fams)
+        assert (board["site"] / row["report"]).is_file()
+    assert page.count("<tr>") == 1 + 3
+    for fam in ("grammatical_errors", "named_entity_swaps", "adversarial_treebanks", "lit", "jabberwocky"):
+        assert (board["site"] / "families" / "smoke-v1" / f"{fam}.html").is_file()
+
+
+def _driver():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not (os.path.exists(chromium) and os.path.exists(driver)):
+        if os.environ.get("CI"):
+            pytest.fail("the browser test needs Debian's chromium and chromium-driver; `make test` installs them")
+        pytest.skip("chromium or chromedriver missing; `make test` installs them")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=opts)
+
+
+def test_site_in_a_real_browser(board):
+    """Headless Chromium: the table renders, clicking a header sorts it both ways, every link and
+    image on every page resolves, and no page logs a JavaScript error."""
+    from selenium.webdriver.common.by import By
+
+    site = board["site"]
+    d = _driver()
+    try:
+        d.get((site / "index.html").as_uri())
+        table = d.find_element(By.CSS_SELECTOR, "table.sortable")
+        heads = [h.text for h in table.find_elements(By.CSS_SELECTOR, "thead th")]
+        assert heads[:4] == ["Rank", "Model", "Revision", "Overall"]
+        body = lambda: [[c.get_attribute("data-value") for c in r.find_elements(By.TAG_NAME, "td")]
+                        for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        assert len(body()) == 3
+        model = heads.index("Model")
+        table.find_elements(By.CSS_SELECTOR, "thead th")[model].click()
+        assert [r[model] for r in body()] == sorted(r[model] for r in body())
+        table.find_elements(By.CSS_SELECTOR, "thead th")[model].click()
+        assert [r[model] for r in body()] == sorted((r[model] for r in body()), reverse=True)
+        overall = heads.index("Overall")
+        table.find_elements(By.CSS_SELECTOR, "thead th")[overall].click()
+        values = [float(r[overall]) for r in body() if r[overall]]
+        assert values == sorted(values) and len(values) == 3
+        # every page reachable from the index: links and images resolve to files
+        seen, queue = set(), [(site / "index.html").as_uri()]
+        while queue:
+            url = queue.pop()
+            if url in seen:
+                continue
+            seen.add(url)
+            d.get(url)
+            errors = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+            assert not errors, (url, errors)
+            for a in d.find_elements(By.TAG_NAME, "a"):
+                target = Path(unquote(urlparse(a.get_attribute("href")).path))
+                assert target.is_file(), (url, a.get_attribute("href"))
+                if target.suffix == ".html":
+                    queue.append(target.as_uri())
+            for img in d.find_elements(By.TAG_NAME, "img"):
+                assert d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", img), \
+                    (url, img.get_attribute("src"))
+        assert len(seen) == 1 + 5 + 3  # index, five family pages, three reports
+    finally:
+        d.quit()
+
+
+class FakeHub:
+    """Stands in for ``huggingface_hub.HfApi``: serves a local store as the remote repository and
+    records every upload (its arguments and the files it would send)."""
+
+    def __init__(self, remote: Path):
+        self.remote, self.uploads = remote, []
+
+    def hf_hub_download(self, repo_id, filename, repo_type, revision):
+        assert repo_type == "dataset" and repo_id == "org/board"
+        return str(self.remote / filename)
+
+    def list_repo_files(self, repo_id, repo_type, revision):
+        return [str(p.relative_to(self.remote)) for p in self.remote.rglob("*") if p.is_file()]
+
+    def upload_folder(self, **kwargs):
+        files = {str(p.relative_to(kwargs["folder_path"])): p.read_bytes()
+                 for p in Path(kwargs["folder_path"]).rglob("*") if p.is_file()}
+        self.uploads.append((kwargs, files))
+
+        class Info:
+            pr_url = "https://huggingface.co/datasets/org/board/discussions/1"
+        return Info()
+
+
+def test_submission_to_a_hub_store_opens_a_pull_request(board, smoke_runs):
+    """The network call cannot run here: the exact arguments and files of ``upload_folder`` are checked."""
+    from robust_bench.leaderboard.store import HubStore, open_store, submit
+    from robust_bench.leaderboard.submission import SubmissionError
+
+    api = FakeHub(board["store"])
+    store = HubStore("org/board", api=api)
+    assert isinstance(open_store("hf://datasets/org/board", api=api), HubStore)
+    sub, where = submit(smoke_runs["encoder"][0], store, model_id="tiny/bert", revision="abc123")
+    assert where.endswith("/discussions/1")
+    (kwargs, files), = api.uploads
+    assert kwargs == {"repo_id": "org/board", "repo_type": "dataset", "folder_path": kwargs["folder_path"],
+                      "path_in_repo": "submissions/tiny--bert/smoke-v1/abc123", "create_pr": True,
+                      "commit_message": "Submit tiny/bert@abc123 on smoke v1"}
+    info = json.loads(files["submission.json"])
+    assert sorted(files) == sorted(["submission.json", *info["files"]])
+    for rel, sha in info["files"].items():
+        assert hashlib.sha256(files[rel]).hexdigest() == sha
+        assert files[rel] == (smoke_runs["encoder"][0] / rel).read_bytes()
+    with pytest.raises(SubmissionError, match="already on the leaderboard"):
+        submit(smoke_runs["nli"][0], store, model_id="tiny/nli-clf")
+    assert len(api.uploads) == 1
