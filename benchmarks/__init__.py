@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "INTERFACES",
+__all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "eval_yaml", "INTERFACES",
            "EVALUATIONS", "FAMILIES"]
 
 INTERFACES = ("sequence-classification", "token-classification", "encoder", "parser", "coreference")
@@ -241,3 +241,19 @@ def pin_suite(path: str | os.PathLike, repo: str | os.PathLike, *, out: str | os
     text = yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
     atomic_write_text(out or path, text)
     return changed
+
+
+def eval_yaml(suite: Suite, *, framework: str = "robust-bench") -> str:
+    """The Hub's benchmark definition (``eval.yaml`` at a dataset repository's root) for ``suite``.
+
+    One Hub task per suite task (``id`` the task name, with its config and split), so that model
+    repositories can report results against it (``.eval_results/``, see
+    :mod:`robust_bench.leaderboard.hub_results`). The Hub lists a benchmark only once its
+    ``evaluation_framework`` is on the Hub's allow-list (beta, 2026); until then results still
+    upload but show as unlinked.
+    """
+    doc = {"name": f"robust-bench {suite.name} v{suite.version}",
+           "description": " ".join(suite.description.split()),
+           "evaluation_framework": framework,
+           "tasks": [{"id": t.name, "config": t.config, "split": t.split} for t in suite.tasks]}
+    return yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)

@@ -11,6 +11,15 @@ from typing import Iterator, TextIO
 __all__ = ["atomic_open", "atomic_write_text", "remove_stale_temporaries", "save_figure"]
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 @contextmanager
 def atomic_open(path: str | os.PathLike) -> Iterator[TextIO]:
     """Open ``path`` for writing text so that it appears only when complete.
@@ -23,6 +32,8 @@ def atomic_open(path: str | os.PathLike) -> Iterator[TextIO]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # mkstemp makes the file private (0600); give it the mode a plain open() would have
+    os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             yield f
