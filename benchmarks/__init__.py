@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -238,9 +239,26 @@ def pin_suite(path: str | os.PathLike, repo: str | os.PathLike, *, out: str | os
         if d["data_sha256"] != new:
             changed[d["name"]] = (d["data_sha256"], new)
             d["data_sha256"] = new
-    text = yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
-    atomic_write_text(out or path, text)
+    atomic_write_text(out or path, _with_hashes(Path(source).read_text("utf-8"), doc))
     return changed
+
+
+def _with_hashes(text: str, doc: dict) -> str:
+    """``text`` with each task's ``data_sha256`` line set from ``doc``, the rest kept as written;
+    a file laid out otherwise (one ``data_sha256`` line per task, after its ``- name:``) is dumped anew."""
+    hashes = {d["name"]: d["data_sha256"] for d in doc["tasks"]}
+    lines, task, seen = text.splitlines(keepends=True), None, []
+    for k, line in enumerate(lines):
+        m = re.match(r"^- name:\s*(\S+)\s*$", line)
+        if m:
+            task = m.group(1)
+        m = re.match(r"^(\s+data_sha256:)\s*\S*\s*$", line)
+        if m and task in hashes and task not in seen:
+            lines[k] = f"{m.group(1)} {hashes[task] or 'null'}\n"
+            seen.append(task)
+    if sorted(seen) != sorted(hashes):
+        return yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
+    return "".join(lines)
 
 
 def eval_yaml(suite: Suite, *, framework: str = "robust-bench") -> str:

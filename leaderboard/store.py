@@ -98,6 +98,7 @@ class LocalStore:
         return _read_suites(self.root / "suites", self.info["suites"])
 
     def has(self, entry: str) -> bool:
+        """Whether a submission is stored at ``entry``."""
         return (self.root / entry).exists()
 
     def put(self, staged: Path, entry: str, *, overwrite: bool, message: str) -> str:
@@ -121,6 +122,7 @@ class LocalStore:
         return Path(tempfile.mkdtemp(dir=self.root / ".staging"))
 
     def local_copy(self) -> Path:
+        """The folder to build the site from: the store itself."""
         return self.root
 
 
@@ -152,11 +154,13 @@ class HubStore:
         return self.api.hf_hub_download(repo_id=self.repo_id, filename=name, repo_type="dataset", revision=self.revision)
 
     def files(self) -> list[str]:
+        """Every file of the repository's branch (listed once)."""
         if self._files is None:
             self._files = list(self.api.list_repo_files(self.repo_id, repo_type="dataset", revision=self.revision))
         return self._files
 
     def suites(self) -> dict[tuple[str, int], Suite]:
+        """The accepted suite versions, downloaded."""
         paths = {name: Path(self._download(f"suites/{name}.yaml")) for name in self.info["suites"]}
         folder = Path(tempfile.mkdtemp())
         for name, p in paths.items():
@@ -164,9 +168,11 @@ class HubStore:
         return _read_suites(folder, list(paths))
 
     def has(self, entry: str) -> bool:
+        """Whether the branch holds a submission at ``entry``."""
         return any(f.startswith(entry + "/") for f in self.files())
 
     def staging(self) -> Path:
+        """A fresh local folder for the files of a pull request."""
         return Path(tempfile.mkdtemp())
 
     def put(self, staged: Path, entry: str, *, overwrite: bool, message: str) -> str:
@@ -179,6 +185,7 @@ class HubStore:
         return getattr(info, "pr_url", None) or str(info)
 
     def local_copy(self) -> Path:
+        """The branch downloaded (``snapshot_download``), to build the site from."""
         return Path(self.api.snapshot_download(repo_id=self.repo_id, repo_type="dataset", revision=self.revision))
 
 

@@ -27,7 +27,6 @@ Every rejection raises :class:`SubmissionError` naming the file and the field.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from robust_bench.benchmarks import Suite
+from robust_bench.io.sources import sha256_file
 from robust_bench.leaderboard.records import RecordError, validate_record
 
 __all__ = ["SubmissionError", "Submission", "LIMITS", "MAX_TOTAL_BYTES", "RUN_SCHEMA", "validate_submission",
@@ -118,10 +118,10 @@ class Submission:
 
     def info(self) -> dict:
         """The ``submission.json`` written beside the files."""
-        files = {"run.json": _sha256(self.run_dir / "run.json")}
+        files = {"run.json": sha256_file(self.run_dir / "run.json")}
         for t in sorted(self.records):
             for rel in (f"records/{t}.json", f"logs/{t}.jsonl"):
-                files[rel] = _sha256(self.run_dir / rel)
+                files[rel] = sha256_file(self.run_dir / rel)
         return {"format": 1, "model_id": self.model_id, "revision": self.revision,
                 "suite": {"name": self.suite.name, "version": self.suite.version},
                 "run_model": self.manifest["model"], "submitted_at": self.submitted_at,
@@ -175,13 +175,6 @@ def validate_revision(revision: Any, where: str = "submission", field_name: str 
                                                  "(1-80 characters of A-Z a-z 0-9 . _ -, no '..')")
     return revision
 
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _reject_constant(name: str):
@@ -247,7 +240,7 @@ def _check_log(path: Path, rec: dict, where: str) -> int:
     size = _file_size(path, where)
     if size > LIMITS["log"]:
         raise SubmissionError(where, "<file>", f"{size} bytes, over the limit of {LIMITS['log']}")
-    if _sha256(path) != rec["log_sha256"]:
+    if sha256_file(path) != rec["log_sha256"]:
         raise SubmissionError(where, "<file>", "its SHA-256 differs from the record's log_sha256")
     ids = set()
     with open(path, "rb") as f:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -285,6 +286,9 @@ def smoke_repo(build_any, tmp_path_factory):
 
     out = run(["suite", "pin", str(suites / "default.yaml"), "--repo", str(repo)], root).stdout
     assert "gec_qnli: not built" in out
+    pinned = (suites / "default.yaml").read_text()  # pinning rewrites the hash lines only
+    shipped = (ROOT / "benchmarks" / "default.yaml").read_text()
+    assert re.sub(r"data_sha256: \S+", "", pinned) == re.sub(r"data_sha256: \S+", "", shipped)
     return repo, suites
 
 
@@ -319,21 +323,6 @@ bad = Flipping(0.35)
 ''')
     return {"nli": str(tiny_nli_classifier), "tagger": str(tiny_tagger[0]), "encoder": str(tiny_models["bert"]),
             "good": "wrapped.py:good", "bad": "wrapped.py:bad", "dir": root}
-
-
-def _records(run_dir: Path) -> dict:
-    out = {}
-    for p in sorted((run_dir / "records").glob("*.json")):
-        rec = json.loads(p.read_text())
-        rec.pop("timestamp")
-        out[p.name] = rec
-    return out
-
-
-def _run(model, out, smoke_repo, *extra, cwd=None, check=True):
-    repo, suites = smoke_repo
-    return run(["run", "--model", model, "--suite", str(suites / "smoke.yaml"), "--repo", str(repo),
-                "--output-dir", str(out), "--device", "cpu", *extra], cwd or out.parent, check=check)
 
 
 @pytest.fixture(scope="session")

@@ -9,13 +9,13 @@ file's SHA-256 equal to its metadata, the card rendered from the metadata) and u
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Mapping
 
 from robust_bench.data.repository import METADATA, read_metadata, render_card
 from robust_bench.io.fileio import atomic_write_text
+from robust_bench.io.sources import sha256_file
 
 __all__ = ["PushError", "repository_files", "push_repository", "UPLOAD_PATTERNS"]
 
@@ -26,13 +26,6 @@ UPLOAD_PATTERNS = ["README.md", "eval.yaml", "data/*/*.parquet", f"data/*/{METAD
 class PushError(ValueError):
     """The repository is not ready to publish; the message names the file."""
 
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def repository_files(repo: str | os.PathLike) -> list[str]:
@@ -54,7 +47,7 @@ def repository_files(repo: str | os.PathLike) -> list[str]:
             path = repo / f["path"]
             if not path.is_file():
                 raise PushError(f"{path}: missing (config {name}, split {split})")
-            if _sha256(path) != f["sha256"]:
+            if sha256_file(path) != f["sha256"]:
                 raise PushError(f"{path}: its SHA-256 differs from data/{name}/{METADATA}; rebuild {name}")
             files.append(f["path"])
         files.append(f"data/{name}/{METADATA}")
