@@ -145,7 +145,7 @@ class HubStore:
         self.repo_id, self.revision = repo_id, revision
         self.api = api if api is not None else HfApi()
         self._files: list[str] | None = None
-        self.info = json.loads(Path(self._download(STORE_FILE)).read_text("utf-8"))
+        self.info = _store_info(Path(self._download(STORE_FILE)))
 
     def __str__(self) -> str:
         return f"hf://datasets/{self.repo_id}"
@@ -160,12 +160,9 @@ class HubStore:
         return self._files
 
     def suites(self) -> dict[tuple[str, int], Suite]:
-        """The accepted suite versions, downloaded."""
-        paths = {name: Path(self._download(f"suites/{name}.yaml")) for name in self.info["suites"]}
-        folder = Path(tempfile.mkdtemp())
-        for name, p in paths.items():
-            shutil.copyfile(p, folder / f"{name}.yaml")
-        return _read_suites(folder, list(paths))
+        """The accepted suite versions, downloaded (into one snapshot folder of the Hub cache)."""
+        paths = [Path(self._download(f"suites/{name}.yaml")) for name in self.info["suites"]]
+        return _read_suites(paths[0].parent, list(self.info["suites"])) if paths else {}
 
     def has(self, entry: str) -> bool:
         """Whether the branch holds a submission at ``entry``."""

@@ -5,7 +5,8 @@ and the leaderboard built from the runs.
    ../shared and whose default build needs no Hub model: gec_mrpc, gec_mnli (from the 1,000-pair
    dev sample, so unpinned), gec_conll2003, names_mrpc, names_conll2003, jabberwocky_ewt; and
    adv_ewt attacked without the Hub (WordNet synonyms and the POS filter instead of the four
-   generators and filters, the first ``--limit`` sentences; unpinned). The LIT configs need GPT-2
+   generators and filters, word2vec trained on EWT train instead of the counter-fitted vectors, the
+   first ``--limit`` sentences; unpinned). The LIT configs need GPT-2
    from the Hub, gec_qnli and gec_sst2 a classifier trained on data ../shared lacks; those tasks are
    skipped or fail with their reason.
 2. **Models**: ``en_rb_sm`` (parser and NER); ``all-MiniLM-L6-v2`` as an encoder (the Jabberwocky
@@ -91,8 +92,21 @@ def main() -> None:
         rows = sum(f["rows"] for f in report.metadata["files"].values())
         print(f"  {config}: {rows:,} rows in {time.perf_counter() - t:.1f} s")
     if "adv_ewt" not in built:
+        # the embedding filter needs word vectors; the paper's counter-fitted ones are a download,
+        # so word2vec (gensim) is trained on EWT train here
+        from gensim.models import Word2Vec
+
+        from robust_bench.io.conllu_io import read_conllu
+
+        vectors = out / "ewt-word2vec.txt"
+        if not vectors.is_file():
+            words = [[w.lower() for w in s.forms] for s in read_conllu(src / "ud_english_ewt/en_ewt-ud-train.conllu")]
+            w2v = Word2Vec(words, vector_size=100, min_count=2, epochs=10, seed=0, workers=2)
+            out.mkdir(parents=True, exist_ok=True)
+            w2v.wv.save_word2vec_format(str(vectors))
         t = time.perf_counter()
-        report = build_config("adv_ewt", out=repo, source=src, seed=0, options={**ADV_OPTIONS, "limit": args.limit})
+        report = build_config("adv_ewt", out=repo, source=src, seed=0,
+                              options={**ADV_OPTIONS, "limit": args.limit, "vectors": str(vectors)})
         rows = sum(f["rows"] for f in report.metadata["files"].values())
         print(f"  adv_ewt ({ADV_OPTIONS}, first {args.limit} sentences): {rows:,} rows in {time.perf_counter() - t:.1f} s")
     metas = read_metadata(repo)
