@@ -151,8 +151,7 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, "utf-8")
 
 
-def _render(store: LocalStore, subs: list[Submission], out: Path) -> None:
-    suites = store.suites()
+def _render(suites: dict, subs: list[Submission], out: Path) -> None:
     data = []
     sections = []
     for (name, version), suite in sorted(suites.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
@@ -248,11 +247,12 @@ def build_site(store_root: str | os.PathLike, out: str | os.PathLike) -> list[Su
     out = Path(out)
     if out.exists() and not (out / SITE_MARKER).exists():
         raise FileExistsError(f"{out} exists and is not a robust-bench site; choose another --out")
-    subs = list(iter_entries(store.root))
+    suites = store.suites()
+    subs = list(iter_entries(store.root, suites))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        _render(store, subs, tmp)
+        _render(suites, subs, tmp)
         (tmp / SITE_MARKER).write_text("built by robust-bench leaderboard build\n")
         os.chmod(tmp, 0o755)
         if out.exists():

@@ -273,7 +273,7 @@ def submit(run_dir: str | os.PathLike, store: LocalStore | HubStore, *, model_id
     return sub, where
 
 
-def iter_entries(root: str | os.PathLike) -> Iterator[Submission]:
+def iter_entries(root: str | os.PathLike, suites: dict[tuple[str, int], Suite] | None = None) -> Iterator[Submission]:
     """Every submission stored under ``root``, validated again as it was at submission time.
 
     Raises
@@ -284,7 +284,7 @@ def iter_entries(root: str | os.PathLike) -> Iterator[Submission]:
         If ``root`` is not a store.
     """
     store = LocalStore(root)
-    suites = store.suites()
+    suites = suites if suites is not None else store.suites()
     base = store.root / "submissions"
     for info_path in sorted(base.glob(f"*/*/*/{SUBMISSION_FILE}")):
         where = str(info_path)
