@@ -160,11 +160,13 @@ class GrammaticalErrors(RobustBenchBuilder):
     def _confusions(self) -> Confusions:
         if not self.config.confusions:
             return Confusions()
-        with open(self.config.confusions, encoding="utf-8") as f:
-            try:
-                return Confusions.from_json(json.load(f))
-            except (ValueError, KeyError) as exc:
-                raise ValueError(f"{self.config.confusions}: {exc}") from exc
+        from robust_bench.io.fileio import read_text
+
+        text = read_text(self.config.confusions)
+        try:
+            return Confusions.from_json(json.loads(text))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{self.config.confusions}: not a confusions file ({exc})") from exc
 
     def _split_generators(self, dl_manager):
         files = {s: self.config.files[s] for s in self.config.splits}

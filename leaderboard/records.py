@@ -82,7 +82,7 @@ def make_record(*, model_id: str, revision: str | None, config: str, split: str,
     variant : str, optional
         Which text the model saw (``"plain"``, ``"jabberwocky"``).
     details : mapping, optional
-        Counts behind the metrics.
+        Counts behind the metrics. Non-finite numbers in it (a mean over nothing) are written as null.
     versions : mapping, optional
         Defaults to :func:`package_versions` of datasets, evaluate, transformers and torch.
     timestamp : str, optional
@@ -103,7 +103,7 @@ def make_record(*, model_id: str, revision: str | None, config: str, split: str,
         "config": config,
         "split": split,
         "corpus_sha256": corpus_sha256,
-        "metrics": {k: float(v) for k, v in metrics.items()},
+        "metrics": {k: float(v) for k, v in metrics.items()},  # non-finite values are refused below
         "seed": int(seed),
         "versions": dict(versions) if versions is not None
         else package_versions("datasets", "evaluate", "transformers", "torch", "numpy", "scipy"),
@@ -112,13 +112,65 @@ def make_record(*, model_id: str, revision: str | None, config: str, split: str,
     if variant is not None:
         rec["variant"] = variant
     if details:
-        rec["details"] = json.loads(json.dumps(details))
+        rec["details"] = _finite_or_null(json.loads(json.dumps(details)))
     validate_record(rec)
     return rec
 
 
+#: Longest string a record may hold anywhere (ids, labels, notes); records are small JSON files.
+MAX_STRING = 10_000
+#: Deepest nesting of objects and arrays in a record.
+MAX_DEPTH = 32
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+#: Metrics that may be negative: rank correlations (DSpr) and differences (drops, deltas).
+_SIGNED = re.compile(r"dspr|drop|delta|diff")
+
+
+def metric_range(name: str) -> tuple[float, float]:
+    """The range a record's metric may take: every metric is a fraction, [0, 1], except rank
+    correlations and differences (``dspr``, ``*_drop``, ``*delta*``), in [-1, 1]."""
+    return (-1.0, 1.0) if _SIGNED.search(name) else (0.0, 1.0)
+
+
+def _check_values(obj: Any, where: str, depth: int = 0) -> None:
+    import math
+
+    if depth > MAX_DEPTH:
+        raise RecordError(f"result record field {where!r}: nested deeper than {MAX_DEPTH} levels")
+    if isinstance(obj, float) and not math.isfinite(obj):
+        raise RecordError(f"result record field {where!r}: {obj} is not a finite number (JSON has no NaN or Infinity)")
+    if isinstance(obj, str) and len(obj) > MAX_STRING:
+        raise RecordError(f"result record field {where!r}: a string of {len(obj):,} characters; at most {MAX_STRING:,}")
+    if isinstance(obj, Mapping):
+        for k, v in obj.items():
+            if not isinstance(k, str) or len(k) > 256:
+                raise RecordError(f"result record field {where!r}: keys are strings of at most 256 characters")
+            _check_values(v, f"{where}/{k}" if where else k, depth + 1)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _check_values(v, f"{where}/{i}", depth + 1)
+
+
+def _finite_or_null(obj: Any) -> Any:
+    """Undefined values in ``details`` (a NaN mean over nothing) become JSON null."""
+    import math
+
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite_or_null(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite_or_null(v) for v in obj]
+    return obj
+
+
 def validate_record(record: Mapping[str, Any]) -> None:
-    """Validate a record against the schema of its ``schema_version``.
+    """Validate a record against the schema of its ``schema_version``, then check what JSON Schema
+    cannot say portably: every number finite (strict JSON), metrics within
+    :func:`metric_range`, SHA-256 digests of exactly 64 hex digits (no trailing newline), an RFC 3339
+    timestamp with a time zone, strings of at most :data:`MAX_STRING` characters, nesting of at
+    most :data:`MAX_DEPTH` levels.
 
     Raises
     ------
@@ -137,11 +189,22 @@ def validate_record(record: Mapping[str, Any]) -> None:
         e = errors[0]
         where = "/".join(str(p) for p in e.absolute_path) or "<record>"
         raise RecordError(f"result record field {where!r}: {e.message}")
-    ts = record.get("timestamp", "")
+    _check_values(record, "")
+    for name, value in record["metrics"].items():
+        lo, hi = metric_range(name)
+        if value is not None and not lo <= value <= hi:
+            raise RecordError(f"result record field 'metrics/{name}': {value} is outside [{lo:g}, {hi:g}]")
+    for key in ("corpus_sha256", "log_sha256"):
+        if key in record and not _SHA256.fullmatch(record[key]):
+            raise RecordError(f"result record field {key!r}: {record[key]!r} is not 64 lower-case hex digits")
+    ts = record["timestamp"]
     try:
-        datetime.fromisoformat(ts)
+        if not _RFC3339.fullmatch(ts):
+            raise ValueError
+        datetime.fromisoformat(ts.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
-        raise RecordError(f"result record field 'timestamp': {ts!r} is not ISO 8601") from None
+        raise RecordError(f"result record field 'timestamp': {ts!r} is not an RFC 3339 date-time with a time zone "
+                          "(e.g. 2026-11-22T14:00:00+00:00)") from None
 
 
 def _slug(text: str) -> str:
@@ -167,4 +230,4 @@ def write_record(record: Mapping[str, Any], out_dir: str | os.PathLike, *, tag: 
     if tag:
         parts.append(tag)
     path = out_dir / ("__".join(_slug(p) for p in parts) + ".json")
-    return atomic_write_text(path, json.dumps(record, indent=2) + "\n")
+    return atomic_write_text(path, json.dumps(record, indent=2, allow_nan=False) + "\n")

@@ -88,7 +88,7 @@ HOSTILE = {
     "infinite metric": (lambda r: (r / REC).write_text(re.sub(r'"acc_ori": [-0-9.e]+', '"acc_ori": 1e999',
                                                              (r / REC).read_text(), count=1)), {}, "not a finite number"),
     "metric out of range": (lambda r: _edit(r / REC, _set_metric("consistency", 1.5, [1.4, 1.6])), {},
-                            "outside the range [0.0, 1.0]"),
+                            "'metrics/consistency': 1.5 is outside [0, 1]"),
     "interval not around its value": (lambda r: _edit(r / REC, _set_metric("consistency", 0.2, [0.5, 0.9])), {},
                                       "does not contain the value"),
     "wrong data hash": (lambda r: (_edit(r / REC, lambda d: d.update(corpus_sha256="ab" * 32)),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import typer
@@ -72,10 +73,13 @@ def evaluate_names(*, model, config, spacy_model, predictor, resemble, temperatu
     for name, sc in results.items():
         title = f"{who} on {config}/test{'' if name == 'plain' else ' with ' + name} (Table 3; percentages)"
         typer.echo(format_table(sc, title=title, metric=metric))
-        metrics = {k: sc[k] for k in ("original", "worst", "best", "random_mean", "random_std", "stability")}
+        names = ("original", "worst", "best", "random_mean", "random_std", "stability")
+        # a metric with nothing to average over (no random variants) is NaN: listed, not written
+        metrics = {k: sc[k] for k in names if math.isfinite(sc[k])}
+        details = {k: v for k, v in sc.items() if k not in names and k != "frequency_points"}
+        details["undefined_metrics"] = [k for k in names if k not in metrics]
         rec = make_record(model_id=who, revision=revision, config=config, split="test", corpus_sha256=sha,
-                          metrics=metrics, seed=seed, variant=None if name == "plain" else name,
-                          details={k: v for k, v in sc.items() if k not in metrics and k != "frequency_points"})
+                          metrics=metrics, seed=seed, variant=None if name == "plain" else name, details=details)
         typer.echo(f"  record: {write_record(rec, output_dir, tag=f'names-{name}')}")
     typer.echo(f"  model queries: {results['plain'].get('queries')}")
     stem = output_dir / f"{model_slug(who)}__{config}"

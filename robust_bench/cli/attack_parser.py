@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail, known_errors, model_slug
+from robust_bench.cli._common import (check_input_file, check_output_dir, check_output_file, check_positive, fail,
+                                      known_errors, model_slug)
 from robust_bench.data.repository import DEFAULT_REPO
 
 _CONFIGS = ("adv_ewt", "adv_ptb")
@@ -45,6 +46,11 @@ def attack_parser(
     output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where the record, tables and plots go."),
 ) -> None:
     """Attack a dependency parser (Wang et al., 2021, Alg. 1); report Tables 6, 4, 5, 7 and 2."""
+    check_positive("--limit", limit)
+    for option, path in (("--vectors", vectors), ("--treebank", treebank), ("--parser-train", train_vocab)):
+        check_input_file(option, path)
+    check_output_file("--export-training", export_training)
+    check_output_dir("--output-dir", output_dir)
 
     if config not in _CONFIGS:
         fail(ValueError(f"--config must be one of {', '.join(_CONFIGS)}, got {config!r}"))

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail, known_errors
+from robust_bench.cli._common import fail, known_errors, check_positive, check_output_file, check_input_file
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -25,6 +25,9 @@ def audit(
 ) -> None:
     """Print a random sample of rows, original beside transformed, and write it as a TSV with an
     empty `judgement` column (ok / bad); `--judged FILE` prints the share judged ok per code."""
+    check_positive("--sample", sample)
+    check_output_file("--out", out)
+    check_input_file("--judged", judged)
     from robust_bench.experiments.audit import AuditError
 
     try:

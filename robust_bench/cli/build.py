@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail, known_errors
+from robust_bench.cli._common import (check_fraction, check_input_file, check_output_dir, check_positive, fail,
+                                      known_errors)
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -67,6 +68,14 @@ def build(
                                                      "contrast pairs (AUG, Li et al. §4.3)."),
 ) -> None:
     """Build CONFIG into OUT/data/CONFIG/<split>.parquet and rewrite OUT/README.md."""
+    check_positive("--num-proc", num_proc)
+    check_positive("--limit", limit)
+    check_positive("--budget", budget)
+    check_fraction("--error-rate", error_rate)
+    for option, path in (("--confusions", confusions), ("--grammar", grammar), ("--vectors", vectors),
+                         ("--treebank", treebank), ("--names", names)):
+        check_input_file(option, path)
+    check_output_dir("--out", out)
     from robust_bench.data.repository import build_config
 
     options = {"error_rate": error_rate, "confusions": None if confusions is None else str(confusions),

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from robust_bench.cli._app import app
+from robust_bench.cli._common import check, check_fraction, check_output_file
 
 
 @app.command("check")
@@ -22,6 +24,10 @@ def check_cmd(
                                                                   "(default CANDIDATE/check.md)."),
 ) -> None:
     """Exit 0 when no task regresses, 1 naming the tasks that do, 2 when the runs cannot be compared."""
+    check("--tolerance", math.isfinite(tolerance) and tolerance >= 0, f"must be a number >= 0, got {tolerance}")
+    check_fraction("--alpha", alpha, one=False)
+    check_output_file("--junit", junit)
+    check_output_file("--summary", summary)
     from robust_bench.benchmarks import SuiteError
     from robust_bench.suite.gate import GateError, check_runs, format_verdict, write_junit, write_summary
     from robust_bench.suite.runner import RunError

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail
+from robust_bench.cli._common import check_input_file, check_output_file, fail, known_errors
 
 
 @app.command("fit-confusions")
@@ -17,11 +17,13 @@ def fit_confusions_cmd(
     annotator: int = typer.Option(0, "--annotator", help="Annotator whose edits are counted."),
 ) -> None:
     """Estimate substitution weights and the error-type distribution from an M2 file (Yin et al., 2020, §3.1)."""
-    from robust_bench.perturb.confusions import M2Error, fit_confusions, write_confusions
+    check_input_file("M2_FILE", m2_file)
+    check_output_file("--output", output)
+    from robust_bench.perturb.confusions import fit_confusions, write_confusions
 
     try:
         conf = fit_confusions(m2_file, annotator=annotator)
-    except (M2Error, OSError) as exc:
+    except (*known_errors(), OSError) as exc:
         fail(exc)
     write_confusions(conf, output)
     typer.echo(f"wrote {output}: " + ", ".join(f"{k} {v:.3f}" for k, v in (conf.type_distribution or {}).items()))

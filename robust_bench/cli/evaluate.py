@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail, known_errors, model_slug, parse_label_map
+from robust_bench.cli._common import (check, check_fraction, check_output_dir, check_positive, fail, known_errors,
+                                      model_slug, parse_label_map)
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -38,6 +40,10 @@ def evaluate_cmd(
     output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where records and the figure go."),
 ) -> None:
     """Acc@Ori, Acc@Ctr and consistency per transformation on a LIT contrast set (Table 3)."""
+    check_positive("--batch-size", batch_size)
+    check("--temperature", math.isfinite(temperature) and temperature > 0, f"must be a positive number, got {temperature}")
+    check_fraction("--annotator-confidence", confidence)
+    check_output_dir("--output-dir", output_dir)
     from robust_bench.models.classifiers import LabelMappingError
     from robust_bench.experiments.lit_eval import LitEvalError
 

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail, known_errors, model_slug
+from robust_bench.cli._common import fail, known_errors, model_slug, check_positive, check_choice, check_output_dir
 from robust_bench.data.repository import DEFAULT_REPO
 
 suite_app = typer.Typer(help="Suite files: list, show, pin data hashes.", no_args_is_help=True)
@@ -29,13 +29,13 @@ def run_cmd(
                                                    "module:attribute of a Python adapter."),
     suite: str = typer.Option("default", "--suite", help="Shipped suite name (`robust-bench suite list`) or YAML path."),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task or family names (default: all)."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="At most N examples (groups) per task."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="At most N examples (groups) per task."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run in the output folder; finished tasks are kept."),
     shard: Optional[str] = typer.Option(None, "--shard", help="i/N: only shard i of N (by example id); merge the "
                                                              "shards with `robust-bench merge`."),
     executor: str = typer.Option("local", "--executor", help="local, or ray: run --shards shards as Ray tasks on the "
                                                             "Ray cluster (RAY_ADDRESS, else a local instance), then merge."),
-    shards: int = typer.Option(2, "--shards", min=1, help="--executor ray: number of shards (one per GPU when there are GPUs)."),
+    shards: int = typer.Option(2, "--shards", help="--executor ray: number of shards (one per GPU when there are GPUs)."),
     seed: int = typer.Option(0, "--seed"),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built configs."),
     output_dir: Path = typer.Option(Path("runs"), "--output-dir", help="The run folder is OUTPUT_DIR/<model>."),
@@ -44,6 +44,11 @@ def run_cmd(
     batch_size: int = typer.Option(64, "--batch-size"),
 ) -> None:
     """Score one model on every suite task that fits it: records with 95% intervals, per-example logs, a report."""
+    check_positive("--limit", limit)
+    check_positive("--shards", shards)
+    check_positive("--batch-size", batch_size)
+    check_choice("--executor", executor, ("local", "ray"))
+    check_output_dir("--output-dir", output_dir)
     from robust_bench.suite.runner import parse_shard, run_suite
 
     try:

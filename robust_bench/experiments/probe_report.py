@@ -45,6 +45,22 @@ def lead_table(run: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _check_probe_record(n: int, rec: dict, metric: str) -> None:
+    d = rec["details"]
+    base = d.get("baselines" if metric == "uuas" else "baselines_dspr")
+    problems = {
+        "details.probe": isinstance(d.get("probe"), str),
+        "variant": rec.get("variant") in ("plain", "jabberwocky"),
+        "details.layer": d.get("layer") is None or (isinstance(d.get("layer"), int) and not isinstance(d["layer"], bool)),
+        "details.selected_layer": isinstance(d.get("selected_layer", False), bool),
+        "details.baselines": isinstance(base, dict) and all(isinstance(v, (int, float)) for v in base.values()),
+    }
+    for field, ok in problems.items():
+        if not ok:
+            raise ValueError(f"record {n} ({rec['model']['id']}): field {field!r} has the wrong type or value "
+                             "for a probe record")
+
+
 def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, metric: str = "uuas") -> list[Path]:
     """Bar chart in the style of Fig. 3 of Hall Maudslay & Cotterell (2021).
 
@@ -68,7 +84,9 @@ def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, 
     Raises
     ------
     ValueError
-        If no record carries ``metric`` for a selected layer.
+        If no record carries ``metric`` for a selected layer, or a probe record's ``variant`` or
+        ``details`` (``probe``, ``layer``, ``selected_layer``, ``baselines``) have the wrong type
+        (naming the record and the field).
     """
     import matplotlib
 
@@ -76,10 +94,11 @@ def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, 
     import matplotlib.pyplot as plt
 
     groups: dict[tuple[str, str], dict] = {}
-    for rec in records:
+    for n, rec in enumerate(records, start=1):
         d = rec.get("details", {})
         if metric not in rec["metrics"] or "probe" not in d:
             continue
+        _check_probe_record(n, rec, metric)
         key = (rec["model"]["id"], d["probe"])
         g = groups.setdefault(key, {"sel": {}, "l0": {}, "base": {}})
         if d.get("selected_layer"):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from robust_bench.io.fileio import atomic_open
+from robust_bench.io.fileio import atomic_open, iter_lines
 
 __all__ = ["CorefDataError", "CorefDocument", "read_conll2012", "write_conll2012"]
 
@@ -119,54 +119,52 @@ def read_conll2012(path: str | os.PathLike) -> list[CorefDocument]:
         docs.append(doc)
         doc = None
 
-    with open(path, encoding="utf-8") as f:
-        for lineno, raw in enumerate(f, start=1):
-            line = raw.rstrip("\n")
-            if line.startswith("#begin document"):
-                if doc is not None:
-                    raise CorefDataError(f"{path}:{lineno}: #begin document inside document {doc.key}")
-                m = _BEGIN.match(line)
-                if not m:
-                    raise CorefDataError(f"{path}:{lineno}: cannot read the document header {line!r}")
-                doc = CorefDocument(key=f"{m.group(1).strip()}/{int(m.group(2) or 0)}")
-                opened, spans, ne_open, in_sentence = {}, {}, None, False
-                continue
-            if line.startswith("#end document"):
-                if doc is None:
-                    raise CorefDataError(f"{path}:{lineno}: #end document without #begin document")
-                finish(lineno)
-                continue
-            if not line.strip():
-                in_sentence = False
-                continue
+    for lineno, line in enumerate(iter_lines(path), start=1):
+        if line.startswith("#begin document"):
+            if doc is not None:
+                raise CorefDataError(f"{path}:{lineno}: #begin document inside document {doc.key}")
+            m = _BEGIN.match(line)
+            if not m:
+                raise CorefDataError(f"{path}:{lineno}: cannot read the document header {line!r}")
+            doc = CorefDocument(key=f"{m.group(1).strip()}/{int(m.group(2) or 0)}")
+            opened, spans, ne_open, in_sentence = {}, {}, None, False
+            continue
+        if line.startswith("#end document"):
             if doc is None:
-                raise CorefDataError(f"{path}:{lineno}: token line outside a document")
-            cols = line.split("\t") if "\t" in line else line.split()
-            cols = [c.strip() for c in cols]
-            if len(cols) < 5:
-                raise CorefDataError(f"{path}:{lineno}: expected at least 5 columns, found {len(cols)}")
-            index = len(doc.tokens)
-            if not in_sentence:
-                doc.sentence_starts.append(index)
-                in_sentence = True
-            doc.tokens.append(cols[3])
-            where = f"{path}:{lineno}"
-            _parse_coref(cols[-1], index, opened, spans, where)
-            if len(cols) > 11:
-                ne = cols[10]
-                if ne.startswith("("):
-                    if ne_open is not None:
-                        raise CorefDataError(f"{where}: named-entity column: {ne!r} opens inside an open entity")
-                    label = ne.strip("()*")
-                    if ne.endswith(")"):
-                        doc.entities.append((index, index + 1, label))
-                    else:
-                        ne_open = (index, label)
-                elif ne.endswith(")"):
-                    if ne_open is None:
-                        raise CorefDataError(f"{where}: named-entity column: {ne!r} closes no entity")
-                    doc.entities.append((ne_open[0], index + 1, ne_open[1]))
-                    ne_open = None
+                raise CorefDataError(f"{path}:{lineno}: #end document without #begin document")
+            finish(lineno)
+            continue
+        if not line.strip():
+            in_sentence = False
+            continue
+        if doc is None:
+            raise CorefDataError(f"{path}:{lineno}: token line outside a document")
+        cols = line.split("\t") if "\t" in line else line.split()
+        cols = [c.strip() for c in cols]
+        if len(cols) < 5:
+            raise CorefDataError(f"{path}:{lineno}: expected at least 5 columns, found {len(cols)}")
+        index = len(doc.tokens)
+        if not in_sentence:
+            doc.sentence_starts.append(index)
+            in_sentence = True
+        doc.tokens.append(cols[3])
+        where = f"{path}:{lineno}"
+        _parse_coref(cols[-1], index, opened, spans, where)
+        if len(cols) > 11:
+            ne = cols[10]
+            if ne.startswith("("):
+                if ne_open is not None:
+                    raise CorefDataError(f"{where}: named-entity column: {ne!r} opens inside an open entity")
+                label = ne.strip("()*")
+                if ne.endswith(")"):
+                    doc.entities.append((index, index + 1, label))
+                else:
+                    ne_open = (index, label)
+            elif ne.endswith(")"):
+                if ne_open is None:
+                    raise CorefDataError(f"{where}: named-entity column: {ne!r} closes no entity")
+                doc.entities.append((ne_open[0], index + 1, ne_open[1]))
+                ne_open = None
     if doc is not None:
         raise CorefDataError(f"{path}: document {doc.key} has no #end document")
     return docs

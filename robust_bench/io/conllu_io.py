@@ -26,6 +26,8 @@ from typing import Iterable, Iterator, Sequence
 import conllu
 from conllu.exceptions import ParseException
 
+from robust_bench.io.fileio import iter_lines
+
 __all__ = [
     "ConlluError",
     "Sentence",
@@ -365,8 +367,7 @@ def iter_conllu(path: str | os.PathLike) -> Iterator[Sentence]:
         If ``path`` does not exist.
     """
     path = str(path)
-    with open(path, encoding="utf-8") as f:
-        yield from _iter_lines(f, path)
+    yield from _iter_lines(iter_lines(path), path)
 
 
 def read_conllu(path: str | os.PathLike) -> list[Sentence]:

@@ -8,7 +8,73 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, TextIO
 
-__all__ = ["atomic_open", "atomic_write_text", "remove_stale_temporaries", "save_figure"]
+__all__ = ["TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open", "atomic_write_text",
+           "remove_stale_temporaries", "save_figure"]
+
+
+class TextDecodeError(ValueError):
+    """A text file is not valid UTF-8. The message names the file, the line (1-based) and the
+    byte offset in the file (0-based) of the first invalid byte."""
+
+    def __init__(self, path: str, line: int, offset: int, detail: str):
+        self.path, self.line, self.offset = path, line, offset
+        super().__init__(f"{path}:{line}: not valid UTF-8 at byte offset {offset} of the file ({detail})")
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """The whole text of a UTF-8 file, without a leading byte-order mark.
+
+    A UTF-8 BOM is legal (some editors write one) and is dropped. Line ends are left as they are.
+
+    Raises
+    ------
+    TextDecodeError
+        On invalid UTF-8, naming the file, the line and the byte offset in the whole file (not
+        in a read buffer).
+    FileNotFoundError, IsADirectoryError, PermissionError
+        As ``open`` does.
+    """
+    data = Path(path).read_bytes()
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    try:
+        return str(memoryview(data)[bom:], "utf-8")
+    except UnicodeDecodeError as exc:
+        start = exc.start + bom
+        line = data.count(b"\n", 0, start) + 1
+        raise TextDecodeError(str(path), line, start, f"byte 0x{data[start]:02x}: {exc.reason}") from None
+
+
+def iter_lines(path: str | os.PathLike) -> Iterator[str]:
+    """Stream the lines of a UTF-8 file (see :func:`read_text`), without their ``\\n`` or ``\\r\\n``.
+
+    Only ``\\n`` ends a line, as in the CoNLL formats: unlike ``str.splitlines``, form feeds, Unicode
+    line separators and lone ``\\r`` stay inside a line, so line numbers match ``grep -n`` and editors.
+    A UTF-8 BOM at the start is dropped. Memory stays flat for files of any size.
+
+    Raises
+    ------
+    TextDecodeError
+        On invalid UTF-8, naming the file, the line and the byte offset in the whole file.
+    """
+    offset = 0
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, start=1):
+            skip = 3 if lineno == 1 and raw.startswith(b"\xef\xbb\xbf") else 0
+            try:
+                line = str(memoryview(raw)[skip:], "utf-8")
+            except UnicodeDecodeError as exc:
+                at = offset + skip + exc.start
+                raise TextDecodeError(str(path), lineno, at,
+                                      f"byte 0x{raw[skip + exc.start]:02x}: {exc.reason}") from None
+            offset += len(raw)
+            if line.endswith("\n"):
+                line = line[:-2] if line.endswith("\r\n") else line[:-1]
+            yield line
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """All lines of a UTF-8 file; see :func:`iter_lines`."""
+    return list(iter_lines(path))
 
 
 def _current_umask() -> int:

@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass
 from typing import Iterator
 
+from robust_bench.io.fileio import iter_lines
+
 __all__ = ["M2Error", "M2Edit", "M2Sentence", "read_m2"]
 
 
@@ -73,34 +75,32 @@ def read_m2(path: str | os.PathLike) -> Iterator[M2Sentence]:
     def flush():
         return M2Sentence(tokens, tuple(edits), start_line)
 
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                if tokens is not None:
-                    yield flush()
-                tokens, edits = None, []
-                continue
-            if line.startswith("S "):
-                if tokens is not None:
-                    raise M2Error(f"{path}:{lineno}: a second 'S' line in one block (blocks are separated by "
-                                  "blank lines)")
-                tokens, edits, start_line = tuple(line[2:].split(" ")), [], lineno
-                continue
-            if not line.startswith("A "):
-                raise M2Error(f"{path}:{lineno}: expected an 'S' or 'A' line")
-            if tokens is None:
-                raise M2Error(f"{path}:{lineno}: edit before any sentence: this block has no 'S' line")
-            fields = line[2:].split("|||")
-            if len(fields) < 6:
-                raise M2Error(f"{path}:{lineno}: expected 6 '|||'-separated fields, found {len(fields)}")
-            try:
-                start, end = (int(x) for x in fields[0].split())
-                who = int(fields[5])
-            except ValueError:
-                raise M2Error(f"{path}:{lineno}: bad span {fields[0]!r} or annotator {fields[5]!r}") from None
-            if (start, end) != (-1, -1) and not (0 <= start <= end <= len(tokens)):
-                raise M2Error(f"{path}:{lineno}: span {start}-{end} outside the {len(tokens)}-token sentence")
-            edits.append(M2Edit(start, end, fields[1], fields[2], who, lineno))
+    for lineno, line in enumerate(iter_lines(path), start=1):
+        if not line.strip():
+            if tokens is not None:
+                yield flush()
+            tokens, edits = None, []
+            continue
+        if line.startswith("S "):
+            if tokens is not None:
+                raise M2Error(f"{path}:{lineno}: a second 'S' line in one block (blocks are separated by "
+                              "blank lines)")
+            tokens, edits, start_line = tuple(line[2:].split(" ")), [], lineno
+            continue
+        if not line.startswith("A "):
+            raise M2Error(f"{path}:{lineno}: expected an 'S' or 'A' line")
+        if tokens is None:
+            raise M2Error(f"{path}:{lineno}: edit before any sentence: this block has no 'S' line")
+        fields = line[2:].split("|||")
+        if len(fields) < 6:
+            raise M2Error(f"{path}:{lineno}: expected 6 '|||'-separated fields, found {len(fields)}")
+        try:
+            start, end = (int(x) for x in fields[0].split())
+            who = int(fields[5])
+        except ValueError:
+            raise M2Error(f"{path}:{lineno}: bad span {fields[0]!r} or annotator {fields[5]!r}") from None
+        if (start, end) != (-1, -1) and not (0 <= start <= end <= len(tokens)):
+            raise M2Error(f"{path}:{lineno}: span {start}-{end} outside the {len(tokens)}-token sentence")
+        edits.append(M2Edit(start, end, fields[1], fields[2], who, lineno))
     if tokens is not None:
         yield flush()

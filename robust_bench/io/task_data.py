@@ -15,9 +15,11 @@ and the field, on malformed input or an unknown label. Formats:
 
 from __future__ import annotations
 
-import csv
 import os
+import re
 from typing import Sequence
+
+from robust_bench.io.fileio import iter_lines
 
 __all__ = ["TaskDataError", "NLI_LABELS", "MRPC_LABELS", "QNLI_LABELS", "SST2_LABELS", "CONLL2003_TAGS",
            "read_nli", "read_mrpc", "read_qnli", "read_sst2", "read_conll2003"]
@@ -59,9 +61,39 @@ def _label(path, lineno, value, labels: Sequence[str], aliases: dict | None = No
     raise TaskDataError(f"{path}:{lineno}: label: unknown label {value!r}; expected one of {list(labels)}")
 
 
+#: The longest text field a TSV row may hold. GLUE's longest is about 2,000 characters; a field 50
+#: times longer is a broken file (a lost line break, a binary blob), not a sentence.
+MAX_TEXT_CHARS = 100_000
+_CONTROL = re.compile(r"\x00")
+
+
 def _tsv(path):
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        yield from enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE), start=1)
+    """``(line number, fields)`` of a tab-separated file: UTF-8 (a BOM is allowed), no quoting
+    (GLUE's TSVs are written with ``QUOTE_NONE``), no limit on field length here."""
+    for lineno, line in enumerate(iter_lines(path), start=1):
+        yield lineno, line.split("\t") if line else []
+
+
+def _text(path, lineno: int, name: str, value: str) -> str:
+    """A sentence field: not empty or blank, no NUL character, at most :data:`MAX_TEXT_CHARS`
+    characters. Other control characters are kept: real MRPC train has U+0012 for an apostrophe
+    ("Treasury\x12s"), and rewriting it would change the corpus that published scores used."""
+    if not value.strip():
+        raise TaskDataError(f"{path}:{lineno}: {name}: empty or whitespace-only text")
+    bad = _CONTROL.search(value)
+    if bad:
+        raise TaskDataError(f"{path}:{lineno}: {name}: NUL character at column {bad.start() + 1} "
+                            "(a binary or corrupted file?)")
+    if len(value) > MAX_TEXT_CHARS:
+        raise TaskDataError(f"{path}:{lineno}: {name}: {len(value):,} characters; a text field holds at most "
+                            f"{MAX_TEXT_CHARS:,} (a lost line break?)")
+    return value
+
+
+def _nonempty(path, rows: list) -> list:
+    if not rows:
+        raise TaskDataError(f"{path}: no examples (the file is empty or holds only a header)")
+    return rows
 
 
 def read_nli(path: str | os.PathLike) -> list[dict]:
@@ -82,6 +114,9 @@ def read_nli(path: str | os.PathLike) -> list[dict]:
         if not cols or cols == [""]:
             continue
         if header:
+            if len(cols) != len(header):
+                raise TaskDataError(f"{path}:{lineno}: expected {len(header)} tab-separated fields (as the header), "
+                                    f"found {len(cols)}")
             lab, prem, hyp = cols[header["gold_label"]], cols[header["sentence1"]], cols[header["sentence2"]]
             if lab == "-":
                 continue  # no gold label (annotator disagreement), as in GLUE
@@ -89,9 +124,10 @@ def read_nli(path: str | os.PathLike) -> list[dict]:
             if len(cols) != 3:
                 raise TaskDataError(f"{path}:{lineno}: expected 3 tab-separated fields, found {len(cols)}")
             lab, prem, hyp = cols
-        out.append({"idx": len(out), "premise": prem, "hypothesis": hyp,
+        out.append({"idx": len(out), "premise": _text(path, lineno, "premise", prem),
+                    "hypothesis": _text(path, lineno, "hypothesis", hyp),
                     "label": _label(path, lineno, lab, NLI_LABELS)})
-    return out
+    return _nonempty(path, out)
 
 
 def _read_labelled_table(path, *, columns: dict[str, int], label_column: int, n_columns: int,
@@ -114,9 +150,9 @@ def _read_labelled_table(path, *, columns: dict[str, int], label_column: int, n_
             continue
         if len(cols) != n_columns:
             raise TaskDataError(f"{path}:{lineno}: expected {n_columns} tab-separated fields, found {len(cols)}")
-        out.append({"idx": len(out), **{name: cols[k] for name, k in columns.items()},
+        out.append({"idx": len(out), **{name: _text(path, lineno, name, cols[k]) for name, k in columns.items()},
                     "label": _label(path, lineno, cols[label_column], labels)})
-    return out
+    return _nonempty(path, out)
 
 
 def read_mrpc(path: str | os.PathLike) -> list[dict]:
@@ -160,21 +196,24 @@ def read_conll2003(path: str | os.PathLike) -> list[dict]:
         pos.clear()
         tags.clear()
 
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            line = line.rstrip("\n")
-            if not line.strip():
-                flush()
-                continue
-            cols = line.split(" ")
-            if cols[0] == "-DOCSTART-":
-                flush()
-                document += 1
-                continue
-            if len(cols) != 4:
-                raise TaskDataError(f"{path}:{lineno}: expected 4 space-separated fields, found {len(cols)}")
-            tokens.append(cols[0])
-            pos.append(cols[1])
-            tags.append(_label(path, lineno, cols[3], CONLL2003_TAGS))
+    for lineno, line in enumerate(iter_lines(path), start=1):
+        if not line.strip():
+            flush()
+            continue
+        cols = line.split(" ")
+        if cols[0] == "-DOCSTART-":
+            flush()
+            document += 1
+            continue
+        if len(cols) != 4:
+            raise TaskDataError(f"{path}:{lineno}: expected 4 space-separated fields, found {len(cols)}")
+        if not all(cols) or _CONTROL.search(line):
+            raise TaskDataError(f"{path}:{lineno}: token: an empty field or a NUL character "
+                                f"(expected 'token POS chunk NER' separated by single spaces)")
+        tokens.append(cols[0])
+        pos.append(cols[1])
+        tags.append(_label(path, lineno, cols[3], CONLL2003_TAGS))
     flush()
+    if not out:
+        raise TaskDataError(f"{path}: no sentences (the file is empty or holds only document markers)")
     return out

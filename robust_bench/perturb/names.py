@@ -245,18 +245,19 @@ class NameLexicon:
             user_orgs: list[str] = []
             targets = {"PER-male": male, "PER-female": female, "PER-last": last, "ORG": user_orgs,
                        "LOC-country": countries, "LOC-city": cities}
-            with open(path, encoding="utf-8") as f:
-                for lineno, line in enumerate(f, start=1):
-                    line = line.strip()
-                    if not line or line.startswith("#"):
-                        continue
-                    kind, name = line.split("\t", 1) if "\t" in line else ("ORG", line)
-                    if kind not in targets:
-                        raise NameLexiconError(f"{path}:{lineno}: type: unknown name type {kind!r}; expected one "
-                                               f"of {sorted(targets)}")
-                    name = " ".join(organisation_core(name.split())) if kind == "ORG" else name.strip()
-                    if name:
-                        targets[kind].append(name)
+            from robust_bench.io.fileio import iter_lines
+
+            for lineno, line in enumerate(iter_lines(path), start=1):
+                line = line.strip()
+                if not line or line.startswith("#"):
+                    continue
+                kind, name = line.split("\t", 1) if "\t" in line else ("ORG", line)
+                if kind not in targets:
+                    raise NameLexiconError(f"{path}:{lineno}: type: unknown name type {kind!r}; expected one "
+                                           f"of {sorted(targets)}")
+                name = " ".join(organisation_core(name.split())) if kind == "ORG" else name.strip()
+                if name:
+                    targets[kind].append(name)
             orgs = user_orgs + orgs
             source["extra"] = str(path)
         return cls(male=male, female=female, last=last, countries=countries, cities=cities, organisations=orgs,
@@ -322,7 +323,9 @@ def _read_json(path) -> dict:
     if not p.is_file():
         raise NameLexiconError(f"{p}: no such name list")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        from robust_bench.io.fileio import read_text
+
+        data = json.loads(read_text(p))
     except json.JSONDecodeError as exc:
         raise NameLexiconError(f"{p}: not JSON ({exc})") from exc
     if not isinstance(data, dict):

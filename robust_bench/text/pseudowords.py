@@ -68,20 +68,24 @@ def load_wuggy_lexicon(path: str | os.PathLike) -> list[tuple[str, str, float]]:
     PseudowordError
         If a line does not have three fields or a non-numeric frequency.
     """
+    import math
+
+    from robust_bench.io.fileio import iter_lines
+
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            parts = line.split("\t")
-            if len(parts) != 3:
-                raise PseudowordError(f"{path}:{lineno}: expected 3 tab-separated fields, found {len(parts)}")
-            try:
-                freq = float(parts[2])
-            except ValueError:
-                raise PseudowordError(f"{path}:{lineno}: frequency {parts[2]!r} is not a number") from None
-            rows.append((parts[0], parts[1], freq))
+    for lineno, line in enumerate(iter_lines(path), start=1):
+        if not line:
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise PseudowordError(f"{path}:{lineno}: expected 3 tab-separated fields, found {len(parts)}")
+        try:
+            freq = float(parts[2])
+        except ValueError:
+            raise PseudowordError(f"{path}:{lineno}: frequency {parts[2]!r} is not a number") from None
+        if not math.isfinite(freq) or freq < 0:
+            raise PseudowordError(f"{path}:{lineno}: frequency {parts[2]!r} is not a finite count >= 0")
+        rows.append((parts[0], parts[1], freq))
     return rows
 
 
