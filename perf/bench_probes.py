@@ -47,22 +47,51 @@ def bare_loop(model_path: Path, sentences, batch_size: int, device: str) -> floa
     return time.perf_counter() - t
 
 
-def random_heads(rng, n: int) -> list[int]:
-    """A random tree: word k (k > 0) attaches to a random earlier word; word 0 is the root."""
-    return [0] + [int(rng.integers(1, k + 1)) for k in range(1, n)]
+def layer_data(repo: Path, model: str, layer: int, max_train: int | None):
+    """Layer ``layer``'s word vectors of EWT train, validation, plain and Jabberwocky test, with
+    gold heads and punctuation masks, through the representation cache."""
+    from robust_bench.experiments.probing import _load_splits
+    from robust_bench.models.encoders import EncoderAdapter
+
+    splits, _ = _load_splits(repo, "jabberwocky_ewt", None, max_train)
+    adapter = EncoderAdapter(model, device="auto")
+    out = {}
+    for split, variant in (("train", "plain"), ("validation", "plain"), ("test", "plain"), ("test", "jabberwocky")):
+        r = adapter.embed(splits[split].words[variant], [layer], progress=False)[layer]
+        kept = [int(k) for k in r.kept]
+        out[(split, variant)] = ([np.asarray(r.sentence(i)) for i in range(len(kept))],
+                                 [splits[split].heads[k] for k in kept], [splits[split].punct[k] for k in kept])
+    return out
 
 
-def epoch_time(kind: str, dim: int, lengths, device: str) -> float:
-    from robust_bench.experiments.probes import TrialConfig, train_probe
+def test_scores(proj, data) -> dict:
+    from robust_bench.experiments.probes import predict_distances
+    from robust_bench.scoring import dspr_details, uuas_counts
 
-    rng = np.random.default_rng(0)
-    reps = [rng.normal(size=(n, dim)).astype(np.float32) for n in lengths]
-    heads = [random_heads(rng, n) for n in lengths]
-    dev = slice(0, 64)
-    t = time.perf_counter()
-    train_probe(kind, reps, heads, reps[dev], heads[dev], TrialConfig(lr=1e-3, rank=dim, dropout=0.1),
-                epochs=1, device=device)
-    return time.perf_counter() - t
+    out = {}
+    for v in ("plain", "jabberwocky"):
+        x, h, p = data[("test", v)]
+        d = predict_distances(proj, x)
+        out[v] = (uuas_counts(h, d, punctuation=p).score, dspr_details(h, d).score)
+    return out
+
+
+def bare_epoch(train, trials, batch_size: int, precision: str, kind: str, seed: int = 0) -> float:
+    """The physical floor of one epoch: the same padded batches, and per trial the same products
+    (projection, Gram matrix, and their backward), with nothing else: no dropout, no loss terms
+    beyond a sum, no optimiser, no bookkeeping."""
+    import torch
+
+    from robust_bench.experiments.probes import _batches, _distances, _project, _trim
+
+    gen = torch.Generator().manual_seed(seed)
+    projs = [torch.nn.Parameter(torch.empty(t.rank, train.dim).uniform_(-0.05, 0.05)) for t in trials]
+    t0 = time.perf_counter()
+    for k, idx in _batches(train, batch_size, gen):
+        b = train.buckets[k]
+        h, _, _ = _trim(b.h[idx], b.gold[idx], b.lengths[idx])
+        torch.stack([_distances(_project(h, p, precision)).sum() for p in projs]).sum().backward()
+    return time.perf_counter() - t0
 
 
 def main() -> None:
@@ -74,6 +103,8 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=12, help="Layers of --model random.")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--skip-probes", action="store_true")
+    ap.add_argument("--skip-extraction", action="store_true")
+    ap.add_argument("--repo", help="Dataset repository holding jabberwocky_ewt, for the probe benchmarks.")
     args = ap.parse_args()
 
     import torch
@@ -84,6 +115,8 @@ def main() -> None:
     from robust_bench.models.tiny import build_tiny_bert
 
     device = resolve_device("auto")
+    if args.skip_extraction:
+        return probe_benchmarks(args) if not args.skip_probes else None
     ewt = Path(args.source) / "ud_english_ewt"
     train = [list(s.forms) for s in read_conllu(ewt / "en_ewt-ud-train.conllu")]
     test_sents = [list(s.forms) for s in read_conllu(ewt / "en_ewt-ud-test.conllu")]
@@ -119,14 +152,86 @@ def main() -> None:
 
     if args.skip_probes:
         return
-    lengths = [len(s) for s in train]
-    for dev in (["cpu"] + (["cuda"] if torch.cuda.is_available() else [])):
-        for kind in ("structural", "perceptron"):
-            secs = epoch_time(kind, args.hidden, lengths, dev)
-            print(f"probe epoch, {kind:<10} d={args.hidden} rank={args.hidden}, {len(lengths):,} sentences on {dev}: "
-                  f"{secs:7.1f} s")
-    if not torch.cuda.is_available():
-        print("probe epoch on GPU: no GPU on this machine")
+    if not args.repo:
+        print("probes: pass --repo, a dataset repository holding jabberwocky_ewt (robust-bench build jabberwocky_ewt)")
+        return
+    probe_benchmarks(args)
+
+
+def probe_benchmarks(args) -> None:
+    import torch
+
+    from robust_bench.experiments.baselines import path_distances
+    from robust_bench.scoring import uuas_counts
+    from robust_bench.experiments.probes import (prepare_search_data, random_search, resolve_precision,
+                                                 sample_trials, TrialConfig, train_trials)
+    from robust_bench.experiments.probing import ProbeSettings, run_probing
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    precision = resolve_precision("auto", device)
+    model = str(Path(args.model).resolve()) if os.path.exists(args.model) else args.model
+    repo = Path(args.repo)
+    print(f"\nprobes on {Path(model).name}, device {device}, projections in {precision}, "
+          f"{torch.get_num_threads()} threads")
+
+    # 2. reliability of the random search (layer 3, 4,000 EWT train sentences)
+    data = layer_data(repo, model, 3, 4000)
+    tr, dv = data[("train", "plain")], data[("validation", "plain")]
+    _, heads, punct = data[("test", "plain")]
+    path = uuas_counts(heads, [path_distances(len(h)) for h in heads], punctuation=punct).score
+    print(f"\n2. structural probe, layer 3, {len(tr[0]):,} train sentences (Path UUAS on these test sentences: "
+          f"{path:.4f})")
+    print("| variant | search | selected trial (lr, rank, dropout, epochs) | dev loss | UUAS plain | DSpr plain | "
+          "UUAS Jabberwocky | DSpr Jabberwocky | s |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    prepared = prepare_search_data(*tr[:2], *dv[:2], device=device, precision=precision)
+    fixed = TrialConfig(lr=1e-3, rank=384, dropout=0.1)
+    for variant in ("paper", "scaled"):
+        for label, trials, epochs, patience in (("3 trials", sample_trials(3, 384, seed=0), 20, 2),
+                                                ("10 trials", sample_trials(10, 384, seed=0), 20, 2),
+                                                ("fixed lr 1e-3, rank 384, dropout 0.1, 11 epochs", [fixed], 11, 99)):
+            t0 = time.perf_counter()
+            best, _ = random_search("structural", None, None, None, None, trials, epochs=epochs, patience=patience,
+                                    device=device, variant=variant, precision=precision, data=prepared)
+            sc = test_scores(best.proj, data)
+            tt = best.trial
+            print(f"| {variant} | {label} | {tt.lr:.1e}, {tt.rank}, {tt.dropout:.2f}, {best.epochs} | {best.dev_loss:.4f} | "
+                  f"{sc['plain'][0]:.4f} | {sc['plain'][1]:.4f} | {sc['jabberwocky'][0]:.4f} | "
+                  f"{sc['jabberwocky'][1]:.4f} | {time.perf_counter() - t0:.0f} |")
+
+    # 3. epoch time against the bare loop (all of EWT train, layer 3, App. B's 10 trials)
+    data = layer_data(repo, model, 3, None)
+    tr, dv = data[("train", "plain")], data[("validation", "plain")]
+    prepared = prepare_search_data(*tr[:2], *dv[:2], device=device, precision=precision)
+    trials = sample_trials(10, 384, seed=0)
+    print(f"\n3. one epoch, 10 App. B trials together (ranks sum {sum(t.rank for t in trials)}), "
+          f"{prepared[0].n_sentences:,} sentences, layer 3:")
+    for kind in ("structural", "perceptron"):
+        bare = min(bare_epoch(prepared[0], trials, 64, precision, kind) for _ in range(2))
+        t0 = time.perf_counter()
+        train_trials(kind, prepared[0], prepared[1], trials, epochs=1, patience=99, device=device,
+                     precision=precision)
+        ours = time.perf_counter() - t0
+        print(f"  {kind:<10} train_trials {ours:6.1f} s (with the development pass)   bare products {bare:6.1f} s   "
+              f"ratio {ours / bare:.2f} (target <= 1.5)")
+
+    # 4. the full App. B protocol
+    settings = ProbeSettings(layers=(0, 3, 6), trials=10, epochs=20)
+    t0 = time.perf_counter()
+    run = run_probing(model, repo=repo, settings=settings, progress=False)
+    wall = time.perf_counter() - t0
+    print(f"\n4. full App. B protocol (10 trials, <= 20 epochs, structural and perceptron, layers 0, 3, 6, all of EWT "
+          f"train): {wall / 60:.1f} min (target <= 20), {run['n_test']:,} test sentences")
+    print("| probe | selected layer | UUAS plain | DSpr plain | UUAS Jabberwocky | DSpr Jabberwocky |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for kind, layer in run["selected"].items():
+        got = {r["variant"]: r["metrics"] for r in run["results"] if r["probe"] == kind and r["representation"] == layer}
+        cell = lambda v, m: f"{got[v][m]:.4f}" if m in got[v] else "n/a"  # noqa: E731
+        print(f"| {kind} | {layer} | {cell('plain', 'uuas')} | {cell('plain', 'dspr')} | {cell('jabberwocky', 'uuas')} "
+              f"| {cell('jabberwocky', 'dspr')} |")
+    for name, by_v in run["baselines"].items():
+        print(f"| {name} (baseline) | | {by_v['plain']['uuas']:.4f} | {by_v['plain']['dspr']:.4f} | "
+              f"{by_v['jabberwocky']['uuas']:.4f} | {by_v['jabberwocky']['dspr']:.4f} |")
 
 
 if __name__ == "__main__":

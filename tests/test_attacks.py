@@ -236,3 +236,40 @@ def test_batching_across_examples_gives_the_same_attacks(search):
     one = [attack(CallableClassifier(fn, NLI), t, search=search, seed=k) for k, t in enumerate(targets)]
     many = attack_many(CallableClassifier(fn, NLI), targets, search=search, group=4)
     assert [(r.success, r.edits, r.queries) for r in one] == [(r.success, r.edits, r.queries) for r in many]
+
+
+def test_greedy_budget_curve_from_one_run_equals_one_run_per_budget(sources):
+    """Yin et al.'s Fig. 1 curve: for greedy search, one run at the largest budget (plus reruns of
+    the examples whose walk may differ) gives what a run per budget gives, on real sentences."""
+    from collections import Counter
+
+    from robust_bench.attacks.runner import CURVE_BUDGETS, budget_curve
+    from robust_bench.attacks.search import attack_many
+    from robust_bench.io.task_data import read_nli
+    from robust_bench.perturb.grammar_errors import tokens_from_doc
+    from robust_bench.scoring import attack_success_rate
+    from robust_bench.text.nlp import load_spacy
+
+    pairs = read_nli(sources / "snli" / "dev_sample.tsv")[:40]
+    docs = list(load_spacy().pipe([p["hypothesis"] for p in pairs]))
+    original = {k: Counter(p["hypothesis"].split()) for k, p in enumerate(pairs)}
+
+    def fn(inputs):
+        # p(label 0) falls with every word changed, with a small deterministic wobble per input
+        out = []
+        for prem, hyp in inputs:
+            k = int(prem.split()[1])
+            changed = sum((Counter(hyp.split()) - original[k]).values()) + sum((original[k] - Counter(hyp.split())).values())
+            p = max(0.0, min(1.0, 0.92 - 0.09 * changed - 0.1 * (sum(map(ord, hyp)) % 13) / 13))
+            out.append([p, (1 - p) / 2, (1 - p) / 2])
+        return np.array(out)
+
+    clf = CallableClassifier(fn, NLI)
+    targets = [AttackTarget(tokens_from_doc(d), (lambda w, s, e, k=k: (f"premise {k} .", render(w, s))), label=0)
+               for k, d in enumerate(docs)]
+    fast = budget_curve(clf, targets, search="greedy")
+    slow = {b: attack_success_rate([r.success for r in attack_many(clf, targets, search="greedy", budget_rate=b,
+                                                                   seeds=list(range(len(targets))))])
+            for b in CURVE_BUDGETS}
+    assert fast == slow
+    assert len(set(slow.values())) >= 3, slow   # the budgets matter on these sentences

@@ -68,7 +68,7 @@ def test_structural_loss_by_hand():
 
 def test_perceptron_loss_by_hand():
     heads = [2, 0, 2]                          # gold edges 0-1, 1-2
-    edges = [set(heads_to_edges(heads))]
+    edges = torch.tensor(tree_distances(heads))[None]
     good = torch.tensor([[[0.0, 1.0, 5.0], [1.0, 0.0, 1.0], [5.0, 1.0, 0.0]]])
     assert float(_perceptron_loss(good, edges, torch.tensor([3]))) == 0.0
     # gold edges cost 1 + 1; the cost-augmented best tree takes 0-2 (1.5 - 1) and 0-1 (1):
@@ -102,3 +102,58 @@ def test_training_is_deterministic_and_search_picks_lowest_dev_loss(splits):
         train_probe("linear", xtr, [s.heads for s in tr], xdv, [s.heads for s in dv], trials[0])
     with pytest.raises(ValueError, match="vectors for"):
         train_probe("structural", xtr, [s.heads for s in dv] * 4, xdv, [s.heads for s in dv], trials[0])
+
+
+def test_batched_prim_gives_minimum_spanning_trees():
+    """The vectorised Prim of the perceptron loss against scipy's minimum spanning tree."""
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    from robust_bench.experiments.probes import _prim_parents
+
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 12, size=40)
+    n = int(lengths.max())
+    cost = np.zeros((40, n, n))
+    for b, m in enumerate(lengths):
+        w = rng.random((m, m)) + 0.01
+        cost[b, :m, :m] = w + w.T
+    parent = _prim_parents(torch.tensor(cost), torch.tensor(lengths)).numpy()
+    for b, m in enumerate(lengths):
+        ours = sum(cost[b, j, parent[b, j]] for j in range(1, m))
+        ref = minimum_spanning_tree(np.triu(cost[b, :m, :m])).sum()
+        assert ours == pytest.approx(ref)
+        assert len({(min(j, parent[b, j]), max(j, parent[b, j])) for j in range(1, m)}) == m - 1
+
+
+@pytest.mark.parametrize("kind", ["structural", "perceptron"])
+def test_trials_trained_together_equal_trials_trained_alone(splits, kind):
+    """One pass over the data for all trials gives each trial what training it alone gives (without
+    dropout, whose draws are shared out in another order)."""
+    from robust_bench.experiments.probes import prepare_search_data, train_trials
+
+    rng = np.random.default_rng(1)
+    tr, dv = splits["train"][:120], splits["dev"][:40]
+    reps = lambda ss: [rng.normal(size=(len(s), 12)).astype(np.float32) for s in ss]  # noqa: E731
+    data = prepare_search_data(reps(tr), [s.heads for s in tr], reps(dv), [s.heads for s in dv])
+    trials = [TrialConfig(lr=3e-3, rank=5, dropout=0.0), TrialConfig(lr=1e-3, rank=12, dropout=0.0),
+              TrialConfig(lr=5e-4, rank=2, dropout=0.0)]
+    together = train_trials(kind, *data, trials, epochs=4, patience=1, seed=3)
+    for t, got in zip(trials, together):
+        alone = train_trials(kind, *data, [t], epochs=4, patience=1, seed=3)[0]
+        np.testing.assert_allclose(got.proj, alone.proj, rtol=1e-5, atol=1e-6)
+        assert got.epochs == alone.epochs and got.dev_loss == pytest.approx(alone.dev_loss, rel=1e-6)
+
+
+def test_scaled_initialisation_starts_at_the_gold_scale(splits):
+    """The paper's draw on large-norm features starts with distances far above the tree
+    distances; the scaled draw starts at their mean (first-epoch train loss near 1)."""
+    from robust_bench.experiments.probes import prepare_search_data, train_trials
+
+    rng = np.random.default_rng(2)
+    tr, dv = splits["train"][:200], splits["dev"][:40]
+    reps = lambda ss: [3.0 * rng.normal(size=(len(s), 64)).astype(np.float32) for s in ss]  # noqa: E731
+    data = prepare_search_data(reps(tr), [s.heads for s in tr], reps(dv), [s.heads for s in dv])
+    trial = [TrialConfig(lr=1e-4, rank=64, dropout=0.1)]
+    paper = train_trials("structural", *data, trial, epochs=1, init="paper")[0]
+    scaled = train_trials("structural", *data, trial, epochs=1, init="scaled")[0]
+    assert paper.history[0][0] > 5 * scaled.history[0][0]

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from robust_bench.attacks.search import SEARCHES, AttackTarget, attack_many
+from robust_bench.attacks.search import SEARCHES, AttackJournal, AttackTarget, attack_many, success_at_budget
 from robust_bench.models.classifiers import Classifier
 from robust_bench.perturb.grammar_errors import ERROR_TYPES, render, tokens_from_doc
 from robust_bench.scoring import attack_success_rate
@@ -63,7 +63,8 @@ class _Row:
 
 def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", budget_rate: float = 0.15,
                seed: int = 0, agree_with: Sequence[Classifier] = (), nlp=None, progress: bool = True,
-               positions: Sequence[int] | None = None) -> dict[str, Any]:
+               positions: Sequence[int] | None = None, max_attacked: int | None = None,
+               journal: AttackJournal | None = None) -> dict[str, Any]:
     """Attack every correctly predicted example.
 
     Parameters
@@ -83,6 +84,11 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
     positions : sequence of int of shape (n_rows,), optional
         Each row's index in its whole split (default 0..n-1). Example k is searched with seed
         ``seed * 100003 + positions[k]``, so a subset (a shard) gets the seeds the whole split gives.
+    max_attacked : int, optional
+        Attack only the first N correctly predicted rows (``rows`` bounds the rows read; this
+        bounds the attacked examples).
+    journal : AttackJournal, optional
+        Resume from, and add to, a journal of finished attacks (see :func:`attack_many`).
 
     Returns
     -------
@@ -107,13 +113,15 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
     for other in agree_with:
         correct &= other.predict(clean) == labels
     idx = [int(i) for i in np.flatnonzero(correct)]
+    if max_attacked is not None:
+        idx = idx[:max_attacked]
     if not idx:
         raise AttackError("no example is predicted correctly (by every model), so nothing can be attacked")
     sub = rows.select(idx)
     targets = make_targets(sub, config, nlp)
     pos = list(positions) if positions is not None else list(range(len(rows)))
     found = attack_many(clf, targets, search=search, budget_rate=budget_rate,
-                        seeds=[seed * 100003 + pos[i] for i in idx], progress=progress)
+                        seeds=[seed * 100003 + pos[i] for i in idx], progress=progress, journal=journal)
     results = [_Row(i, r) for i, r in zip(idx, found)]
     succ = [r.result.success for r in results]
     ok = [r.result for r in results if r.result.success]
@@ -139,12 +147,35 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
 
 def budget_curve(clf: Classifier, targets: Sequence[AttackTarget], *, search: str, seed: int = 0,
                  budgets: Sequence[float] = CURVE_BUDGETS) -> dict[float, float]:
-    """Attack success rate for each budget (Yin et al., Fig. 1), on the same attacked examples."""
+    """Attack success rate for each budget (Yin et al., Fig. 1), on the same attacked examples.
+
+    Greedy search runs once, at the largest budget: a smaller budget only cuts the same walk
+    short, so :func:`robust_bench.attacks.search.success_at_budget` reads most outcomes off that
+    run, and only the examples whose walk may differ (a candidate that no longer fits) are
+    attacked again. Beam and genetic search run once per budget.
+
+    Returns
+    -------
+    dict of float to float
+        Budget rate to attack success rate, in the order of ``budgets``.
+    """
+    seeds = [seed * 100003 + k for k in range(len(targets))]
     out = {}
+    if search != "greedy":
+        for b in budgets:
+            found = attack_many(clf, targets, search=search, budget_rate=b, seeds=seeds)
+            out[b] = attack_success_rate([r.success for r in found])
+        return out
+    full = attack_many(clf, targets, search=search, budget_rate=max(budgets), seeds=seeds)
     for b in budgets:
-        found = attack_many(clf, targets, search=search, budget_rate=b,
-                            seeds=[seed * 100003 + k for k in range(len(targets))])
-        out[b] = attack_success_rate([r.success for r in found])
+        known = [success_at_budget(r, len(t.tokens), b) for r, t in zip(full, targets)]
+        redo = [k for k, v in enumerate(known) if v is None]
+        if redo:
+            again = attack_many(clf, [targets[k] for k in redo], search=search, budget_rate=b,
+                                seeds=[seeds[k] for k in redo])
+            for k, r in zip(redo, again):
+                known[k] = r.success
+        out[b] = attack_success_rate(known)
     return out
 
 

@@ -52,7 +52,8 @@ from robust_bench.models.classifiers import Classifier, Input
 from robust_bench.perturb.grammar_errors import (DELETE, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
                                          error_budget)
 
-__all__ = ["SEARCHES", "AttackResult", "AttackTarget", "SearchState", "attack", "attack_many", "greedy_search",
+__all__ = ["SEARCHES", "AttackResult", "AttackTarget", "AttackJournal", "SearchState", "attack", "attack_many",
+           "AttackJournalError", "greedy_search", "success_at_budget",
            "beam_search", "genetic_search"]
 
 SEARCHES = ("greedy", "beam", "genetic")
@@ -106,6 +107,8 @@ class AttackResult:
         Probability of the original label before and after.
     prediction : int
         Final predicted label.
+    trace : list
+        Greedy search only; see :func:`success_at_budget`.
     """
 
     success: bool
@@ -118,6 +121,9 @@ class AttackResult:
     p_original: float
     p_final: float
     prediction: int
+    #: greedy only: per visited token, (cost before, largest candidate cost, success after); lets
+    #: :func:`success_at_budget` read the outcome at a smaller budget off this run
+    trace: list = field(default_factory=list, repr=False)
 
 
 def _cost(ops: Sequence[Operation]) -> int:
@@ -162,6 +168,7 @@ class SearchState:
         self.spaces = [x.space for x in target.tokens]
         self.queries = 0
         self._seen: set = set()
+        self.trace: list = []
 
     def realise(self, ops: Sequence[Operation]) -> tuple[list[str], list[bool]]:
         return apply_edits(self.words, self.spaces, [o.as_edit() for o in ops])
@@ -183,7 +190,7 @@ def _result(sc: SearchState, ops: Sequence[Operation], budget: int, p0: float, p
     ordered = sorted(ops, key=lambda o: (o.position, o.operation != INSERT))
     return AttackResult(success=pred != sc.t.label, edits=[o.as_edit() for o in ordered], words=words, spaces=spaces,
                         modified=_cost(ops), budget=budget, queries=sc.queries, p_original=p0,
-                        p_final=float(probs[sc.t.label]), prediction=pred)
+                        p_final=float(probs[sc.t.label]), prediction=pred, trace=list(sc.trace))
 
 
 def _importance_order(sc: SearchState, p0: float) -> list[int]:
@@ -245,12 +252,50 @@ def greedy_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: fl
             continue
         probs = yield [chosen + [o] for o in cands]
         k = int(np.argmin(probs[:, sc.t.label]))
+        before = _cost(chosen)
+        flipped = False
         if probs[k, sc.t.label] < current_p:
             chosen = chosen + [cands[k]]
             current_p = float(probs[k, sc.t.label])
-            if int(np.argmax(probs[k])) != sc.t.label:
-                break
+            flipped = int(np.argmax(probs[k])) != sc.t.label
+        sc.trace.append((before, max(o.cost for o in cands), flipped))
+        if flipped:
+            break
     return chosen
+
+
+def success_at_budget(result: AttackResult, n_tokens: int, budget_rate: float) -> bool | None:
+    """Whether a greedy search would succeed at a smaller budget, read off a run at a larger one.
+
+    A budget only stops the walk earlier, or removes candidates too costly to fit (a swap costs
+    2). Until the first visited token where some candidate of the larger run would not fit, the
+    two walks are the same, so the outcome is known when the walk succeeds or runs out of budget
+    before that token.
+
+    Parameters
+    ----------
+    result : AttackResult
+        A greedy search at a budget at least this one (with its ``trace``).
+    n_tokens : int
+        Tokens of the attacked segment.
+    budget_rate : float in (0, 1]
+
+    Returns
+    -------
+    bool or None
+        ``None`` when the smaller-budget walk may differ (run it to know).
+    """
+    budget = error_budget(n_tokens, budget_rate)
+    if budget > result.budget:
+        raise ValueError(f"budget {budget} exceeds the run's budget {result.budget}")
+    for before, largest, flipped in result.trace:
+        if before >= budget:
+            return False
+        if before + largest > budget:
+            return None
+        if flipped:
+            return True
+    return False
 
 
 def beam_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: float, rng: random.Random,
@@ -403,9 +448,79 @@ def _attack_gen(target: AttackTarget, search: str, budget_rate: float, seed: int
     return _result(sc, chosen, budget, p0, final)
 
 
+class AttackJournalError(ValueError):
+    """A journal belongs to another attack, or cannot be read."""
+
+
+class AttackJournal:
+    """Finished attacks, one JSON line each, appended (and flushed to disk) as they finish, so a
+    killed attack resumes where it was: the first line names the attack (``key``), each further
+    line is ``{"k": index, "result": AttackResult}``. A torn last line (a kill mid-write) is cut
+    off on reopening.
+
+    Parameters
+    ----------
+    path : path-like
+    key : dict
+        What makes two attacks the same (model, data, search, budget, seeds, ...); JSON-able.
+
+    Raises
+    ------
+    AttackJournalError
+        When ``path`` holds the journal of another attack (naming the fields that differ).
+    """
+
+    def __init__(self, path, key: dict):
+        import json
+        import os
+
+        self.path = str(path)
+        want = json.loads(json.dumps({"robust_bench_attack_journal": 1, **key}, sort_keys=True))
+        self.done: dict[int, AttackResult] = {}
+        good = 0
+        if os.path.exists(self.path):
+            with open(self.path, "rb") as f:
+                raw = f.read()
+            for n, line in enumerate(raw.split(b"\n")):
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    break                      # a torn last line: everything before it stands
+                if n == 0:
+                    if obj != want:
+                        diff = sorted(k for k in set(obj) | set(want) if obj.get(k) != want.get(k))
+                        raise AttackJournalError(f"{self.path} is the journal of another attack (differs in {diff}); "
+                                         "remove it or run without --resume")
+                else:
+                    self.done[int(obj["k"])] = AttackResult(**obj["result"])
+                good += len(line) + 1
+            with open(self.path, "r+b") as f:
+                f.truncate(min(good, len(raw)))
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        self._f = open(self.path, "a", encoding="utf-8")
+        if not self.done and good == 0:
+            self._write(want)
+
+    def _write(self, obj) -> None:
+        import json
+        import os
+
+        self._f.write(json.dumps(obj, sort_keys=True, allow_nan=False) + "\n")
+        self._f.flush()
+        os.fsync(self._f.fileno())
+
+    def add(self, k: int, result: AttackResult) -> None:
+        from dataclasses import asdict
+
+        self._write({"k": k, "result": asdict(result)})
+
+    def close(self) -> None:
+        self._f.close()
+
+
 def attack_many(clf: Classifier, targets: Sequence[AttackTarget], *, search: str = "greedy",
                 budget_rate: float = 0.15, seeds: Sequence[int] | None = None, types: Sequence[str] | None = None,
-                group: int = 64, progress: bool = False) -> list[AttackResult]:
+                group: int = 64, progress: bool = False, journal: AttackJournal | None = None) -> list[AttackResult]:
     """Attack many examples, batching their queries across examples.
 
     Up to ``group`` attacks run in lockstep: at each step, every candidate that any of them
@@ -424,6 +539,8 @@ def attack_many(clf: Classifier, targets: Sequence[AttackTarget], *, search: str
     group : int
         Attacks run together.
     progress : bool
+    journal : AttackJournal, optional
+        Attacks already in it are not run again; each newly finished one is added as it finishes.
 
     Returns
     -------
@@ -438,13 +555,19 @@ def attack_many(clf: Classifier, targets: Sequence[AttackTarget], *, search: str
         raise ValueError(f"unknown search {search!r}; expected one of {SEARCHES}")
     seeds = list(seeds) if seeds is not None else list(range(len(targets)))
     results: list[AttackResult | None] = [None] * len(targets)
+    todo = list(range(len(targets)))
+    if journal is not None:
+        for k, r in journal.done.items():
+            if k < len(targets):
+                results[k] = r
+        todo = [k for k in todo if results[k] is None]
     bar = None
     if progress:
         from tqdm.auto import tqdm
-        bar = tqdm(total=len(targets), desc=f"{search} attack", unit="example")
-    for g0 in range(0, len(targets), group):
+        bar = tqdm(total=len(targets), initial=len(targets) - len(todo), desc=f"{search} attack", unit="example")
+    for g0 in range(0, len(todo), group):
         active = {}
-        for k in range(g0, min(g0 + group, len(targets))):
+        for k in todo[g0:g0 + group]:
             gen = _attack_gen(targets[k], search, budget_rate, seeds[k], types)
             sc, req = next(gen)
             active[k] = (gen, sc, req)
@@ -463,6 +586,8 @@ def attack_many(clf: Classifier, targets: Sequence[AttackTarget], *, search: str
                     nxt[k] = (gen, sc2, req2)
                 except StopIteration as stop:
                     results[k] = stop.value
+                    if journal is not None:
+                        journal.add(k, stop.value)
                     if bar is not None:
                         bar.update(1)
             active = nxt

@@ -10,7 +10,8 @@ import typer
 from robust_bench.cli._app import app
 from robust_bench.experiments.probe_report import rep_name
 from robust_bench.leaderboard.records import make_record
-from robust_bench.cli._common import fail, known_errors, parse_layers
+from robust_bench.cli._common import (check_choice, check_input_file, check_model, check_output_dir,
+                                      check_output_file, check_positive, fail, known_errors, parse_layers)
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -31,32 +32,57 @@ def probe(
     dtype: str = typer.Option("auto", "--dtype", help="auto (bf16/fp16 on GPU, fp32 on CPU), float32, bfloat16, float16."),
     pooling: str = typer.Option("first", "--pooling", help="first subword (the paper) or mean."),
     seed: int = typer.Option(0, "--seed"),
+    variant: str = typer.Option("scaled", "--variant", help="scaled (default: B initialised at the gold distances' "
+                                "scale) or paper (App. B exactly); both search App. B's space."),
+    precision: str = typer.Option("auto", "--precision", help="auto (bf16 projections on bf16 hardware), float32 "
+                                  "or bfloat16."),
+    resume: bool = typer.Option(False, "--resume", help="Continue a killed run: finished (probe, layer) searches "
+                                "are read from OUTPUT_DIR/.probe-checkpoints."),
     max_sentences: Optional[int] = typer.Option(None, "--max-sentences", help="Use only the first N sentences per split (quick runs)."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the config."),
     output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where records and figures go."),
 ) -> None:
     """Train structural and perceptron probes on a model and score them on plain and Jabberwocky EWT."""
+    check_model("--model", model)
+    check_choice("--probe", probe_kind, ("structural", "perceptron", "both"))
+    check_choice("--train-on", train_on, ("plain", "jabberwocky"))
+    check_choice("--pooling", pooling, ("first", "mean"))
+    check_choice("--variant", variant, ("scaled", "paper"))
+    check_choice("--precision", precision, ("auto", "float32", "bfloat16"))
+    for option, value in (("--trials", trials), ("--epochs", epochs), ("--batch-size", batch_size),
+                          ("--max-sentences", max_sentences)):
+        check_positive(option, value)
+    check_input_file("--static-vectors", static_vectors)
+    check_output_dir("--output-dir", output_dir)
     from robust_bench.experiments.probing import ProbeSettings, ProbingError
 
     kinds = ("structural", "perceptron") if probe_kind == "both" else (probe_kind,)
     settings = ProbeSettings(probes=kinds, layers=parse_layers(layers), trials=trials, epochs=epochs,
                              batch_size=batch_size, seed=seed, train_on=train_on, max_sentences=max_sentences,
-                             static_vectors=None if static_vectors is None else str(static_vectors))
+                             static_vectors=None if static_vectors is None else str(static_vectors),
+                             variant=variant, precision=precision)
     try:
-        _probe(model, repo, config, settings, revision, device, dtype, pooling, output_dir)
+        _probe(model, repo, config, settings, revision, device, dtype, pooling, output_dir, resume)
     except (*known_errors(), ProbingError) as exc:
         fail(exc)
 
 
-def _probe(model, repo, config, settings, revision, device, dtype, pooling, output_dir):
+def _probe(model, repo, config, settings, revision, device, dtype, pooling, output_dir, resume=False):
     import re
+    import shutil
 
     from robust_bench.leaderboard.records import write_record
     from robust_bench.experiments.probe_report import lead_table, plot_probe_records
     from robust_bench.experiments.probing import run_probing
 
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_")
+    checkpoints = output_dir / ".probe-checkpoints" / f"{stem}__{config}"
+    if not resume and checkpoints.exists():
+        shutil.rmtree(checkpoints)
     run = run_probing(model, repo=repo, config=config, settings=settings, revision=revision, device=device,
-                      dtype=dtype, pooling=pooling)
+                      dtype=dtype, pooling=pooling, checkpoint_dir=checkpoints)
+    if run["resumed"]:
+        typer.echo(f"resumed: {len(run['resumed'])} finished searches read from {checkpoints}")
     typer.echo(lead_table(run))
     typer.echo("alignment drops (sentences): " + "; ".join(
         f"{k}: " + ", ".join(f"{r} {n}" for r, n in v.items()) for k, v in run["dropped"].items()))
@@ -65,7 +91,7 @@ def _probe(model, repo, config, settings, revision, device, dtype, pooling, outp
         write_record(rec, output_dir, tag=tag)
     typer.echo(f"encoder forward passes: {run['n_forward']} (0 means every representation came from the cache)")
     typer.echo(f"wrote {len(records)} result records to {output_dir}")
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_")
+    shutil.rmtree(checkpoints, ignore_errors=True)
     recs = [r for r, _ in records]
     # a figure per metric that some selected layer reports (the perceptron probe has no DSpr)
     for metric in ("uuas", "dspr"):
@@ -82,6 +108,10 @@ def probe_figure(
     metric: str = typer.Option("uuas", "--metric", help="uuas or dspr."),
 ) -> None:
     """Plot several models' probe records side by side (Hall Maudslay & Cotterell, 2021, Fig. 3)."""
+    check_choice("--metric", metric, ("uuas", "dspr"))
+    for path in records:
+        check_input_file("RECORDS", path)
+    check_output_file("--out", out)
     import json
 
     from robust_bench.leaderboard.records import validate_record
@@ -121,6 +151,7 @@ def run_records(run: dict[str, Any]) -> list[tuple[dict, str]]:
             "dev_loss": r["dev_loss"],
             "trial": r["trial"],
             "train_on": run["train_on"],
+            "training": run["training"],
             "n_test_sentences": run["n_test"],
             "n_test_total": run["n_test_total"],
             "alignment_dropped": run["dropped"],

@@ -21,7 +21,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from robust_bench.experiments.baselines import score_baselines
-from robust_bench.experiments.probes import PROBES, predict_distances, random_search, sample_trials
+from robust_bench.experiments.probes import (PROBES, VARIANTS as TRAINING_VARIANTS, predict_distances,
+                                             prepare_search_data, random_search, resolve_precision, sample_trials)
 from robust_bench.scoring import dspr_details, dspr_sentence_sums, punctuation_masks, uuas_counts
 
 __all__ = ["ProbeSettings", "default_layers", "load_static_vectors", "run_probing", "ProbingError"]
@@ -48,6 +49,10 @@ class ProbeSettings:
     max_sentences: int | None = None
     max_train_sentences: int | None = None
     static_vectors: str | None = None
+    #: "scaled" (default) or "paper": see :data:`robust_bench.experiments.probes.VARIANTS`
+    variant: str = "scaled"
+    #: "auto" (bf16 projections where the hardware has bf16 units), "float32" or "bfloat16"
+    precision: str = "auto"
 
 
 def default_layers(num_layers: int) -> tuple[int, ...]:
@@ -172,7 +177,8 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
                 settings: ProbeSettings | None = None, revision: str | None = None, device: str = "auto",
                 dtype: str = "auto", pooling: str = "first", encode_batch_size: int = 32,
                 cache_dir: str | os.PathLike | None = None, progress: bool = True,
-                test_indices: Sequence[int] | None = None, per_sentence: bool = False) -> dict[str, Any]:
+                test_indices: Sequence[int] | None = None, per_sentence: bool = False,
+                checkpoint_dir: str | os.PathLike | None = None) -> dict[str, Any]:
     """Run the Jabberwocky probing experiment for one model.
 
     Parameters
@@ -191,6 +197,10 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
     per_sentence : bool
         Add to each result ``per_sentence``: per scored test sentence, its UUAS counts and DSpr
         sums (:func:`robust_bench.scoring.dspr_sentence_sums`), in ``test_ids`` order.
+    checkpoint_dir : path-like, optional
+        Write each (probe, representation) result there as soon as its search ends, and take the
+        results already there instead of training again, so a killed run resumes where it was.
+        Training is seeded per search, so a resumed run gives an uninterrupted run's results.
 
     Returns
     -------
@@ -203,7 +213,8 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
     Raises
     ------
     ProbingError, ModelError
-        On missing data, bad settings, or a model that cannot be loaded.
+        On missing data, bad settings, a model that cannot be loaded, or a checkpoint made with
+        other settings.
     """
     from robust_bench.models.encoders import EncoderAdapter
 
@@ -213,6 +224,8 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
     bad = [p for p in s.probes if p not in PROBES]
     if bad:
         raise ProbingError(f"unknown probes {bad}; choose from {PROBES}")
+    if s.variant not in TRAINING_VARIANTS:
+        raise ProbingError(f"variant must be one of {TRAINING_VARIANTS}, got {s.variant!r}")
     repo = Path(repo)
     splits, meta = _load_splits(repo, config, s.max_sentences, s.max_train_sentences, test_indices)
     adapter = EncoderAdapter(model, revision=revision, device=device, dtype=dtype, pooling=pooling,
@@ -262,24 +275,44 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
 
     dim_of = {layer: reps[("train", train_var)][layer].vectors.shape[1] for layer in layers}
     reps_list: list[Any] = list(layers) + (["fast+pos"] if fast else [])
+    train_device = adapter.device if adapter.device != "mps" else "cpu"
+    precision = resolve_precision(s.precision, train_device)
+    checkpoint = _Checkpoint(checkpoint_dir, {
+        "model": adapter.fingerprint(), "config": config, "corpus_sha256": meta["files"]["test"]["sha256"],
+        "settings": {k: v for k, v in vars(s).items()}, "layers": list(layers), "precision": precision,
+        "test_indices": None if test_indices is None else [int(i) for i in test_indices],
+        "per_sentence": per_sentence}) if checkpoint_dir is not None else None
     results = []
-    for kind in s.probes:
-        for rep in reps_list:
-            tr_x, tr_h, _ = data_for(rep, "train", train_var)
-            dv_x, dv_h, _ = data_for(rep, "validation", train_var)
-            dim = tr_x[0].shape[1]
-            trials = sample_trials(s.trials, dim, seed=s.seed)
-            best, _all = random_search(kind, tr_x, tr_h, dv_x, dv_h, trials, epochs=s.epochs,
+    for rep in reps_list:
+        data = None  # the layer's padded features, shared by both probes
+        for kind in s.probes:
+            name = f"{kind}-{rep}"
+            done = checkpoint.get(name) if checkpoint else None
+            if done is not None:
+                results += done
+                continue
+            if data is None:
+                tr_x, tr_h, _ = data_for(rep, "train", train_var)
+                dv_x, dv_h, _ = data_for(rep, "validation", train_var)
+                data = prepare_search_data(tr_x, tr_h, dv_x, dv_h, device=train_device, precision=precision)
+            trials = sample_trials(s.trials, data[0].dim, seed=s.seed)
+            best, _all = random_search(kind, None, None, None, None, trials, epochs=s.epochs,
                                        batch_size=s.batch_size, patience=s.patience, seed=s.seed,
-                                       device=adapter.device if adapter.device != "mps" else "cpu",
-                                       progress=progress)
+                                       device=train_device, progress=progress, variant=s.variant,
+                                       precision=precision, data=data)
+            entries = []
             for v in test_variants:
                 te_x, te_h, te_p = data_for(rep, "test", v)
                 scored = _score(kind, best.proj, te_x, te_h, te_p, splits["test"].punctuation_rule, per_sentence)
-                results.append({"probe": kind, "representation": rep, "variant": v, "dev_loss": best.dev_loss,
+                entries.append({"probe": kind, "representation": rep, "variant": v, "dev_loss": best.dev_loss,
                                 "trial": {"lr": best.trial.lr, "rank": best.trial.rank,
                                           "dropout": best.trial.dropout, "epochs": best.epochs},
                                 **scored})
+            if checkpoint:
+                checkpoint.put(name, entries)
+            results += entries
+    # the order of an uninterrupted run: by probe, then representation
+    results.sort(key=lambda r: (s.probes.index(r["probe"]), reps_list.index(r["representation"])))
     selected = {}
     for kind in s.probes:
         cands = [r for r in results if r["probe"] == kind and isinstance(r["representation"], int)]
@@ -308,4 +341,58 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
         "static_vectors_oov": {f"{k[0]}/{k[1]}": v[3] for k, v in fast.items()} if fast else None,
         "dims": dim_of,
         "n_forward": adapter.n_forward,
+        "training": {"variant": s.variant, "precision": precision, "trials": s.trials, "epochs": s.epochs,
+                     "batch_size": s.batch_size, "patience": s.patience},
+        "resumed": sorted(checkpoint.reused) if checkpoint else [],
     }
+
+
+class _Checkpoint:
+    """Per-search results of a probing run in a folder: ``state.json`` (the run's settings) and
+    one ``<probe>-<representation>.json`` per finished search, each written atomically."""
+
+    def __init__(self, folder, fingerprint: dict):
+        import json
+
+        from robust_bench.io.fileio import atomic_write_text, remove_stale_temporaries
+
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(self.folder)
+        self.reused: set[str] = set()
+        state = self.folder / "state.json"
+        want = json.loads(json.dumps(fingerprint, sort_keys=True))
+        if state.exists():
+            try:
+                have = json.loads(state.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise ProbingError(f"{state}: unreadable checkpoint ({exc}); remove {self.folder}") from None
+            if have != want:
+                diff = sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+                raise ProbingError(f"{self.folder} holds a checkpoint of another probing run (differs in {diff}); "
+                                   "remove it or run without --resume")
+        else:
+            atomic_write_text(state, json.dumps(want, sort_keys=True, indent=1) + "\n")
+
+    def _path(self, name: str) -> Path:
+        return self.folder / f"{name.replace('+', 'plus')}.json"
+
+    def get(self, name: str):
+        import json
+
+        p = self._path(name)
+        if not p.exists():
+            return None
+        try:
+            entries = json.loads(p.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ProbingError(f"{p}: unreadable checkpoint ({exc}); remove it") from None
+        self.reused.add(name)
+        return entries
+
+    def put(self, name: str, entries) -> None:
+        import json
+
+        from robust_bench.io.fileio import atomic_write_text
+
+        atomic_write_text(self._path(name), json.dumps(entries, allow_nan=False) + "\n")

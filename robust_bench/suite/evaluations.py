@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -99,7 +100,7 @@ def _label_names(rows, column: str = "label") -> list[str]:
     return list(rows.features[column].names)
 
 
-def _contrast_set(model, task, rows, positions, seed, repo) -> EvalOutput:
+def _contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     from robust_bench.scoring import consistency_details
 
     labels = _label_names(rows)
@@ -128,7 +129,7 @@ def _entity_counts(gold: Sequence[str], pred: Sequence[str]) -> tuple[int, int, 
     return len(g & p), len(p - g), len(g - p)
 
 
-def _attack(model, task, rows, positions, seed, repo) -> EvalOutput:
+def _attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     from robust_bench.attacks.runner import TASKS, AttackError, run_attack, run_ner_attack
 
     search = task.options.get("search", "greedy")
@@ -174,8 +175,19 @@ def _attack(model, task, rows, positions, seed, repo) -> EvalOutput:
     gold = np.asarray(rows["label"])
     found = {}
     if (clean == gold).any():
-        run = run_attack(clf, rows, task.config, search=search, budget_rate=budget, seed=seed, progress=False,
-                         positions=positions)
+        journal = None
+        if work is not None:   # finished attacks survive a kill; a resumed run reads them back
+            from robust_bench.attacks.search import AttackJournal
+
+            journal = AttackJournal(Path(work) / "attacks.jsonl", {
+                "model": model.id, "revision": model.revision(), "config": task.config, "split": task.split,
+                "search": search, "budget": budget, "seed": seed, "ids": input_sha256(*uids)})
+        try:
+            run = run_attack(clf, rows, task.config, search=search, budget_rate=budget, seed=seed, progress=False,
+                             positions=positions, journal=journal)
+        finally:
+            if journal is not None:
+                journal.close()
         found = {r.idx: r.result for r in run["examples"]}
     out = []
     for k, uid in enumerate(uids):
@@ -192,7 +204,7 @@ def _attack(model, task, rows, positions, seed, repo) -> EvalOutput:
     return EvalOutput(out, {"search": search, "budget": budget})
 
 
-def _name_swaps(model, task, rows, positions, seed, repo) -> EvalOutput:
+def _name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     from robust_bench.experiments.name_eval import canonical_entities
     from robust_bench.scoring import worst_best_rows
 
@@ -258,7 +270,7 @@ def _name_swaps(model, task, rows, positions, seed, repo) -> EvalOutput:
     return EvalOutput(out, {"rows": len(rows), "groups": len(out)})
 
 
-def _probe(model, task, rows, positions, seed, repo) -> EvalOutput:
+def _probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     from robust_bench.experiments.probing import ProbeSettings, run_probing
 
     opts = dict(task.options)
@@ -271,7 +283,8 @@ def _probe(model, task, rows, positions, seed, repo) -> EvalOutput:
         opts["layers"] = tuple(opts["layers"])
     settings = ProbeSettings(probes=(kind,), seed=seed, **opts)
     run = run_probing(model.id, repo=repo, config=task.config, settings=settings, device=model.device,
-                      dtype=model.dtype, progress=False, test_indices=positions, per_sentence=True)
+                      dtype=model.dtype, progress=False, test_indices=positions, per_sentence=True,
+                      checkpoint_dir=None if work is None else Path(work) / "probe")
     layer = run["selected"][kind]
     per = {r["variant"]: r["per_sentence"] for r in run["results"] if r["representation"] == layer}
     by_id = {str(i): k for k, i in enumerate(rows["id"])}
@@ -290,7 +303,7 @@ def _probe(model, task, rows, positions, seed, repo) -> EvalOutput:
     return EvalOutput(out, details)
 
 
-def _parser_attack(model, task, rows, positions, seed, repo) -> EvalOutput:
+def _parser_attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     from robust_bench.scoring import attachment_errors, attachment_mask
 
     parser = model.parser()

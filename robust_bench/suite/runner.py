@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -309,7 +310,11 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         start = time.perf_counter()
         try:
             data = _select(task, repo, limit, shard)
-            result: EvalOutput = EVALUATORS[task.evaluation](handle, task, data.rows, data.positions, seed, repo)
+            # finished units of a long task (attacks, probe searches) are kept here until the task ends,
+            # so a killed run resumes inside the task
+            work = out / ".partial" / task.name
+            result: EvalOutput = EVALUATORS[task.evaluation](handle, task, data.rows, data.positions, seed, repo,
+                                                             work=work)
         except Exception as exc:  # noqa: BLE001 - reported per task; the other tasks still run
             from robust_bench.models.classifiers import LabelMappingError
 
@@ -321,6 +326,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
             continue
         revision = revision or handle.revision()
         log_sha = _write_log(out / "logs" / f"{task.name}.jsonl", result.examples)
+        shutil.rmtree(work, ignore_errors=True)
         entry = {"status": "done", "n_examples": len(result.examples), "corpus_sha256": data.corpus_sha256,
                  "log_sha256": log_sha, "details": result.details, "wall_seconds": round(time.perf_counter() - start, 2)}
         manifest["tasks"][task.name] = entry
@@ -328,7 +334,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         if shard is None:
             rec = record_from_log(task, suite, sorted(result.examples, key=lambda e: e["id"]), log_sha256=log_sha, model_id=model, revision=revision,
                                   corpus_sha256=data.corpus_sha256, seed=seed, limit=limit)
-            atomic_write_text(out / "records" / f"{task.name}.json", json.dumps(rec, indent=2, sort_keys=True) + "\n")
+            atomic_write_text(out / "records" / f"{task.name}.json", json.dumps(rec, indent=2, sort_keys=True, allow_nan=False) + "\n")
             m = rec["metrics"][task.primary]
             lo, hi = rec["intervals"][task.primary]
             echo(f"  {task.name}: {task.primary} {_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}] on {len(result.examples)} examples "
@@ -414,7 +420,7 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
         rec = record_from_log(task, suite, sorted(examples, key=lambda e: e["id"]), log_sha256=log_sha,
                               model_id=first["model"], revision=first.get("revision"), corpus_sha256=shas.pop(),
                               seed=first["seed"], limit=first["limit"])
-        atomic_write_text(out / "records" / f"{task.name}.json", json.dumps(rec, indent=2, sort_keys=True) + "\n")
+        atomic_write_text(out / "records" / f"{task.name}.json", json.dumps(rec, indent=2, sort_keys=True, allow_nan=False) + "\n")
         manifest["tasks"][task.name] = {"status": "done", "n_examples": len(examples), "log_sha256": log_sha,
                                         "corpus_sha256": rec["corpus_sha256"],
                                         "wall_seconds": round(sum(s["wall_seconds"] for s in states), 2),

@@ -1,0 +1,126 @@
+"""Kill -9 at a random point of an attack and of a probe run (after a random number of finished
+units, drawn from a fixed seed), then resume (issue 15, item 5):
+finished units (attacked examples, probe searches) are on disk as they finish, the resumed command
+does not redo them, and its records equal an uninterrupted run's. The suite run's kill test is in
+test_suite_run.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+EXE = str(Path(sys.executable).with_name("robust-bench"))
+
+
+def _run(args, env=None):
+    proc = subprocess.run([EXE, *args], capture_output=True, text=True, env={**os.environ, **(env or {})})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+#: runs the console command, with ``MODULE.CLASS.METHOD`` wrapped so that the process SIGKILLs itself
+#: right after the K-th call: right after the K-th unit of work reached the disk
+KILLER = """
+import importlib, os, signal, sys
+module, cls, method, k = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+owner = getattr(importlib.import_module(module), cls)
+real, calls = getattr(owner, method), [0]
+def wrapped(self, *args, **kwargs):
+    out = real(self, *args, **kwargs)
+    calls[0] += 1
+    if calls[0] == k:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return out
+setattr(owner, method, wrapped)
+sys.argv = ["robust-bench", *sys.argv[5:]]
+from robust_bench.cli import main
+main()
+"""
+
+
+def run_killed(args, unit: str, seed: int, most: int, env=None) -> int:
+    """Run the command and kill it after a random number (1..``most``, drawn from ``seed``) of calls
+    of ``unit`` ("module:Class.method"). Returns that number; fails if the command was not killed."""
+    k = random.Random(seed).randint(1, most)
+    module, rest = unit.split(":")
+    cls, method = rest.split(".")
+    proc = subprocess.run([sys.executable, "-c", KILLER, module, cls, method, str(k), *args], capture_output=True,
+                          text=True, env={**os.environ, **(env or {})})
+    assert proc.returncode == -signal.SIGKILL, f"not killed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    return k
+
+
+def _strip(rec: dict) -> dict:
+    rec = dict(rec)
+    rec.pop("timestamp")
+    return rec
+
+
+def _lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def test_a_killed_attack_resumes_to_the_uninterrupted_records(gec_repo, tmp_path):
+    from robust_bench.models.tiny import build_tiny_classifier
+    from tests.conftest import SST2_SENTENCES
+
+    texts = [s for s, _ in SST2_SENTENCES]
+    labels = [1 if lab == "positive" else 0 for _, lab in SST2_SENTENCES]
+    model = build_tiny_classifier(tmp_path / "sst2-tiny", texts * 8, labels * 8, ["negative", "positive"],
+                                  hidden=32, epochs=8, lr=2e-3, vocab_size=300)
+    repo = tmp_path / "robust-bench"
+    shutil.copytree(gec_repo, repo)
+    common = ["attack", "--model", str(model), "--config", "gec_sst2", "--search", "beam", "--no-curve",
+              "--repo", str(repo)]
+    _run([*common, "--output-dir", str(tmp_path / "whole")])
+    whole = json.loads(next((tmp_path / "whole").glob("*attack-beam.json")).read_text())
+    cut = tmp_path / "cut"
+    k = run_killed([*common, "--output-dir", str(cut)], "robust_bench.attacks.search:AttackJournal.add", seed=15,
+                   most=whole["details"]["attacked"] - 1)
+    assert not list(cut.glob("*.json")), "killed before the record"
+    journal = next((cut / ".attack-journals").glob("*.jsonl"))
+    finished = _lines(journal) - 1          # the first line names the attack
+    assert finished == k
+    out = _run([*common, "--output-dir", str(cut), "--resume"])
+    assert f"resumed: {finished} finished attacks read from" in out
+    assert not journal.exists(), "the journal is removed once the record is written"
+    resumed = json.loads(next(cut.glob("*attack-beam.json")).read_text())
+    assert _strip(resumed) == _strip(whole)
+    # a journal of another attack is refused, never mixed in
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text(json.dumps({"robust_bench_attack_journal": 1, "budget": 0.3}) + "\n")
+    proc = subprocess.run([EXE, *common, "--output-dir", str(cut), "--resume"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "is the journal of another attack" in proc.stderr
+
+
+def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, built_repo, tmp_path):
+    env = {"ROBUST_BENCH_CACHE": str(tmp_path / "cache")}
+    common = ["probe", "--model", str(tiny_models["bert"]), "--repo", str(built_repo), "--layers", "0,1,2",
+              "--trials", "3", "--epochs", "3", "--max-sentences", "400"]
+    _run([*common, "--output-dir", str(tmp_path / "whole")], env)
+    cut = tmp_path / "cut"
+    folder = cut / ".probe-checkpoints"
+    unit = "robust_bench.experiments.probing:_Checkpoint.put"
+    k = run_killed([*common, "--output-dir", str(cut)], unit, seed=7, most=5, env=env)
+    assert not list(cut.glob("*.json")), "killed before the records"
+    kept = len([p for p in folder.rglob("*.json") if p.name != "state.json"])
+    assert kept == k
+    out = _run([*common, "--output-dir", str(cut), "--resume"], env)
+    assert f"resumed: {kept} finished searches" in out
+    assert not list(folder.rglob("*.json")), "checkpoints are removed once the records are written"
+
+    def recs(d):
+        return {p.name: _strip(json.loads(p.read_text())) for p in sorted(Path(d).glob("*.json"))}
+
+    assert recs(cut) == recs(tmp_path / "whole") and len(recs(cut)) == 12
+    # other settings under --resume are refused, not mixed
+    run_killed([*common, "--output-dir", str(tmp_path / "cut2")], unit, seed=8, most=5, env=env)
+    proc = subprocess.run([EXE, *common[:-2], "--max-sentences", "300", "--output-dir", str(tmp_path / "cut2"),
+                           "--resume"], capture_output=True, text=True, env={**os.environ, **env})
+    assert proc.returncode == 2 and "holds a checkpoint of another probing run" in proc.stderr
