@@ -309,8 +309,9 @@ def resolve_precision(precision: str, device: str) -> str:
 
 
 def _initial_scale(kind: str, proj, data: ProbeData, precision: str) -> float:
-    """The factor that makes the mean predicted distance over the first bucket's word pairs equal
-    to the mean gold tree distance there (the scaled initialisation)."""
+    """The factor for ``B`` that makes the mean predicted distance over word pairs of (up to 256)
+    training sentences of median length equal to their mean gold tree distance (the scaled
+    initialisation; distances grow with the square of ``B``, hence the square root)."""
     import torch
 
     b = data.buckets[len(data.buckets) // 2]
