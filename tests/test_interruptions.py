@@ -101,13 +101,13 @@ def test_a_killed_attack_resumes_to_the_uninterrupted_records(gec_repo, tmp_path
 
 def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, built_repo, tmp_path):
     env = {"ROBUST_BENCH_CACHE": str(tmp_path / "cache")}
-    common = ["probe", "--model", str(tiny_models["bert"]), "--repo", str(built_repo), "--layers", "0,1,2",
-              "--trials", "3", "--epochs", "3", "--max-sentences", "400"]
+    common = ["probe", "--model", str(tiny_models["bert"]), "--repo", str(built_repo), "--layers", "0,1",
+              "--trials", "3", "--epochs", "3", "--max-sentences", "250"]
     _run([*common, "--output-dir", str(tmp_path / "whole")], env)
     cut = tmp_path / "cut"
     folder = cut / ".probe-checkpoints"
     unit = "robust_bench.experiments.probing:_Checkpoint.put"
-    k = run_killed([*common, "--output-dir", str(cut)], unit, seed=7, most=5, env=env)
+    k = run_killed([*common, "--output-dir", str(cut)], unit, seed=7, most=3, env=env)
     assert not list(cut.glob("*.json")), "killed before the records"
     kept = len([p for p in folder.rglob("*.json") if p.name != "state.json"])
     assert kept == k
@@ -118,9 +118,9 @@ def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, bu
     def recs(d):
         return {p.name: _strip(json.loads(p.read_text())) for p in sorted(Path(d).glob("*.json"))}
 
-    assert recs(cut) == recs(tmp_path / "whole") and len(recs(cut)) == 12
+    assert recs(cut) == recs(tmp_path / "whole") and len(recs(cut)) == 8
     # other settings under --resume are refused, not mixed
-    run_killed([*common, "--output-dir", str(tmp_path / "cut2")], unit, seed=8, most=5, env=env)
-    proc = subprocess.run([EXE, *common[:-2], "--max-sentences", "300", "--output-dir", str(tmp_path / "cut2"),
+    run_killed([*common, "--output-dir", str(tmp_path / "cut2")], unit, seed=8, most=3, env=env)
+    proc = subprocess.run([EXE, *common[:-2], "--max-sentences", "200", "--output-dir", str(tmp_path / "cut2"),
                            "--resume"], capture_output=True, text=True, env={**os.environ, **env})
     assert proc.returncode == 2 and "holds a checkpoint of another probing run" in proc.stderr
