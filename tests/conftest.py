@@ -121,6 +121,17 @@ def ewt_test_words(sources):
 
 
 @pytest.fixture(scope="session")
+def sst2_classifier(tmp_path_factory) -> Path:
+    """A tiny sentiment classifier (labels negative, positive) trained on SST2_SENTENCES."""
+    from robust_bench.models.tiny import build_tiny_classifier
+
+    texts = [s for s, _ in SST2_SENTENCES]
+    labels = [1 if lab == "positive" else 0 for _, lab in SST2_SENTENCES]
+    return build_tiny_classifier(tmp_path_factory.mktemp("sst2") / "sst2-tiny", texts * 8, labels * 8,
+                                 ["negative", "positive"], hidden=32, epochs=8, lr=2e-3, vocab_size=300)
+
+
+@pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory, ewt_train):
     """A tiny BERT and a tiny GPT-2 (64 positions) with vocabularies trained on EWT train."""
     from robust_bench.models.tiny import build_tiny_bert, build_tiny_gpt2

@@ -124,17 +124,11 @@ def test_ambiguous_hf_model_raises(tmp_path):
     assert ok.predict_proba(["the dog sees a song ."]).shape == (1, 2)
 
 
-def test_attack_command_on_gec_sst2(gec_repo, tmp_path):
+def test_attack_command_on_gec_sst2(gec_repo, sst2_classifier, tmp_path):
     """The attack command end to end on a built config with a locally trained classifier."""
     import datasets
 
-    from robust_bench.models.tiny import build_tiny_classifier
-    from tests.conftest import SST2_SENTENCES
-
-    texts = [s for s, _ in SST2_SENTENCES]
-    labels = [1 if lab == "positive" else 0 for _, lab in SST2_SENTENCES]
-    model = build_tiny_classifier(tmp_path / "sst2-tiny", texts * 8, labels * 8, ["negative", "positive"],
-                                  hidden=32, epochs=8, lr=2e-3, vocab_size=300)
+    model = sst2_classifier
     repo = tmp_path / "robust-bench"
     import shutil
 

@@ -66,14 +66,8 @@ def _lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
-def test_a_killed_attack_resumes_to_the_uninterrupted_records(gec_repo, tmp_path):
-    from robust_bench.models.tiny import build_tiny_classifier
-    from tests.conftest import SST2_SENTENCES
-
-    texts = [s for s, _ in SST2_SENTENCES]
-    labels = [1 if lab == "positive" else 0 for _, lab in SST2_SENTENCES]
-    model = build_tiny_classifier(tmp_path / "sst2-tiny", texts * 8, labels * 8, ["negative", "positive"],
-                                  hidden=32, epochs=8, lr=2e-3, vocab_size=300)
+def test_a_killed_attack_resumes_to_the_uninterrupted_records(gec_repo, sst2_classifier, tmp_path):
+    model = sst2_classifier
     repo = tmp_path / "robust-bench"
     shutil.copytree(gec_repo, repo)
     common = ["attack", "--model", str(model), "--config", "gec_sst2", "--search", "beam", "--no-curve",

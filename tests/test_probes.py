@@ -7,7 +7,7 @@ import torch
 from robust_bench.experiments.probes import (TrialConfig, _perceptron_loss, _structural_loss, predict_distances, random_search,
                                  sample_trials, train_probe)
 from robust_bench.scoring import dspr_score, punctuation_mask, uuas_score
-from robust_bench.text.trees import heads_to_edges, tree_distances
+from robust_bench.text.trees import tree_distances
 
 
 def mds(heads, dim):

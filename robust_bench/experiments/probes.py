@@ -308,7 +308,7 @@ def resolve_precision(precision: str, device: str) -> str:
     return precision
 
 
-def _initial_scale(kind: str, proj, data: ProbeData, precision: str) -> float:
+def _initial_scale(proj, data: ProbeData, precision: str) -> float:
     """The factor for ``B`` that makes the mean predicted distance over word pairs of (up to 256)
     training sentences of median length equal to their mean gold tree distance (the scaled
     initialisation; distances grow with the square of ``B``, hence the square root)."""
@@ -397,7 +397,7 @@ def train_trials(kind: str, train: ProbeData, dev: ProbeData, trials: Sequence[T
         g = torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(repr(trial).encode()))
         p = (torch.rand(trial.rank, dim, generator=g) * 0.1 - 0.05).to(device)  # U(-0.05, 0.05), as H&M's code
         if init == "scaled":
-            p *= _initial_scale(kind, p, train, precision)
+            p *= _initial_scale(p, train, precision)
         projs.append(torch.nn.Parameter(p))
     opt = torch.optim.Adam([{"params": [p], "lr": t.lr} for p, t in zip(projs, trials)])
     active = list(range(len(trials)))
