@@ -230,6 +230,41 @@ def test_batching_across_examples_gives_the_same_attacks(search):
     one = [attack(CallableClassifier(fn, NLI), t, search=search, seed=k) for k, t in enumerate(targets)]
     many = attack_many(CallableClassifier(fn, NLI), targets, search=search, group=4)
     assert [(r.success, r.edits, r.queries) for r in one] == [(r.success, r.edits, r.queries) for r in many]
+    # two lanes, the model on a worker thread (the GPU default): the same attacks
+    for group in (2, 4, 64):
+        lanes = attack_many(CallableClassifier(fn, NLI), targets, search=search, group=group, overlap=True)
+        assert [(r.success, r.edits, r.queries) for r in one] == [(r.success, r.edits, r.queries) for r in lanes]
+
+
+def test_pending_predictions_send_each_input_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    sent = []
+
+    def fn(inputs):
+        sent.extend(inputs)
+        return np.array([[len(x) % 3 + 1.0, 1.0] for x in inputs])
+
+    clf = CallableClassifier(fn, ("a", "b"))
+    with ThreadPoolExecutor(1) as ex:
+        first = clf.predict_proba_later(["x", "yy", "x"], ex)
+        assert clf.is_cached("yy") and not clf.is_cached("zzz")   # pending counts as sent
+        second = clf.predict_proba_later(["yy", "zzz"], ex)
+        p2 = second.result()          # waits for the first call, which holds "yy"
+        p1 = first.result()
+    assert sorted(sent) == ["x", "yy", "zzz"] and clf.queries == 3
+    np.testing.assert_allclose(p1[0], p1[2])
+    np.testing.assert_allclose(p2, clf.predict_proba(["yy", "zzz"]))
+    assert clf.queries == 3 and len(sent) == 3
+
+    def broken(inputs):
+        raise RuntimeError("model crashed")
+
+    bad = CallableClassifier(broken, ("a", "b"))
+    with ThreadPoolExecutor(1) as ex:
+        with pytest.raises(RuntimeError, match="model crashed"):
+            bad.predict_proba_later(["x"], ex).result()
+    assert not bad.is_cached("x") and bad.queries == 0
 
 
 def test_greedy_budget_curve_from_one_run_equals_one_run_per_budget(sources):

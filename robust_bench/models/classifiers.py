@@ -22,7 +22,8 @@ import numpy as np
 
 from robust_bench.models.loader import PredictionCache, length_sorted_batches, load_pretrained
 
-__all__ = ["Input", "LabelMappingError", "Classifier", "HFClassifier", "CallableClassifier", "map_labels"]
+__all__ = ["Input", "LabelMappingError", "Classifier", "PendingPrediction", "HFClassifier", "CallableClassifier",
+           "map_labels"]
 
 Input = Union[str, tuple]
 
@@ -127,6 +128,7 @@ class Classifier:
     def __init__(self, labels: Sequence[str]):
         self.labels = tuple(labels)
         self._cache = PredictionCache()
+        self._pending: dict = {}
         self.n_truncated = 0
 
     @property
@@ -161,9 +163,34 @@ class Classifier:
         rows = self._cache.get_many(keys, lambda todo: [np.asarray(p, dtype=np.float64) for p in self._forward(todo)])
         return np.stack(rows)
 
+    def predict_proba_later(self, inputs: Sequence[Input], executor) -> "PendingPrediction":
+        """Start :meth:`predict_proba` on ``executor`` (a ``concurrent.futures`` executor with one
+        worker) and return at once, so the caller can prepare the next inputs meanwhile.
+
+        Each distinct input still goes to the model once, also across pending calls (an input
+        already on its way is waited for, not sent again), and counts as pending in
+        :meth:`is_cached`. The cache and :attr:`queries` change only in
+        :meth:`PendingPrediction.result`, on the caller's thread, so counts do not depend on
+        thread timing.
+
+        Returns
+        -------
+        PendingPrediction
+            ``.result()`` gives the ndarray of shape (n_inputs, n_labels) that
+            :meth:`predict_proba` would.
+        """
+        keys = [self._key(x) for x in inputs]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._cache and k not in self._pending))
+        waits = list({id(p): p for p in (self._pending[k] for k in keys if k in self._pending)}.values())
+        pending = PendingPrediction(self, keys, todo, executor.submit(self._forward, todo) if todo else None, waits)
+        for k in todo:
+            self._pending[k] = pending
+        return pending
+
     def is_cached(self, x: Input) -> bool:
-        """Whether ``x`` was already sent to the model."""
-        return self._key(x) in self._cache
+        """Whether ``x`` was already sent to the model (or is on its way, see :meth:`predict_proba_later`)."""
+        key = self._key(x)
+        return key in self._cache or key in self._pending
 
     def predict(self, inputs: Sequence[Input]) -> np.ndarray:
         """Predicted label indices into :attr:`labels`, shape (n_inputs,)."""
@@ -171,6 +198,42 @@ class Classifier:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+
+
+class PendingPrediction:
+    """The probabilities of a :meth:`Classifier.predict_proba_later` call, once computed."""
+
+    def __init__(self, clf: Classifier, keys: list, todo: list, future, waits: list):
+        self._clf, self._keys, self._todo, self._future, self._waits = clf, keys, todo, future, waits
+        self._done = False
+
+    def result(self) -> np.ndarray:
+        """Wait for the model; shape (n_inputs, n_labels), rows sum to 1.
+
+        Raises
+        ------
+        Exception
+            Whatever the model raised (its inputs are then no longer pending).
+        """
+        clf = self._clf
+        if not self._done:
+            try:
+                for other in self._waits:
+                    other.result()
+                if self._future is not None:
+                    outs = self._future.result()
+                    clf._cache.add(self._todo, [np.asarray(p, dtype=np.float64) for p in outs])
+            finally:
+                for k in self._todo:
+                    clf._pending.pop(k, None)
+            self._done = True
+        if not self._keys:
+            return np.zeros((0, len(clf.labels)))
+        return np.stack(clf._cache.get_many(self._keys, _never))
+
+
+def _never(todo):  # pragma: no cover - every key is cached when PendingPrediction reads them
+    raise AssertionError(f"{len(todo)} inputs were neither cached nor pending")
 
 
 class CallableClassifier(Classifier):
@@ -251,18 +314,41 @@ class HFClassifier(Classifier):
     def _forward(self, inputs):
         import torch
 
+        # one tokenizer call for every input; batches by subword length, padded here (a second
+        # call with truncation only for the rare inputs over max_length)
         pairs = isinstance(inputs[0], tuple)
-        lengths = [len(x[0]) + len(x[1]) if pairs else len(x) for x in inputs]
+        args = ([x[0] for x in inputs], [x[1] for x in inputs]) if pairs else (list(inputs),)
+        names = [k for k in self.tokenizer.model_input_names if k in ("input_ids", "token_type_ids", "attention_mask")]
+        enc = self.tokenizer(*args, truncation=False, verbose=False)
+        enc = {k: list(enc[k]) for k in names if k in enc}
+        lengths = [len(x) for x in enc["input_ids"]]
+        long = [i for i, n in enumerate(lengths) if n > self.max_length]
+        if long:
+            self.n_truncated += len(long)
+            cut = self.tokenizer(*([a[i] for i in long] for a in args), truncation=True, max_length=self.max_length,
+                                 verbose=False)
+            for k in enc:
+                for j, i in enumerate(long):
+                    enc[k][i] = cut[k][j]
+            for i in long:
+                lengths[i] = len(enc["input_ids"][i])
+        pad = {"input_ids": self.tokenizer.pad_token_id, "attention_mask": 0,
+               "token_type_ids": self.tokenizer.pad_token_type_id}
+        left = self.tokenizer.padding_side == "left"
         out = np.zeros((len(inputs), len(self.labels)))
         with torch.inference_mode():
             for idx in length_sorted_batches(lengths, self.batch_size):
-                batch = [inputs[i] for i in idx]
-                args = ([b[0] for b in batch], [b[1] for b in batch]) if pairs else (batch,)
-                full = self.tokenizer(*args, truncation=False, verbose=False)["input_ids"]
-                self.n_truncated += sum(len(x) > self.max_length for x in full)
-                enc = self.tokenizer(*args, padding=True, truncation=True, max_length=self.max_length,
-                                     return_tensors="pt")
-                logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits.float()
+                width = max(lengths[i] for i in idx)
+                batch = {}
+                for k, seqs in enc.items():
+                    arr = np.full((len(idx), width), pad[k], dtype=np.int64)
+                    for r, i in enumerate(idx):
+                        if left:
+                            arr[r, width - lengths[i]:] = seqs[i]
+                        else:
+                            arr[r, :lengths[i]] = seqs[i]
+                    batch[k] = torch.from_numpy(arr).to(self.device)
+                logits = self.model(**batch).logits.float()
                 self.n_forward += 1
                 out[idx] = torch.softmax(logits[:, self.order], dim=-1).cpu().numpy()
         return out

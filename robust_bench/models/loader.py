@@ -396,12 +396,21 @@ class PredictionCache:
         """
         todo = list(dict.fromkeys(k for k in keys if k not in self._store))
         if todo:
-            outs = forward(todo)
-            if len(outs) != len(todo):
-                raise ValueError(f"the model returned {len(outs)} outputs for {len(todo)} inputs")
-            self._store.update(zip(todo, outs))
-            self.queries += len(todo)
+            self.add(todo, forward(todo))
         return [self._store[k] for k in keys]
+
+    def add(self, keys: Sequence[Hashable], outs: Sequence[Any]) -> None:
+        """Store the outputs of distinct ``keys`` the model has just seen (counted in :attr:`queries`).
+
+        Raises
+        ------
+        ValueError
+            If there is not one output per key.
+        """
+        if len(outs) != len(keys):
+            raise ValueError(f"the model returned {len(outs)} outputs for {len(keys)} inputs")
+        self._store.update(zip(keys, outs))
+        self.queries += len(keys)
 
     def clear(self) -> None:
         """Forget every cached output (the query count stays)."""
