@@ -2,12 +2,14 @@
 #   make demo   create .venv if absent, install the CPU build of torch and the project, build
 #               jabberwocky_ewt and score the Path and Majority baselines, offline on ../shared
 #   make test   the same install (and Debian's chromium for the browser test), then the test suite
+#               in TEST_WORKERS processes (pytest-xdist; 2 by default, one per core here)
 # Every path below can be overridden: make demo SHARED=/data/shared PYTHON=python3.12
 
 SHARED ?= ../shared
 PYTHON ?= python3
 VENV ?= .venv
 TORCH ?= torch==2.13.0
+TEST_WORKERS ?= 2
 export ROBUST_BENCH_SOURCES ?= $(SHARED)/data
 export NLTK_DATA ?= $(SHARED)/nltk_data
 export ROBUST_BENCH_SPACY_MODEL ?= $(SHARED)/models/spacy/en_rb_sm
@@ -56,7 +58,7 @@ browser:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; fi
 
 test: $(STAMP) browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 clean:
 	rm -rf robust-bench results

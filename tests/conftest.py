@@ -23,6 +23,33 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 _spacy = os.environ.get("ROBUST_BENCH_SPACY_MODEL") or str(SHARED / "models" / "spacy" / "en_rb_sm")
 os.environ["ROBUST_BENCH_SPACY_MODEL"] = str(Path(_spacy).resolve()) if os.path.exists(_spacy) else _spacy
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest -n N: N workers share the cores, so each gets one math-library thread (set before
+    # torch is imported; oversubscribed OpenMP threads spin and slow everything down)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+
+#: Session fixtures that take a minute or more to build; with ``pytest -n N --dist loadgroup``
+#: (``make test``) every test needing one runs in the same worker, so each is built once.
+_HEAVY_FIXTURES = ("smoke_runs", "smoke_repo", "built_repo", "built_repo_seed1", "lit_repo", "gec_repo")
+#: ``test_builders_common`` asks for its family's repository at run time, by family
+_FAMILY_FIXTURE = {"jabberwocky": "built_repo", "grammatical_errors": "gec_repo", "lit": "lit_repo"}
+
+
+@pytest.hookimpl(tryfirst=True)   # before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    from robust_bench.data.registry import list_configs
+
+    family = {e.name: e.family for e in list_configs()}
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        group = next((f for f in _HEAVY_FIXTURES if f in names), None)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if group is None and "config" in params and item.module.__name__.endswith("test_builders_common"):
+            group = _FAMILY_FIXTURE.get(family.get(params["config"]), f"build-{params['config']}")
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _require_shared() -> Path:

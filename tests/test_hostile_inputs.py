@@ -83,7 +83,7 @@ def test_invalid_utf8_names_the_file_the_line_and_the_byte_offset_in_the_file(tm
 
 
 def test_line_ends_are_only_newlines(tmp_path):
-    (tmp_path / "t.txt").write_bytes(b"a\x0cb\r\nc\u2028d\nlast".replace(b"\\u2028", "\u2028".encode()))
+    (tmp_path / "t.txt").write_bytes(b"a\x0cb\r\nc\\u2028d\nlast".replace(b"\\u2028", "\u2028".encode()))
     assert read_lines(tmp_path / "t.txt") == ["a\x0cb", "c\u2028d", "last"]
 
 
