@@ -15,6 +15,7 @@
 Usage::
 
     python perf/bench_probes.py --source ../shared/data [--model PATH | --model random --layers 12] [--hidden 768]
+    python perf/bench_probes.py --skip-extraction --repo robust-bench [--sections 2,3,4]
 """
 
 from __future__ import annotations
@@ -76,10 +77,12 @@ def test_scores(proj, data) -> dict:
     return out
 
 
-def bare_epoch(train, trials, batch_size: int, precision: str, kind: str, seed: int = 0) -> float:
+def bare_epoch(train, trials, batch_size: int, precision: str, kind: str, seed: int = 0,
+               dropout: bool = False) -> float:
     """The physical floor of one epoch: the same padded batches, and per trial the same products
-    (projection, Gram matrix, and their backward), with nothing else: no dropout, no loss terms
-    beyond a sum, no optimiser, no bookkeeping."""
+    (projection, Gram matrix, and their backward), with nothing else: no loss terms beyond a sum,
+    no optimiser, no bookkeeping, and no dropout unless ``dropout`` (then the trials' masks, drawn
+    as the trainer draws them: one uniform draw per batch, one mask multiply per trial)."""
     import torch
 
     from robust_bench.experiments.probes import _batches, _distances, _project, _trim
@@ -90,7 +93,10 @@ def bare_epoch(train, trials, batch_size: int, precision: str, kind: str, seed: 
     for k, idx in _batches(train, batch_size, gen):
         b = train.buckets[k]
         h, _, _ = _trim(b.h[idx], b.gold[idx], b.lengths[idx])
-        torch.stack([_distances(_project(h, p, precision)).sum() for p in projs]).sum().backward()
+        u = torch.rand(h.shape, generator=gen) if dropout else None
+        terms = [_distances(_project(h * (u >= t.dropout) if dropout else h, p, precision)).sum()
+                 for t, p in zip(trials, projs)]
+        torch.stack(terms).sum().backward()
     return time.perf_counter() - t0
 
 
@@ -105,6 +111,8 @@ def main() -> None:
     ap.add_argument("--skip-probes", action="store_true")
     ap.add_argument("--skip-extraction", action="store_true")
     ap.add_argument("--repo", help="Dataset repository holding jabberwocky_ewt, for the probe benchmarks.")
+    ap.add_argument("--sections", default="2,3,4", help="Probe sections to run (2 reliability, 3 epoch time, "
+                    "4 the full App. B protocol), comma-separated.")
     args = ap.parse_args()
 
     import torch
@@ -161,11 +169,7 @@ def main() -> None:
 def probe_benchmarks(args) -> None:
     import torch
 
-    from robust_bench.experiments.baselines import path_distances
-    from robust_bench.scoring import uuas_counts
-    from robust_bench.experiments.probes import (prepare_search_data, random_search, resolve_precision,
-                                                 sample_trials, TrialConfig, train_trials)
-    from robust_bench.experiments.probing import ProbeSettings, run_probing
+    from robust_bench.experiments.probes import resolve_precision
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     precision = resolve_precision("auto", device)
@@ -174,7 +178,21 @@ def probe_benchmarks(args) -> None:
     print(f"\nprobes on {Path(model).name}, device {device}, projections in {precision}, "
           f"{torch.get_num_threads()} threads")
 
-    # 2. reliability of the random search (layer 3, 4,000 EWT train sentences)
+    sections = {int(x) for x in args.sections.split(",")}
+    if 2 in sections:
+        reliability(model, repo, device, precision)
+    if 3 in sections:
+        epoch_time(model, repo, device, precision)
+    if 4 in sections:
+        full_protocol(model, repo)
+
+
+def reliability(model, repo, device, precision) -> None:
+    """2. The random search's selected probe against a fixed setting (layer 3, 4,000 sentences)."""
+    from robust_bench.experiments.baselines import path_distances
+    from robust_bench.experiments.probes import TrialConfig, prepare_search_data, random_search, sample_trials
+    from robust_bench.scoring import uuas_counts
+
     data = layer_data(repo, model, 3, 4000)
     tr, dv = data[("train", "plain")], data[("validation", "plain")]
     _, heads, punct = data[("test", "plain")]
@@ -199,7 +217,12 @@ def probe_benchmarks(args) -> None:
                   f"{sc['plain'][0]:.4f} | {sc['plain'][1]:.4f} | {sc['jabberwocky'][0]:.4f} | "
                   f"{sc['jabberwocky'][1]:.4f} | {time.perf_counter() - t0:.0f} |")
 
-    # 3. epoch time against the bare loop (all of EWT train, layer 3, App. B's 10 trials)
+
+
+def epoch_time(model, repo, device, precision) -> None:
+    """3. Epoch time against the bare loop (all of EWT train, layer 3, App. B's 10 trials)."""
+    from robust_bench.experiments.probes import prepare_search_data, sample_trials, train_trials
+
     data = layer_data(repo, model, 3, None)
     tr, dv = data[("train", "plain")], data[("validation", "plain")]
     prepared = prepare_search_data(*tr[:2], *dv[:2], device=device, precision=precision)
@@ -208,14 +231,21 @@ def probe_benchmarks(args) -> None:
           f"{prepared[0].n_sentences:,} sentences, layer 3:")
     for kind in ("structural", "perceptron"):
         bare = min(bare_epoch(prepared[0], trials, 64, precision, kind) for _ in range(2))
+        masked = min(bare_epoch(prepared[0], trials, 64, precision, kind, dropout=True) for _ in range(2))
         t0 = time.perf_counter()
         train_trials(kind, prepared[0], prepared[1], trials, epochs=1, patience=99, device=device,
                      precision=precision)
         ours = time.perf_counter() - t0
-        print(f"  {kind:<10} train_trials {ours:6.1f} s (with the development pass)   bare products {bare:6.1f} s   "
-              f"ratio {ours / bare:.2f} (target <= 1.5)")
+        print(f"  {kind:<10} train_trials {ours:6.1f} s (with the development pass)   bare products {bare:6.1f} s "
+              f"(ratio {ours / bare:.2f}, target <= 1.5)   bare products with the dropout masks {masked:6.1f} s "
+              f"(ratio {ours / masked:.2f})")
 
-    # 4. the full App. B protocol
+
+
+def full_protocol(model, repo) -> None:
+    """4. The full App. B protocol, timed, with the selected layers' scores and the baselines."""
+    from robust_bench.experiments.probing import ProbeSettings, run_probing
+
     settings = ProbeSettings(layers=(0, 3, 6), trials=10, epochs=20)
     t0 = time.perf_counter()
     run = run_probing(model, repo=repo, settings=settings, progress=False)

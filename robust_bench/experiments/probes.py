@@ -179,9 +179,11 @@ def _batches(data: ProbeData, batch_size: int, gen) -> list[tuple[int, Any]]:
 
 
 def _trim(h, gold, lengths):
-    """Cut a batch's padding down to its own longest sentence."""
+    """Cut a batch's padding down to its own longest sentence. ``h`` is copied to contiguous
+    memory once here: ``h @ B^T`` on a strided view would expand ``B`` to one copy per
+    sentence, for every trial."""
     n = int(lengths.max())
-    return h[:, :n], gold[:, :n, :n], lengths
+    return h[:, :n].contiguous(), gold[:, :n, :n], lengths
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,20 +241,23 @@ def _prim_parents(cost, lengths):
     return parent.masked_fill(~valid, 0)
 
 
-def _perceptron_loss(pred, gold, lengths):
+def _perceptron_loss(pred, gold, lengths, parent=None, gold_adj=None):
     """Structured hinge with Hamming cost and a cost-augmented MST (McDonald et al., 2005; Hall
     Maudslay et al., 2020, §3), per sentence over its n - 1 edges, averaged over sentences with at
     least two words.
 
     pred : (batch, n, n) predicted distances; gold : (batch, n, n) tree distances (edges are the
-    pairs at distance 1); lengths : (batch,)."""
+    pairs at distance 1); lengths : (batch,). ``parent`` and ``gold_adj``, when given, are the
+    cost-augmented trees and gold edges that :func:`_losses` computed for several probes at once."""
     import torch
 
     n = pred.shape[1]
     lengths = lengths.to(pred.device)
-    gold_adj = (gold == 1) & _pair_mask(lengths, n)
-    aug = pred.detach() - 1.0 + gold_adj.to(pred.dtype)      # non-gold edges cost one less
-    parent = _prim_parents(aug, lengths)
+    if gold_adj is None:
+        gold_adj = (gold == 1) & _pair_mask(lengths, n)
+    if parent is None:
+        aug = pred.detach() - 1.0 + gold_adj.to(pred.dtype)      # non-gold edges cost one less
+        parent = _prim_parents(aug, lengths)
     ar = torch.arange(n, device=pred.device)
     tree = torch.zeros_like(gold_adj)
     rows = torch.arange(len(lengths), device=pred.device)[:, None].expand(-1, n)
@@ -270,6 +275,23 @@ def _perceptron_loss(pred, gold, lengths):
 
 
 _LOSSES = {"structural": _structural_loss, "perceptron": _perceptron_loss}
+
+
+def _losses(kind: str, preds, gold, lengths) -> list:
+    """The losses of several probes' predicted distances on one batch. For the perceptron, one
+    vectorised Prim's run finds every probe's cost-augmented tree (its Python loop over the
+    words runs once per batch, not once per probe)."""
+    import torch
+
+    if kind == "structural" or len(preds) < 2:
+        return [_LOSSES[kind](p, gold, lengths) for p in preds]
+    n = preds[0].shape[1]
+    lengths = lengths.to(preds[0].device)
+    gold_adj = (gold == 1) & _pair_mask(lengths, n)
+    g = gold_adj.to(preds[0].dtype)
+    aug = torch.cat([p.detach() - 1.0 + g for p in preds])
+    parents = _prim_parents(aug, lengths.repeat(len(preds))).split(len(lengths))
+    return [_perceptron_loss(p, gold, lengths, parent=par, gold_adj=gold_adj) for p, par in zip(preds, parents)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -340,8 +362,8 @@ def train_trials(kind: str, train: ProbeData, dev: ProbeData, trials: Sequence[T
     """Train one probe per trial, all trials together: each batch is read once and every trial
     still running steps on it with its own rank, learning rate, dropout and early stopping.
 
-    A trial's updates depend only on its own loss, so training trials together gives what
-    training them one by one gives (up to the order of the dropout draws).
+    A trial's updates depend only on its own loss and the dropout draws are shared (see the
+    code), so training trials together gives what training them one by one gives.
 
     Parameters
     ----------
@@ -387,7 +409,6 @@ def train_trials(kind: str, train: ProbeData, dev: ProbeData, trials: Sequence[T
         raise ValueError(f"precision must be float32 or bfloat16, got {precision!r}")
     if not trials:
         raise ValueError("no trials to train")
-    loss_fn = _LOSSES[kind]
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     dim = train.dim
@@ -407,12 +428,25 @@ def train_trials(kind: str, train: ProbeData, dev: ProbeData, trials: Sequence[T
     ran = [0] * len(trials)
     history: list[list[tuple[float, float]]] = [[] for _ in trials]
 
+    # Dropout: one uniform draw per batch, shared by the trials; trial t keeps the inputs whose
+    # draw is at least its own rate. Each trial's mask is a fresh Bernoulli draw per batch, as
+    # torch's dropout gives, and a trial trained alone gets the same masks. The 1 / (1 - rate)
+    # rescaling of the kept inputs is applied to the distances instead, as its square (they are
+    # quadratic in h B^T): the same numbers for far less work than once per trial on h.
+    drop_gen = torch.Generator(device=device).manual_seed(seed * 1_000_003 + 1)
+
     def step_losses(h, gold, lengths, which, train_mode):
-        out = []
+        if train_mode:
+            u = torch.rand(h.shape, generator=drop_gen, device=h.device)
+        preds = []
         for t in which:
-            x = torch.nn.functional.dropout(h, trials[t].dropout, training=train_mode) if train_mode else h
-            out.append(loss_fn(_distances(_project(x, projs[t], precision)), gold, lengths))
-        return out
+            rate = trials[t].dropout
+            if train_mode and rate > 0:
+                x = h * (u >= rate)               # (a multiply by the mask is twice as fast as where)
+                preds.append(_distances(_project(x, projs[t], precision)) * (1.0 / (1.0 - rate)) ** 2)
+            else:
+                preds.append(_distances(_project(h, projs[t], precision)))
+        return _losses(kind, preds, gold, lengths)
 
     def dev_losses(which):
         tot = torch.zeros(len(which), dtype=torch.float64)
