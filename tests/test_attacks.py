@@ -230,9 +230,13 @@ def test_batching_across_examples_gives_the_same_attacks(search):
     one = [attack(CallableClassifier(fn, NLI), t, search=search, seed=k) for k, t in enumerate(targets)]
     many = attack_many(CallableClassifier(fn, NLI), targets, search=search, group=4)
     assert [(r.success, r.edits, r.queries) for r in one] == [(r.success, r.edits, r.queries) for r in many]
-    # two lanes, the model on a worker thread (the GPU default): the same attacks
+    # two lanes, the model on a worker thread (the GPU default): the same attacks; an example
+    # attacked twice (the same input in both lanes) counts its own queries each time
+    targets = targets + targets[:2]
+    one += one[:2]
     for group in (2, 4, 64):
-        lanes = attack_many(CallableClassifier(fn, NLI), targets, search=search, group=group, overlap=True)
+        lanes = attack_many(CallableClassifier(fn, NLI), targets, search=search, group=group, overlap=True,
+                            seeds=[0, 1, 2, 3, 4, 5, 0, 1])
         assert [(r.success, r.edits, r.queries) for r in one] == [(r.success, r.edits, r.queries) for r in lanes]
 
 

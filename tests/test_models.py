@@ -116,6 +116,20 @@ def test_a_classifier_counts_what_it_truncates(tmp_path, nli_pairs):
     n_long = sum(len(clf.tokenizer(t)["input_ids"]) > 24 for t in texts)
     assert n_long > 0 and clf.n_truncated == n_long
 
+    # padded by hand in length-sorted batches = the tokenizer's own padding and truncation in
+    # one batch, for single texts and pairs (token_type_ids), truncated or not
+    import torch
+
+    pair_inputs = [(p["premise"], p["hypothesis"]) for p in pairs[20:40]]
+    for inputs in (texts, pair_inputs):
+        small = HFClassifier(str(path), ["entailment", "neutral", "contradiction"], batch_size=3)
+        got = small.predict_proba(inputs)
+        args = ([a for a, _ in inputs], [b for _, b in inputs]) if isinstance(inputs[0], tuple) else (inputs,)
+        enc = small.tokenizer(*args, padding=True, truncation=True, max_length=24, return_tensors="pt")
+        with torch.inference_mode():
+            want = torch.softmax(small.model(**enc).logits[:, small.order], dim=-1).numpy()
+        np.testing.assert_allclose(got, want, atol=1e-5)
+
 
 def test_the_real_encoder_batched_equals_single_sentence_vectors(ewt_test_words, tmp_path):
     """all-MiniLM-L6-v2 (a real pretrained BERT) over real EWT sentences: a batch of mixed lengths

@@ -160,24 +160,34 @@ class Classifier:
         if not inputs:
             return np.zeros((0, len(self.labels)))
         keys = [self._key(x) for x in inputs]
-        rows = self._cache.get_many(keys, lambda todo: [np.asarray(p, dtype=np.float64) for p in self._forward(todo)])
-        return np.stack(rows)
+        for pending in {id(p): p for p in (self._pending.get(k) for k in keys) if p is not None}.values():
+            pending.result()              # on its way already: wait rather than send it again
+        return np.stack(self._cache.get_many(keys, self._forward_rows))
+
+    def _forward_rows(self, todo: list) -> list:
+        return [np.asarray(p, dtype=np.float64) for p in self._forward(todo)]
 
     def predict_proba_later(self, inputs: Sequence[Input], executor) -> "PendingPrediction":
-        """Start :meth:`predict_proba` on ``executor`` (a ``concurrent.futures`` executor with one
-        worker) and return at once, so the caller can prepare the next inputs meanwhile.
+        """Start :meth:`predict_proba` on ``executor`` and return at once, so the caller can
+        prepare the next inputs while the model runs.
 
         Each distinct input still goes to the model once, also across pending calls (an input
-        already on its way is waited for, not sent again), and counts as pending in
+        already on its way is waited for, not sent again), and counts as sent in
         :meth:`is_cached`. The cache and :attr:`queries` change only in
-        :meth:`PendingPrediction.result`, on the caller's thread, so counts do not depend on
-        thread timing.
+        :meth:`PendingPrediction.result`, on the caller's thread, so they do not depend on
+        thread timing (:attr:`n_forward` and :attr:`n_truncated` are counted by the worker).
+
+        Parameters
+        ----------
+        inputs : sequence of str or (str, str)
+        executor : concurrent.futures.Executor
+            With one worker, so forward passes run one at a time and in the order submitted.
 
         Returns
         -------
         PendingPrediction
             ``.result()`` gives the ndarray of shape (n_inputs, n_labels) that
-            :meth:`predict_proba` would.
+            :meth:`predict_proba` would, and raises what the model raised.
         """
         keys = [self._key(x) for x in inputs]
         todo = list(dict.fromkeys(k for k in keys if k not in self._cache and k not in self._pending))
@@ -207,33 +217,48 @@ class PendingPrediction:
         self._clf, self._keys, self._todo, self._future, self._waits = clf, keys, todo, future, waits
         self._done = False
 
+    def _complete(self) -> None:
+        """Wait for the model and store its outputs in the cache (once)."""
+        clf = self._clf
+        if self._done:
+            return
+        try:
+            for other in self._waits:
+                other._complete()
+            if self._future is not None:
+                outs = self._future.result()
+                clf._cache.add(self._todo, [np.asarray(p, dtype=np.float64) for p in outs])
+        finally:
+            if self._future is not None and not self._future.done():
+                try:                  # an earlier call failed: still let this forward finish
+                    self._future.result()
+                except Exception:
+                    pass
+            for k in self._todo:
+                clf._pending.pop(k, None)
+            self._done = True
+
     def result(self) -> np.ndarray:
         """Wait for the model; shape (n_inputs, n_labels), rows sum to 1.
 
         Raises
         ------
         Exception
-            Whatever the model raised (its inputs are then no longer pending).
+            Whatever the model raised (its inputs are then no longer pending, and not cached).
+        ValueError
+            If the model returned the wrong number of outputs.
         """
-        clf = self._clf
-        if not self._done:
-            try:
-                for other in self._waits:
-                    other.result()
-                if self._future is not None:
-                    outs = self._future.result()
-                    clf._cache.add(self._todo, [np.asarray(p, dtype=np.float64) for p in outs])
-            finally:
-                for k in self._todo:
-                    clf._pending.pop(k, None)
-            self._done = True
+        self._complete()
         if not self._keys:
-            return np.zeros((0, len(clf.labels)))
-        return np.stack(clf._cache.get_many(self._keys, _never))
+            return np.zeros((0, len(self._clf.labels)))
+        return np.stack(self._clf._cache.get_many(self._keys, self._clf._forward_rows))
 
-
-def _never(todo):  # pragma: no cover - every key is cached when PendingPrediction reads them
-    raise AssertionError(f"{len(todo)} inputs were neither cached nor pending")
+    def discard(self) -> None:
+        """Let the forward pass finish (storing what it gave) and drop any error: for clean-up."""
+        try:
+            self._complete()
+        except Exception:
+            pass
 
 
 class CallableClassifier(Classifier):
@@ -332,9 +357,9 @@ class HFClassifier(Classifier):
                     enc[k][i] = cut[k][j]
             for i in long:
                 lengths[i] = len(enc["input_ids"][i])
-        pad = {"input_ids": self.tokenizer.pad_token_id, "attention_mask": 0,
+        # right padding (load_tokenizer sets it); the pad id is masked out, so 0 does when there is none
+        pad = {"input_ids": self.tokenizer.pad_token_id or 0, "attention_mask": 0,
                "token_type_ids": self.tokenizer.pad_token_type_id}
-        left = self.tokenizer.padding_side == "left"
         out = np.zeros((len(inputs), len(self.labels)))
         with torch.inference_mode():
             for idx in length_sorted_batches(lengths, self.batch_size):
@@ -343,10 +368,7 @@ class HFClassifier(Classifier):
                 for k, seqs in enc.items():
                     arr = np.full((len(idx), width), pad[k], dtype=np.int64)
                     for r, i in enumerate(idx):
-                        if left:
-                            arr[r, width - lengths[i]:] = seqs[i]
-                        else:
-                            arr[r, :lengths[i]] = seqs[i]
+                        arr[r, :lengths[i]] = seqs[i]
                     batch[k] = torch.from_numpy(arr).to(self.device)
                 logits = self.model(**batch).logits.float()
                 self.n_forward += 1

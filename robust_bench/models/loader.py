@@ -400,7 +400,8 @@ class PredictionCache:
         return [self._store[k] for k in keys]
 
     def add(self, keys: Sequence[Hashable], outs: Sequence[Any]) -> None:
-        """Store the outputs of distinct ``keys`` the model has just seen (counted in :attr:`queries`).
+        """Store the outputs of ``keys`` (n distinct keys, n outputs) that the model has just
+        seen; keys not stored before count in :attr:`queries`.
 
         Raises
         ------
@@ -409,8 +410,8 @@ class PredictionCache:
         """
         if len(outs) != len(keys):
             raise ValueError(f"the model returned {len(outs)} outputs for {len(keys)} inputs")
+        self.queries += sum(k not in self._store for k in keys)
         self._store.update(zip(keys, outs))
-        self.queries += len(keys)
 
     def clear(self) -> None:
         """Forget every cached output (the query count stays)."""
