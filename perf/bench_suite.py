@@ -30,23 +30,11 @@ import os
 import time
 from pathlib import Path
 
+from _baselines import finetuned  # perf/ is the script's folder
+
 CONFIGS = ["gec_mrpc", "gec_mnli", "gec_conll2003", "names_mrpc", "names_conll2003", "jabberwocky_ewt"]
 #: adv_ewt without the Hub: WordNet synonyms, the POS filter, en_rb_sm as the reference parser (not the default build)
 ADV_OPTIONS = {"generators": "synonym", "filters": "pos"}
-
-
-def finetuned(base: str, cache_dir: Path, name: str, pairs, labels, label_names, epochs: int) -> str:
-    from robust_bench.models.tiny import finetune_classifier
-
-    path = cache_dir / f"{Path(base).name}-{name}-e{epochs}"
-    if not (path / "config.json").is_file():
-        t = time.perf_counter()
-        finetune_classifier(base, path, pairs, labels, label_names, epochs=epochs)
-        print(f"  fine-tuned {Path(base).name} on {len(pairs):,} {name} pairs, {epochs} epochs, "
-              f"in {time.perf_counter() - t:.0f} s -> {path}")
-    else:
-        print(f"  {name} classifier from the cache: {path}")
-    return str(path)
 
 
 def main() -> None:
