@@ -15,9 +15,10 @@ def bare_loop(model_path: Path, inputs: list[tuple[str, str]], batch_size: int, 
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    from robust_bench.models.loader import resolve_device
+
     tok = AutoTokenizer.from_pretrained(str(model_path))
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+    device = resolve_device(device)
     model = AutoModelForSequenceClassification.from_pretrained(str(model_path)).eval().to(device)
     order = sorted(inputs, key=lambda x: len(x[0]) + len(x[1])) if sort else list(inputs)
     with torch.inference_mode():          # warm-up, not timed: first kernels and allocations

@@ -33,13 +33,12 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 #: Session fixtures that take a minute or more to build; with ``pytest -n N --dist loadgroup``
 #: (``make test``) every test needing one runs in the same worker, so each is built once.
 _HEAVY_FIXTURES = ("smoke_runs", "smoke_repo", "built_repo", "built_repo_seed1", "lit_repo", "gec_repo")
-#: ``test_builders_common`` asks for its family's repository at run time, by family
-_FAMILY_FIXTURE = {"jabberwocky": "built_repo", "grammatical_errors": "gec_repo", "lit": "lit_repo"}
 
 
 @pytest.hookimpl(tryfirst=True)   # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     from robust_bench.data.registry import list_configs
+    from tests.test_builders_common import FAMILY_REPOS   # its family's repository, asked for at run time
 
     family = {e.name: e.family for e in list_configs()}
     for item in items:
@@ -47,7 +46,7 @@ def pytest_collection_modifyitems(config, items):
         group = next((f for f in _HEAVY_FIXTURES if f in names), None)
         params = getattr(getattr(item, "callspec", None), "params", {})
         if group is None and "config" in params and item.module.__name__.endswith("test_builders_common"):
-            group = _FAMILY_FIXTURE.get(family.get(params["config"]), f"build-{params['config']}")
+            group = FAMILY_REPOS.get(family.get(params["config"]), f"build-{params['config']}")
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
 

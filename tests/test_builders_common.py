@@ -14,7 +14,8 @@ from robust_bench.io.sources import sha256_file
 
 CONFIGS = [e.name for e in list_configs()]
 #: repositories that other tests already build, by family; any other family is built here
-_FAMILY_REPOS = {"jabberwocky": "built_repo", "grammatical_errors": "gec_repo", "lit": "lit_repo"}
+#: (conftest.py groups these tests with their family's repository for pytest -n)
+FAMILY_REPOS = {"jabberwocky": "built_repo", "grammatical_errors": "gec_repo", "lit": "lit_repo"}
 
 
 def _entry(config):
@@ -23,8 +24,8 @@ def _entry(config):
 
 def _repo(request, config):
     family = _entry(config).family
-    if family in _FAMILY_REPOS:
-        repo = request.getfixturevalue(_FAMILY_REPOS[family])
+    if family in FAMILY_REPOS:
+        repo = request.getfixturevalue(FAMILY_REPOS[family])
         if config in read_metadata(repo):
             return repo
     return request.getfixturevalue("build_any")(config)

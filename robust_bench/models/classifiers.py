@@ -172,8 +172,7 @@ class Classifier:
         prepare the next inputs while the model runs.
 
         Each distinct input still goes to the model once, also across pending calls (an input
-        already on its way is waited for, not sent again), and counts as sent in
-        :meth:`is_cached`. The cache and :attr:`queries` change only in
+        already on its way is waited for, not sent again). The cache and :attr:`queries` change only in
         :meth:`PendingPrediction.result`, on the caller's thread, so they do not depend on
         thread timing (:attr:`n_forward` and :attr:`n_truncated` are counted by the worker).
 
@@ -196,11 +195,6 @@ class Classifier:
         for k in todo:
             self._pending[k] = pending
         return pending
-
-    def is_cached(self, x: Input) -> bool:
-        """Whether ``x`` was already sent to the model (or is on its way, see :meth:`predict_proba_later`)."""
-        key = self._key(x)
-        return key in self._cache or key in self._pending
 
     def predict(self, inputs: Sequence[Input]) -> np.ndarray:
         """Predicted label indices into :attr:`labels`, shape (n_inputs,)."""
