@@ -22,6 +22,7 @@ import numpy as np
 from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
 from robust_bench.data.registry import register_builder
 from robust_bench.data.citations import YIN_2020
+from robust_bench.perturb.checks import CHECKS, InContextChecks, MeaningKept, Refusals, resolve_meaning_model
 from robust_bench.perturb.grammar_errors import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
 from robust_bench.io.sources import SourceFile, describe_read, resolve_sources, sha256_file
 from robust_bench.io.task_data import (CONLL2003_TAGS, MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS,
@@ -59,9 +60,15 @@ class GecConfig(RobustBenchConfig):
     error_rate : float
         Share of the segment's tokens to modify, default 0.15 (§4).
     confusions : str or None
-        Path of a confusions JSON from ``robust-bench fit-confusions``; ``None`` is uniform.
+        Path of a confusions JSON from ``robust-bench fit-confusions``; ``"uniform"`` for Table 1's
+        sets with uniform weights (the paper's shape without NUCLE); ``None`` (default) for the learner
+        confusion classes of :data:`robust_bench.perturb.grammar_errors.LEARNER_CONFUSIONS`.
     spacy_model : str or None
         spaCy pipeline (name or path); default ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_core_web_sm``.
+    checks : str
+        ``"all"`` (default): every validity check, including ``meaning_kept`` with the sentence encoder
+        ``$ROBUST_BENCH_SIMILARITY_MODEL`` (default ``sentence-transformers/all-MiniLM-L6-v2``);
+        ``"static"``: the checks that need no encoder (the card says which ran).
     files : dict
         Split name to :class:`SourceFile`.
     """
@@ -71,6 +78,7 @@ class GecConfig(RobustBenchConfig):
     error_rate: float = 0.15
     confusions: str | None = None
     spacy_model: str | None = None
+    checks: str = "all"
     files: dict | None = None
 
 
@@ -107,7 +115,12 @@ _READERS = {"mnli": read_nli, "mrpc": read_mrpc, "qnli": read_qnli, "sst2": read
 _FIELDS = {"mnli": (("premise", "hypothesis"), NLI_LABELS), "mrpc": (("sentence1", "sentence2"), MRPC_LABELS),
            "qnli": (("question", "sentence"), QNLI_LABELS), "sst2": (("sentence",), SST2_LABELS)}
 _CHUNK = 256
-_VERSION = datasets.Version("1.0.0")
+#: 2.0.0: validity checks (a/an, known words, word-choice senses, frequency and meaning), learner
+#: confusion classes for Prep and Trans, no insertions into headlines; rows differ from 1.x.
+_VERSION = datasets.Version("2.0.0")
+#: Rounds of in-context checking: drawn word-choice substitutes that a check refuses are banned and
+#: the row drawn again (same seed), at most this many times; then without word choice.
+_ROUNDS = 4
 
 
 def _edit_feature():
@@ -143,6 +156,8 @@ class GrammaticalErrors(RobustBenchBuilder):
             "n_modified": datasets.Value("int32"),
             "budget": datasets.Value("int32"),
             "no_error_reason": datasets.Value("string"),
+            "refusals": datasets.List({"check": datasets.Value("string"), "count": datasets.Value("int32")}),
+            "wchoice_candidates": datasets.List(datasets.Value("int32")),
         }
         if cfg.task == "conll2003":
             tag = datasets.ClassLabel(names=list(CONLL2003_TAGS))
@@ -159,7 +174,9 @@ class GrammaticalErrors(RobustBenchBuilder):
 
     def _confusions(self) -> Confusions:
         if not self.config.confusions:
-            return Confusions()
+            return Confusions.learner_default()
+        if self.config.confusions == "uniform":
+            return Confusions(source="uniform (Table 1's sets, every member equally likely)")
         from robust_bench.io.fileio import read_text
 
         text = read_text(self.config.confusions)
@@ -177,7 +194,11 @@ class GrammaticalErrors(RobustBenchBuilder):
                                 "source_sha256": {k: sha256_file(p) for k, p in paths.items()},
                                 "source_files": {k: files[k].url for k in paths},
                                 "confusions": conf.source, "error_rate": self.config.error_rate,
-                                "spacy_model": _spacy_name(self.config.spacy_model)})
+                                "spacy_model": _spacy_name(self.config.spacy_model),
+                                "checks": _checks_run(self.config.checks),
+                                "similarity_model": (resolve_meaning_model() if self.config.checks == "all" else None)})
+        if self.config.checks not in ("all", "static"):
+            raise ValueError(f"checks must be 'all' or 'static', got {self.config.checks!r}")
         gens = []
         self.provenance["source_read"] = {}
         for split in self.config.splits:
@@ -190,12 +211,11 @@ class GrammaticalErrors(RobustBenchBuilder):
         return gens
 
     def _generate_examples(self, chunks, split, confusions):
-        import random
-
         from robust_bench.text.nlp import load_spacy
 
         cfg = self.config
         nlp = load_spacy(cfg.spacy_model)
+        checker = InContextChecks(nlp, MeaningKept() if cfg.checks == "all" else None)
         for chunk in chunks:
             if cfg.task == "conll2003":
                 from spacy.tokens import Doc
@@ -205,17 +225,17 @@ class GrammaticalErrors(RobustBenchBuilder):
             else:
                 inputs = [r[cfg.segment] for r in chunk]
             docs = nlp.pipe(inputs, disable=[p for p in ("ner",) if p in nlp.pipe_names], batch_size=_CHUNK)
+            items = []
             for row, doc in zip(chunk, docs):
-                tokens = tokens_from_doc(doc)
-                rng = random.Random(f"robust-bench/{cfg.seed}/{cfg.name}/{split}/{row['idx']}")
                 protected: set[int] = set()
                 no_insert: set[int] = set()
                 if cfg.task == "conll2003":
                     tags = [CONLL2003_TAGS[t] for t in row["ner_tags"]]
                     protected = {i for i, t in enumerate(tags) if t != "O"}
                     no_insert = {i for i, t in enumerate(tags) if t.startswith("I-")}
-                res = perturb(tokens, rng, error_rate=cfg.error_rate, confusions=confusions,
-                              protected=protected, no_insert_before=no_insert)
+                items.append((row, tokens_from_doc(doc), protected, no_insert))
+            for (row, tokens, _, _), (res, refusals) in zip(items, self._perturb_chunk(items, split, confusions,
+                                                                                      checker)):
                 out = {k: v for k, v in row.items() if k != "document"}
                 out.update({
                     "segment": cfg.segment,
@@ -228,6 +248,8 @@ class GrammaticalErrors(RobustBenchBuilder):
                     "n_modified": res.modified,
                     "budget": res.budget,
                     "no_error_reason": res.reason or "",
+                    "refusals": refusals.as_rows(),
+                    "wchoice_candidates": list(res.wchoice_candidates),
                 })
                 if cfg.task == "conll2003":
                     out["perturbed_ner_tags"] = realign_tags(row["ner_tags"], res.edits, fill=0)
@@ -235,20 +257,82 @@ class GrammaticalErrors(RobustBenchBuilder):
                     out[f"perturbed_{cfg.segment}"] = render(res.tokens, res.spaces)
                 yield f"{split}-{row['idx']:06d}", out
 
+    def _perturb_chunk(self, items, split, confusions, checker):
+        """The probabilistic transformation of a chunk of parsed rows, with the in-context checks.
+
+        Each row is perturbed with its own seed (seed, config, split, id). Word-choice substitutes
+        drawn anywhere in the chunk are checked together (:class:`InContextChecks`); a refused one
+        is banned and its row drawn again with the same seed, up to ``_ROUNDS`` times, then without
+        word choice. Returns ``(PerturbationResult, Refusals)`` per row: the engine's refusals of
+        the final draw plus every in-context refusal.
+        """
+        import random
+
+        cfg = self.config
+        bans = [set() for _ in items]
+        deferred = [Refusals() for _ in items]
+        results: list = [None] * len(items)
+        verdicts: dict[tuple, str | None] = {}
+        pending = list(range(len(items)))
+
+        def draw(k, types=ERROR_TYPES):
+            row, tokens, protected, no_insert = items[k]
+            rng = random.Random(f"robust-bench/{cfg.seed}/{cfg.name}/{split}/{row['idx']}")
+            ref = Refusals()
+            res = perturb(tokens, rng, error_rate=cfg.error_rate, confusions=confusions, protected=protected,
+                          no_insert_before=no_insert, types=types, banned=bans[k], refusals=ref)
+            return res, ref
+
+        static = [Refusals() for _ in items]
+        for _ in range(_ROUNDS):
+            for k in pending:
+                results[k], static[k] = draw(k)
+            ask = sorted({(k, e["position"], e["replacement"]) for k in pending for e in results[k].edits
+                          if e["type"] == "Wchoice"} - set(verdicts))
+            if ask and checker.names:
+                found = checker.refusals([([t.text for t in items[k][1]], [t.space for t in items[k][1]],
+                                           [t.tag for t in items[k][1]], pos, repl) for k, pos, repl in ask])
+                verdicts.update(zip(ask, found))
+            else:
+                verdicts.update((q, None) for q in ask)
+            again = []
+            for k in pending:
+                bad = [(e["position"], e["replacement"]) for e in results[k].edits if e["type"] == "Wchoice"
+                       and verdicts[(k, e["position"], e["replacement"])]]
+                for pos, repl in bad:
+                    bans[k].add(("Wchoice", pos, repl))
+                    deferred[k][verdicts[(k, pos, repl)]] += 1
+                if bad:
+                    again.append(k)
+            pending = again
+            if not pending:
+                break
+        for k in pending:
+            results[k], static[k] = draw(k, tuple(t for t in ERROR_TYPES if t != "Wchoice"))
+        return [(results[k], Refusals(static[k] + deferred[k])) for k in range(len(items))]
+
     def statistics(self, dataset: datasets.DatasetDict) -> dict[str, Any]:
         """Examples, modified-token share (mean and histogram), counts per error type and
         examples with no error, recounted from the rows."""
         out = {}
         bins = [0.0, 0.05, 0.10, 0.15, 0.20, 0.30, 1.01]
+        errant = _errant()
         for split, ds in dataset.items():
-            cols = ds.select_columns(["n_tokens", "n_modified", "edits", "no_error_reason"])
+            cols = ds.select_columns(["n_tokens", "n_modified", "edits", "no_error_reason", "refusals",
+                                      "wchoice_candidates", "original_tokens", "original_spaces", "perturbed_tokens"])
             shares, types, ops, reasons = [], Counter(), Counter(), Counter()
+            refused, cand = Counter(), []
+            rows = []
             for r in cols:
                 shares.append(r["n_modified"] / r["n_tokens"] if r["n_tokens"] else 0.0)
                 types.update(e["type"] for e in r["edits"])
                 ops.update(e["operation"] for e in r["edits"])
+                refused.update({x["check"]: x["count"] for x in r["refusals"]})
+                cand.extend(r["wchoice_candidates"])
                 if r["no_error_reason"]:
                     reasons[r["no_error_reason"]] += 1
+                if r["edits"]:
+                    rows.append(r)
             hist, _ = np.histogram(shares, bins=bins)
             labels = [f"{int(a * 100)}-{int(b * 100) if b <= 1 else 100}%" for a, b in zip(bins, bins[1:])]
             out[split] = {
@@ -260,6 +344,10 @@ class GrammaticalErrors(RobustBenchBuilder):
                 "edits_per_type": {t: types.get(t, 0) for t in ERROR_TYPES},
                 "edits_per_operation": dict(sorted(ops.items())),
                 "examples_without_error": dict(sorted(reasons.items())),
+                "examples_with_edit": len(rows),
+                "refusals": {c: refused.get(c, 0) for c in CHECKS},
+                "wchoice_candidates_mean": round(float(np.mean(cand)), 2) if cand else 0.0,
+                "validity_figures": validity_figures(rows, errant),
             }
         return out
 
@@ -273,14 +361,104 @@ class GrammaticalErrors(RobustBenchBuilder):
         lines.append("")
         lines.append(f"Segment modified: `{self.config.segment}`; error rate {self.config.error_rate}; budget per "
                      "example = round(error_rate x tokens), at least 1 (a swap modifies two tokens). "
-                     "Weights and type distribution: " + ("uniform (NUCLE, which the paper used, is not "
-                     "redistributable)." if not self.config.confusions else f"fitted, {self._confusions().source}."))
+                     "Type distribution uniform over the applicable types; substitution weights: "
+                     + self._confusions().source + (" (NUCLE, which the paper used, is not redistributable; Prep and "
+                     "Trans partners are members of the same semantic class, Prep insertions only after verbs learners "
+                     "give an extraneous preposition, see `LEARNER_CONFUSIONS` and `EXTRANEOUS_PREPOSITIONS`)."
+                     if not self.config.confusions else "."))
         lines.append("Examples without error: the parse offers no plausible position ('no applicable operation'), "
                      "or every applicable operation exceeds the budget.")
+        lines += ["", "**Validity checks** (`robust_bench.perturb.checks`; refused candidates are never written). "
+                  "Checks run: " + ", ".join(f"`{c}`" for c in _checks_run(self.config.checks)) + ".", "",
+                  "| split | rows with an edit | " + " | ".join(f"refused: {c}" for c in CHECKS)
+                  + " | word-choice candidates per site | new a/an errors | rare word choices | unknown tokens |",
+                  "|---|---:|" + "---:|" * (len(CHECKS) + 4)]
+        for split, s in stats.items():
+            v = s["validity_figures"]
+            lines.append(f"| {split} | {s['examples_with_edit']:,} of {s['examples']:,} | "
+                         + " | ".join(f"{s['refusals'][c]:,}" for c in CHECKS)
+                         + f" | {s['wchoice_candidates_mean']} | {v['article_errors_added']} | "
+                         f"{v['wchoice_rare']} of {v['wchoice']:,} | {v['unknown_tokens']} of {v['edits']:,} |")
+        lines += ["", "Word choice (Table 1: ten WordNet synonyms) takes up to ten common synonyms (Zipf >= 3) of the "
+                  "word's three most frequent senses, inflected by lemminflect, each confirmed in context; fewer "
+                  "when fewer pass (the mean above). Rare word choices: Zipf < 3 where the original has Zipf >= 3.",
+                  "", "**ERRANT agreement** (each edit applied alone, classified by ERRANT from the learner side to "
+                  "the original; share of edits whose ERRANT type maps to the recorded type):", ""]
+        for split, s in stats.items():
+            v = s["validity_figures"]
+            if "errant" not in v:
+                lines.append(f"- {split}: ERRANT did not run ({v.get('errant_not_run')}).")
+                continue
+            lines.append(f"- {split}: " + "; ".join(f"{t} {a['agree']}/{a['edits']} ({a['share']:.0%})"
+                                                     for t, a in v["errant"].items()))
         return "\n".join(lines)
+
+
+def _errant():
+    """ERRANT on the pipeline of ``$ROBUST_BENCH_ERRANT_MODEL`` (default ``en_core_web_sm``), or the
+    reason it cannot run (then the card says so)."""
+    from robust_bench.perturb.checks import ErrantClassifier
+
+    try:
+        return ErrantClassifier()
+    except (OSError, ImportError) as exc:
+        return str(exc)
+
+
+def validity_figures(rows, errant=None) -> dict[str, Any]:
+    """Automatic validity figures of edited rows, recounted from the rows (the issue's acceptance list).
+
+    Parameters
+    ----------
+    rows : iterable of dict
+        Rows with ``original_tokens``, ``original_spaces``, ``perturbed_tokens`` and ``edits``.
+    errant : ErrantClassifier or str or None
+        ERRANT (each edit applied alone is classified from learner side to original), or the reason
+        it did not run.
+
+    Returns
+    -------
+    dict
+        ``article_errors_added`` (rows whose perturbed text has more a/an sound disagreements than the
+        original), ``wchoice_rare`` and ``wchoice`` (word-choice substitutes with Zipf < 3 where the
+        original has Zipf >= 3, and all word-choice substitutes), ``unknown_tokens`` and ``edits``
+        (edits writing a token in neither wordfreq nor WordNet, and all edits), ``errant`` (per type:
+        edits, agreeing, share, ERRANT's types) or ``errant_not_run``.
+    """
+    from robust_bench.perturb.checks import article_errors, errant_agreement, is_known_word, zipf
+    from robust_bench.perturb.grammar_errors import apply_edits
+
+    added = rare = wch = unknown = n_edits = 0
+    recorded, pairs = [], []
+    for r in rows:
+        words, pert = r["original_tokens"], r["perturbed_tokens"]
+        added += len(article_errors(pert)) > len(article_errors(words))
+        for e in r["edits"]:
+            n_edits += 1
+            repl = e["replacement"]
+            if repl and not all(is_known_word(w) for w in repl.split()):
+                unknown += 1
+            if e["type"] == "Wchoice":
+                wch += 1
+                rare += zipf(repl.lower()) < 3 <= zipf(e["original"].lower())
+            single, _ = apply_edits(words, r["original_spaces"], [e])
+            recorded.append(e["type"])
+            pairs.append((single, words))
+    out: dict[str, Any] = {"article_errors_added": added, "wchoice_rare": rare, "wchoice": wch,
+                           "unknown_tokens": unknown, "edits": n_edits}
+    if errant is None or isinstance(errant, str):
+        out["errant_not_run"] = errant or "not requested"
+    else:
+        out["errant"] = errant_agreement(recorded, errant.classify(pairs))
+    return out
 
 
 def _spacy_name(name):
     from robust_bench.text.nlp import spacy_model_name
 
     return spacy_model_name(name)
+
+
+def _checks_run(mode: str) -> list[str]:
+    """The validity checks a build with ``checks=mode`` runs."""
+    return [c for c in CHECKS if mode == "all" or c != "meaning_kept"]

@@ -1,4 +1,4 @@
-"""`robust-bench audit`: a random sample of a built LIT config for human judgement."""
+"""`robust-bench audit`: blind validity audits of any built config (../shared/VALIDITY.md)."""
 
 from __future__ import annotations
 
@@ -15,24 +15,29 @@ from robust_bench.data.repository import DEFAULT_REPO
 
 @app.command()
 def audit(
-    config: str = typer.Argument(..., help="A built LIT config, for example lit_mnli."),
-    sample: int = typer.Option(200, "--sample", help="Rows to draw at random."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the draw."),
+    config: str = typer.Argument(..., help="A built config, of any family (gec_mnli, names_mrpc, lit_mnli, ...)."),
+    sample: int = typer.Option(100, "--sample", help="Changed rows to draw at random (100 or more for a card)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the draw; use a new one after fixing the builder."),
     split: Optional[str] = typer.Option(None, "--split", help="One split (default: all splits pooled)."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built config."),
     out: Optional[Path] = typer.Option(None, "--out", help="TSV to write (default: audit_<config>_<seed>.tsv)."),
-    judged: Optional[Path] = typer.Option(None, "--judged", help="Summarise a judged TSV instead of drawing."),
+    judged: Optional[Path] = typer.Option(None, "--judged", help="Record a judged TSV on the card instead of drawing."),
+    reader: str = typer.Option("", "--reader", help="With --judged: who judged (recorded on the card)."),
 ) -> None:
-    """Print a random sample of rows, original beside transformed, and write it as a TSV with an
-    empty `judgement` column (ok / bad); `--judged FILE` prints the share judged ok per code."""
+    """Draw a blind audit sample (id, original, perturbed, edits; empty judgement, defect and reason
+    columns) as a TSV; `--judged FILE` checks a judged TSV against the build and records ok/N with a
+    95% Wilson interval and the defect classes in the card's Validity section."""
     check_positive("--sample", sample)
     check_output_file("--out", out)
     check_input_file("--judged", judged)
     from robust_bench.experiments.audit import AuditError
 
     try:
+        from robust_bench.data.registry import get_config
+
+        get_config(config)
         if judged is not None:
-            _summarise(judged)
+            _record(repo, config, judged, reader)
         else:
             _draw(config, sample, seed, split, repo, out)
     except (*known_errors(), AuditError) as exc:
@@ -42,25 +47,24 @@ def audit(
 def _draw(config, sample, seed, split, repo, out):
     from robust_bench.experiments.audit import audit_sample, write_audit_tsv
 
-    rows = audit_sample(repo, config, n=sample, seed=seed, split=split)
+    rows, meta = audit_sample(repo, config, n=sample, seed=seed, split=split)
     wrap = textwrap.TextWrapper(width=100, initial_indent="      ", subsequent_indent="      ")
     for k, r in enumerate(rows, 1):
-        typer.echo(f"[{k}] {r['id']}  {r['transformation']}  {r['original_label']} -> {r['label']}")
-        for side in ("premise", "hypothesis"):
-            if r[side] == r[f"original_{side}"]:
-                typer.echo(f"   {side[0].upper()}  (unchanged) {r[side]}")
-            else:
-                typer.echo(f"   {side[0].upper()}  {r[f'original_{side}']}")
-                typer.echo(wrap.fill("-> " + r[side]))
-    path = write_audit_tsv(rows, out or Path(f"audit_{config}_{seed}.tsv"))
-    typer.echo(f"wrote {len(rows)} rows to {path}; fill the judgement column with ok or bad, then run "
-               f"`robust-bench audit {config} --judged {path}`")
+        typer.echo(f"[{k}] {r['id']}  {r['edits'][:120]}")
+        typer.echo(wrap.fill(r["original"][:600]))
+        typer.echo(wrap.fill("-> " + r["perturbed"][:600]))
+    path = write_audit_tsv(rows, out or Path(f"audit_{config}_{seed}.tsv"), meta)
+    typer.echo(f"wrote {len(rows)} rows to {path} (+ {path.name}.meta.json); {meta['unchanged_share']:.1%} of "
+               f"{meta['units']:,} rows or groups were left unchanged and are not drawn. Fill judgement with ok or "
+               f"bad (and defect, reason for bad), then run `robust-bench audit {config} --judged {path}`")
 
 
-def _summarise(path):
-    from robust_bench.experiments.audit import judged_shares, read_judgements
+def _record(repo, config, path, reader):
+    from robust_bench.experiments.audit import record_audit
 
-    shares = judged_shares(read_judgements(path))
-    typer.echo(f"{'code':<12} {'judged':>7} {'ok':>5} {'share':>7}")
-    for code, s in sorted(shares.items(), key=lambda kv: (kv[0] == "all", kv[0])):
-        typer.echo(f"{code:<12} {s['judged']:>7} {s['ok']:>5} {s['share']:>7.1%}")
+    e = record_audit(repo, config, path, reader=reader)
+    lo, hi = e["wilson_95"]
+    typer.echo(f"{config}: {e['ok']}/{e['n']} judged ok ({e['share']:.1%}, 95% Wilson [{lo:.1%}, {hi:.1%}]), "
+               f"seed {e['seed']}, builder {e['builder_version']}; recorded as {e['file']} on the card")
+    for defect, count in e["defects"].items():
+        typer.echo(f"  {count:>4}  {defect}")

@@ -46,7 +46,7 @@ from robust_bench.data.registry import get_config
 from robust_bench.io.sources import sha256_file
 
 __all__ = ["DEFAULT_REPO", "BuildReport", "build_config", "write_derived_config", "read_metadata", "render_card",
-           "write_card", "RepositoryBusyError", "repository_lock", "recover"]
+           "write_card", "RepositoryBusyError", "repository_lock", "recover", "update_metadata"]
 
 #: Default repository folder, so that ``load_dataset("robust-bench", CONFIG)`` works from the working directory.
 DEFAULT_REPO = "robust-bench"
@@ -162,6 +162,7 @@ def _build_locked(entry, config, out, source, seed, num_proc, options, start) ->
         }
         del dataset, builder
         shutil.rmtree(staging / "cache", ignore_errors=True)
+        _carry_audits(out / "data" / config, stage_cfg, metadata)
         (stage_cfg / METADATA).write_text(json.dumps(metadata, indent=2) + "\n", encoding="utf-8")
         _commit(out, config, stage_cfg)
     finally:
@@ -169,6 +170,75 @@ def _build_locked(entry, config, out, source, seed, num_proc, options, start) ->
     final = {split: out / "data" / config / f"{split}.parquet" for split in splits}
     return BuildReport(config=config, repo=out, files=final, metadata=metadata,
                        seconds=time.perf_counter() - start)
+
+
+def _carry_audits(old: Path, stage: Path, metadata: dict) -> None:
+    """Keep the judged audits of the build being replaced, with their TSVs: the card marks those of
+    another builder version or other data as stale instead of losing them."""
+    old_meta = old / METADATA
+    if not old_meta.is_file():
+        return
+    try:
+        audits = json.loads(old_meta.read_text(encoding="utf-8")).get("audits") or []
+    except ValueError:
+        return
+    if audits and (old / "audits").is_dir():
+        shutil.copytree(old / "audits", stage / "audits", dirs_exist_ok=True)
+    if audits:
+        metadata["audits"] = audits
+
+
+def update_metadata(repo: str | os.PathLike, config: str, change) -> dict:
+    """Change one config's metadata in place (for example to record a judged audit) and rewrite the
+    card, under the writer's lock; the metadata file is replaced atomically.
+
+    Parameters
+    ----------
+    repo : path-like
+    config : str
+    change : callable
+        ``change(metadata, folder) -> metadata``; ``folder`` is ``repo/data/<config>``, where it may
+        add files of its own.
+
+    Raises
+    ------
+    KeyError
+        If ``repo`` holds no ``config``.
+    """
+    repo = Path(repo).resolve()
+    with repository_lock(repo):
+        folder = repo / "data" / config
+        if not (folder / METADATA).is_file():
+            raise KeyError(f"{repo} holds no {config!r}")
+        meta = json.loads((folder / METADATA).read_text(encoding="utf-8"))
+        meta = change(meta, folder)
+        atomic_write_text(folder / METADATA, json.dumps(meta, indent=2) + "\n")
+        write_card(repo)
+    return meta
+
+
+def _validity_lines(m: dict) -> list[str]:
+    """The card's Validity section: every judged audit, current or stale."""
+    audits = m.get("audits") or []
+    lines = ["### Validity", ""]
+    if not audits:
+        return lines + ["No blind audit recorded for this build yet (`robust-bench audit " + m["config"]
+                        + " --sample 100 --seed S`, then `--judged FILE`).", ""]
+    current = {s: f["sha256"] for s, f in m["files"].items()}
+    lines += ["Blind audits (`../shared/VALIDITY.md`): a reader who saw only the original, the perturbed text and "
+              "the edits judged each row ok or bad.", "",
+              "| judged ok | N | 95% Wilson interval | seed | drawn / judged | builder version | rows left unchanged "
+              "| defect classes (count) | file | status |", "|---:|---:|---|---:|---|---|---:|---|---|---|"]
+    for a in audits:
+        same = a.get("builder_version") == m["builder_version"] and all(
+            current.get(s) == h for s, h in (a.get("data_sha256") or {}).items())
+        lo, hi = a["wilson_95"]
+        defects = ", ".join(f"{k} ({v})" for k, v in a.get("defects", {}).items()) or "none"
+        lines.append(f"| {a['ok']}/{a['n']} ({a['share']:.1%}) | {a['n']} | [{lo:.1%}, {hi:.1%}] | {a['seed']} | "
+                     f"{a.get('drawn', '')} / {a.get('judged', '')} | {a.get('builder_version', '')} | "
+                     f"{a.get('unchanged_share', 0):.1%} | {defects} | `{a['file']}` (sha256 {a.get('sha256', '')[:16]}…) "
+                     f"| {'current' if same else 'stale: judged on another build'} |")
+    return lines + [""]
 
 
 def write_derived_config(out: str | os.PathLike, config: str, dataset, *, family: str, description: str,
@@ -441,7 +511,8 @@ def render_card(metas: dict[str, dict[str, Any]]) -> str:
                   "| split | rows | file | SHA-256 |", "|---|---:|---|---|"]
         for split, f in m["files"].items():
             parts.append(f"| {split} | {f['rows']:,} | `{f['path']}` | `{f['sha256']}` |")
-        parts += ["", "### Statistics", ""]
+        parts += [""] + _validity_lines(m)
+        parts += ["### Statistics", ""]
         if m.get("coverage_notes"):
             parts += [m["coverage_notes"], ""]
         parts += ["```json", json.dumps(m["statistics"], indent=2, sort_keys=True), "```", ""]

@@ -1,138 +1,403 @@
-"""Audit samples of a built config: random rows, original beside transformed, for human judgement.
+"""Blind validity audits of any built config (``../shared/VALIDITY.md``, section 2).
 
-``robust-bench audit lit_mnli --sample 200 --seed 0`` prints the rows and writes a TSV with an
-empty ``judgement`` column, so that a person (or a second, blind reader) can mark each row and
-the share judged fluent and meaning-preserving can be reported per transformation code.
+``robust-bench audit CONFIG --sample N --seed S`` draws N changed rows at random (for grouped
+configs, one random non-original variant per group; rows the builder left unchanged are not drawn,
+their share is reported) and writes a blind TSV: ``id``, ``original``, ``perturbed``, ``edits`` (in
+words) and empty ``judgement``, ``defect`` and ``reason`` columns, plus a sidecar
+``<file>.meta.json`` that ties the sample to the build (builder version, data hashes, seed, date).
+A reader who sees only the TSV and the criteria marks each row ``ok`` or ``bad`` (with a defect
+class and a short reason). ``robust-bench audit CONFIG --judged FILE`` checks the judged file against
+the build and records it in the dataset repository: the TSV is kept beside the data, hashed, and the
+card's **Validity** section gives ok/N with a 95% Wilson interval, N, the seed, the date, the builder
+version and the defect classes. A later build with another builder version marks the audit stale.
 """
 
 from __future__ import annotations
 
 import csv
+import datetime as _dt
+import json
 import os
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["AuditError", "AUDIT_COLUMNS", "audit_sample", "write_audit_tsv", "read_judgements", "judged_shares"]
+__all__ = ["AuditError", "AUDIT_COLUMNS", "VERDICTS", "audit_sample", "write_audit_tsv", "read_judgements",
+           "judged_shares", "wilson_interval", "summarise_judged", "record_audit", "describe_row"]
 
-#: Columns of the audit TSV; ``judgement`` is left empty for the reader (``ok`` or ``bad``,
-#: optionally followed by a comment after a colon).
-AUDIT_COLUMNS = ("id", "transformation", "original_label", "label", "original_premise", "premise",
-                 "original_hypothesis", "hypothesis", "judgement")
+#: Columns of the blind TSV; the reader fills ``judgement`` (``ok`` or ``bad``), and for ``bad`` rows
+#: ``defect`` (a short class name) and ``reason``.
+AUDIT_COLUMNS = ("id", "original", "perturbed", "edits", "judgement", "defect", "reason")
+VERDICTS = ("ok", "bad")
 
 
 class AuditError(ValueError):
-    """The config is not built, has no such split, or is not an audited family."""
+    """A bad request or a bad judged file; the message names the file, line and field."""
 
 
-def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 200, seed: int = 0,
-                 split: str | None = None) -> list[dict[str, Any]]:
-    """A uniform random sample of ``n`` rows of a built LIT config (all splits pooled, or one).
+# ---- drawing -------------------------------------------------------------------------------------
+
+def _text(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _edits_in_words(edits: Sequence[dict]) -> str:
+    parts = []
+    for e in edits or ():
+        op = e.get("operation") or ""
+        orig, repl = e.get("original", ""), e.get("replacement", "")
+        where = f" at {e['position']}" if e.get("position") is not None else ""
+        kind = e.get("type") or e.get("kind") or ""
+        if op == "insert" or (not orig and repl):
+            body = f"insert '{repl}'"
+        elif op == "delete" or (orig and not repl):
+            body = f"delete '{orig}'"
+        elif op == "swap":
+            body = f"swap '{orig}' -> '{repl}'"
+        else:
+            body = f"'{orig}' -> '{repl}'"
+        extra = "".join(f", {k} {e[k]}" for k in ("entity_type", "kind", "name_part") if e.get(k) and k != "kind"
+                        or (k == "kind" and e.get("type") and e.get(k)))
+        parts.append(f"{kind}{':' if kind else ''} {body}{where}{extra}".strip())
+    return "; ".join(parts)
+
+
+def _pairs(row: dict) -> tuple[str, str]:
+    """The original and perturbed text of a row, for any family's columns."""
+    if "original_premise" in row:          # LIT: both sides of the pair
+        return (f"P: {row['original_premise']} || H: {row['original_hypothesis']}",
+                f"P: {row['premise']} || H: {row['hypothesis']}")
+    if "original_sentence1" in row:        # names_mrpc
+        return (f"{row['original_sentence1']} || {row['original_sentence2']}",
+                f"{row['sentence1']} || {row['sentence2']}")
+    seg = row.get("segment")
+    if seg and f"perturbed_{seg}" in row:  # gec_* (the CoNLL segment is a token list)
+        if isinstance(row[seg], list):
+            return _text(row["original_tokens"]), _text(row["perturbed_tokens"])
+        return row[seg], row[f"perturbed_{seg}"]
+    if "perturbed_tokens" in row:          # gec_conll2003
+        return _text(row["original_tokens"]), _text(row["perturbed_tokens"])
+    adv = [k for k in row if k.startswith("adversarial_") and not k.endswith(("_tags", "errors"))]
+    if adv:                                # adversarial examples of an attack (adv_<model>_<config>_<search>)
+        k = adv[0]
+        return _text(row[k[len("adversarial_"):]]), _text(row[k])
+    if "original_tokens" in row:           # jabberwocky, adv treebanks, names_conll2003
+        return _text(row["original_tokens"]), _text(row["tokens"])
+    raise AuditError(f"cannot tell the original from the perturbed text in columns {sorted(row)}")
+
+
+def _changed(row: dict) -> bool:
+    if "edits" in row:
+        return bool(row["edits"])
+    a, b = _pairs(row)
+    return a != b
+
+
+def describe_row(row: dict, *, label_names: Sequence[str] | None = None) -> dict[str, str]:
+    """A built row as the blind TSV shows it: ``id``, ``original``, ``perturbed``, ``edits`` in words.
+
+    Raises
+    ------
+    AuditError
+        If the row's columns are of no known family.
+    """
+    original, perturbed = _pairs(row)
+    if "transformation" in row:            # LIT: the edit is the transformation and its label rule
+        lab = (lambda v: label_names[v] if label_names and isinstance(v, int) else v)
+        edits = (f"{row['transformation']} ({row.get('rule', '')}); label {lab(row['original_label'])} -> "
+                 f"{lab(row['label'])}")
+    else:
+        edits = _edits_in_words(row.get("edits") or [])
+    return {"id": str(_row_id(row)), "original": original, "perturbed": perturbed, "edits": edits,
+            "judgement": "", "defect": "", "reason": ""}
+
+
+def _row_id(row: dict):
+    for key in ("id", "idx", "sent_id", "document"):
+        if row.get(key) is not None and row.get(key) != "":
+            return row[key]
+    raise AuditError(f"row has no id column ({sorted(row)})")
+
+
+def _load(repo, config: str, split: str | None):
+    import datasets
+
+    from robust_bench.data.repository import read_metadata
+
+    meta = read_metadata(repo).get(config)
+    if meta is None:
+        raise AuditError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    if split and split not in meta["files"]:
+        raise AuditError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
+    splits = [split] if split else list(meta["files"])
+    parts = {s: datasets.Dataset.from_parquet(str(Path(repo) / meta["files"][s]["path"])) for s in splits}
+    return meta, parts
+
+
+def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 100, seed: int = 0,
+                 split: str | None = None) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """Draw a blind audit sample of a built config, of any family.
+
+    Rows the builder left unchanged are not drawn. In grouped configs (a ``group_id`` and a
+    ``variant``, variant 0 the original) one random non-original variant per group is drawn first,
+    then ``n`` of those groups.
 
     Parameters
     ----------
     repo : path-like
         Dataset repository holding ``config``.
     config : str
-        A LIT config (``lit_mnli``, ``lit_snli`` or an ``_extended`` one).
     n : int
-        Rows to draw (all rows if fewer), without replacement.
+        Rows to draw (all if fewer), without replacement; at least 100 for a figure on a card.
     seed : int
         Seed of the draw; the same seed gives the same rows.
     split : str, optional
+        One split; default all splits pooled.
 
     Returns
     -------
-    list of dict
-        Rows with the :data:`AUDIT_COLUMNS` (labels as names), in the order drawn.
+    rows : list of dict
+        :data:`AUDIT_COLUMNS`, in the order drawn.
+    meta : dict
+        What ties the sample to the build: config, family, builder version, data hashes, seed, N,
+        date, and the share of rows left unchanged.
 
     Raises
     ------
     AuditError
-        If ``n`` < 1, or the config is not built in ``repo``, is not a LIT config, or has no such
-        split.
+        If ``n`` < 1, or the config is not built in ``repo``, or has no such split.
     """
-    import datasets
     import numpy as np
-
-    from robust_bench.data.registry import get_config
-    from robust_bench.data.repository import read_metadata
 
     if n < 1:
         raise AuditError(f"--sample must be at least 1, got {n}")
-    if get_config(config).family != "lit":
-        raise AuditError(f"audit samples are defined for LIT contrast sets, not {config!r}")
-    meta = read_metadata(repo).get(config)
-    if meta is None:
-        raise AuditError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
-    splits = [split] if split else list(meta["files"])
-    if split and split not in meta["files"]:
-        raise AuditError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
-    parts = [datasets.Dataset.from_parquet(str(Path(repo) / meta["files"][s]["path"])) for s in splits]
-    ds = datasets.concatenate_datasets(parts) if len(parts) > 1 else parts[0]
-    names = ds.features["label"].names
-    take = np.random.default_rng(seed).permutation(len(ds))[:n]
-    out = []
-    for k in take.tolist():
-        row = ds[k]
-        out.append({"id": row["id"], "transformation": row["transformation"],
-                    "original_label": names[row["original_label"]], "label": names[row["label"]],
-                    "original_premise": row["original_premise"], "premise": row["premise"],
-                    "original_hypothesis": row["original_hypothesis"], "hypothesis": row["hypothesis"],
-                    "judgement": ""})
-    return out
+    meta, parts = _load(repo, config, split)
+    rng = np.random.default_rng(seed)
+    pool, total = [], 0
+    for s, ds in parts.items():
+        names = ds.features["label"].names if "label" in ds.features and hasattr(ds.features["label"], "names") else None
+        rows = list(ds)
+        if "group_id" in ds.column_names and "variant" in ds.column_names:
+            groups: dict = {}
+            for r in rows:
+                groups.setdefault(r["group_id"], []).append(r)
+            total += len(groups)
+            for gid in sorted(groups):
+                variants = [r for r in groups[gid] if r["variant"] != 0 and _changed(r)]
+                if variants:
+                    pool.append((s, variants[int(rng.integers(len(variants)))], names))
+        else:
+            total += len(rows)
+            pool.extend((s, r, names) for r in rows if _changed(r))
+    take = rng.permutation(len(pool))[:n]
+    out = [describe_row(pool[k][1], label_names=pool[k][2]) for k in take.tolist()]
+    info = {"config": config, "family": meta["family"], "builder_version": meta["builder_version"],
+            "build_seed": meta["seed"], "data_sha256": {s: f["sha256"] for s, f in meta["files"].items()},
+            "splits": list(parts), "seed": seed, "n": len(out), "drawn": _dt.date.today().isoformat(),
+            "changed": len(pool), "units": total,
+            "unchanged_share": round(1 - len(pool) / total, 4) if total else 0.0}
+    return out, info
 
 
-def write_audit_tsv(rows: Sequence[dict[str, Any]], path: str | os.PathLike) -> Path:
-    """Write the sample as a TSV with the :data:`AUDIT_COLUMNS` header (written to a temporary
-    file, then renamed, so an interrupted write leaves no half file)."""
+def write_audit_tsv(rows: Sequence[dict[str, Any]], path: str | os.PathLike, meta: dict | None = None) -> Path:
+    """Write the blind TSV (header :data:`AUDIT_COLUMNS`) and, with ``meta``, its sidecar
+    ``<path>.meta.json``; each through a temporary file and a rename."""
+    from robust_bench.io.fileio import atomic_write_text
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".part")
     with open(tmp, "w", encoding="utf-8", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=AUDIT_COLUMNS, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
+        w = csv.DictWriter(f, fieldnames=AUDIT_COLUMNS, delimiter="\t", quoting=csv.QUOTE_MINIMAL,
+                           extrasaction="ignore")
         w.writeheader()
         for r in rows:
             w.writerow({c: r.get(c, "") for c in AUDIT_COLUMNS})
     os.replace(tmp, path)
+    if meta is not None:
+        atomic_write_text(_meta_path(path), json.dumps(meta, indent=2) + "\n")
     return path
 
 
-def read_judgements(path: str | os.PathLike) -> list[dict[str, str]]:
+def _meta_path(path: Path) -> Path:
+    return path.with_name(path.name + ".meta.json")
+
+
+# ---- judging -------------------------------------------------------------------------------------
+
+def read_judgements(path: str | os.PathLike, *, require_all: bool = False) -> list[dict[str, str]]:
     """Read a judged audit TSV.
+
+    Parameters
+    ----------
+    path : path-like
+    require_all : bool
+        Every row must carry a verdict.
+
+    Returns
+    -------
+    list of dict
+        The rows, each with ``verdict`` (``ok``, ``bad`` or empty) added.
 
     Raises
     ------
     AuditError
-        If a column is missing or a judgement is neither empty, ``ok`` nor ``bad`` (line named).
+        If the file cannot be read, a column is missing, an id repeats, a judgement is neither
+        ``ok`` nor ``bad`` (``bad: reason`` is accepted), or (``require_all``) a row is unjudged;
+        the message names the file, line and field.
     """
-    with open(path, encoding="utf-8", newline="") as f:
+    try:
+        f = open(path, encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise AuditError(f"{path}: cannot read ({exc.strerror})") from None
+    with f:
         reader = csv.DictReader(f, delimiter="\t")
-        missing = [c for c in AUDIT_COLUMNS if c not in (reader.fieldnames or [])]
+        fields = reader.fieldnames or []
+        missing = [c for c in ("id", "original", "perturbed", "edits", "judgement") if c not in fields]
         if missing:
-            raise AuditError(f"{path}: missing column(s) {missing}")
-        rows = []
+            raise AuditError(f"{path}, line 1: missing column(s) {', '.join(missing)} (expected {', '.join(AUDIT_COLUMNS)})")
+        rows, seen = [], set()
         for line, r in enumerate(reader, start=2):
-            verdict = (r["judgement"] or "").split(":", 1)[0].strip().lower()
-            if verdict not in ("", "ok", "bad"):
-                raise AuditError(f"{path}, line {line}: judgement must be 'ok' or 'bad', got {r['judgement']!r}")
+            if None in r or any(v is None for v in r.values()):
+                raise AuditError(f"{path}, line {line}: wrong number of fields")
+            raw = (r["judgement"] or "").strip()
+            verdict, _, note = raw.partition(":")
+            verdict = verdict.strip().lower()
+            if verdict not in ("",) + VERDICTS:
+                raise AuditError(f"{path}, line {line}: field judgement must be 'ok' or 'bad', got {r['judgement']!r}")
+            if require_all and not verdict:
+                raise AuditError(f"{path}, line {line}: field judgement is empty (id {r['id']!r})")
+            if r["id"] in seen:
+                raise AuditError(f"{path}, line {line}: field id {r['id']!r} repeats")
+            seen.add(r["id"])
             r["verdict"] = verdict
+            if verdict == "bad" and not (r.get("defect") or "").strip():
+                r["defect"] = note.strip() or "unspecified"
+            r["line"] = line
             rows.append(r)
     return rows
 
 
-def judged_shares(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, float | int]]:
-    """Share of rows judged ``ok`` per transformation code and overall (unjudged rows skipped).
+def wilson_interval(ok: int, n: int, *, alpha: float = 0.05) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``ok / n`` (statsmodels' ``proportion_confint``).
+
+    Returns
+    -------
+    (float, float)
+        Lower and upper bound, in [0, 1]; ``(0.0, 1.0)`` for ``n == 0``.
+    """
+    if n == 0:
+        return 0.0, 1.0
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(ok, n, alpha=alpha, method="wilson")
+    return float(lo), float(hi)
+
+
+def judged_shares(rows: Sequence[dict[str, str]], key: str | None = None) -> dict[str, dict[str, float | int]]:
+    """Share judged ``ok``, overall (``"all"``) and per value of ``key`` (unjudged rows skipped).
 
     Returns
     -------
     dict
-        ``result[code] = {"judged": int, "ok": int, "share": float in [0, 1]}``, plus ``"all"``.
+        ``result[k] = {"judged": int, "ok": int, "share": float in [0, 1]}``.
     """
-    counts: dict[str, Counter] = defaultdict(Counter)
+    counts: dict[str, Counter] = {}
     for r in rows:
         if r["verdict"]:
-            for key in (r["transformation"], "all"):
-                counts[key][r["verdict"]] += 1
+            for k in ("all",) + ((r.get(key, ""),) if key else ()):
+                counts.setdefault(k, Counter())[r["verdict"]] += 1
     return {k: {"judged": c["ok"] + c["bad"], "ok": c["ok"], "share": c["ok"] / (c["ok"] + c["bad"])}
             for k, c in counts.items()}
+
+
+def summarise_judged(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
+    """ok/N, the 95% Wilson interval and the defect classes with counts."""
+    judged = [r for r in rows if r["verdict"]]
+    ok = sum(r["verdict"] == "ok" for r in judged)
+    lo, hi = wilson_interval(ok, len(judged))
+    defects = Counter((r.get("defect") or "unspecified").strip() for r in judged if r["verdict"] == "bad")
+    return {"n": len(judged), "ok": ok, "share": round(ok / len(judged), 4) if judged else 0.0,
+            "wilson_95": [round(lo, 4), round(hi, 4)], "defects": dict(defects.most_common())}
+
+
+def record_audit(repo: str | os.PathLike, config: str, judged: str | os.PathLike, *, reader: str = "") -> dict:
+    """Check a judged audit against the build and record it in the dataset repository.
+
+    The judged TSV is copied to ``data/<config>/audits/``, hashed, and an entry added to the config's
+    metadata, then the card is rewritten; all under the repository's writer lock, atomically.
+
+    Parameters
+    ----------
+    repo : path-like
+    config : str
+    judged : path-like
+        A TSV written by :func:`write_audit_tsv` and judged, with its ``.meta.json`` sidecar beside it.
+    reader : str
+        Who judged (recorded on the card).
+
+    Returns
+    -------
+    dict
+        The recorded entry (see :func:`summarise_judged`, plus seed, date, builder version, file, SHA-256).
+
+    Raises
+    ------
+    AuditError
+        If the sidecar is missing or names another config, the judged file was drawn from another
+        build (builder version or data hashes differ), a row is unjudged or malformed, or an id is
+        not in the sample drawn.
+    """
+    from robust_bench.data.repository import read_metadata, repository_lock, update_metadata
+    from robust_bench.io.sources import sha256_file
+
+    judged = Path(judged)
+    meta_file = _meta_path(judged)
+    if not meta_file.is_file():
+        raise AuditError(f"{judged}: no {meta_file.name} beside it; judge a file drawn by `robust-bench audit "
+                         f"{config} --sample N --seed S` (it writes the sidecar that ties the sample to the build)")
+    try:
+        drawn = json.loads(meta_file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise AuditError(f"{meta_file}: not JSON ({exc})") from None
+    if drawn.get("config") != config:
+        raise AuditError(f"{meta_file}: field config is {drawn.get('config')!r}, not {config!r}")
+    rows = read_judgements(judged, require_all=True)
+    with repository_lock(repo):
+        meta = read_metadata(repo).get(config)
+        if meta is None:
+            raise AuditError(f"{repo} holds no {config!r}")
+        if drawn.get("builder_version") != meta["builder_version"] or \
+                drawn.get("data_sha256") != {s: f["sha256"] for s, f in meta["files"].items() if s in drawn.get("data_sha256", {})}:
+            raise AuditError(f"{judged}: drawn from another build of {config!r} (builder version "
+                             f"{drawn.get('builder_version')}, this build {meta['builder_version']}; or its data "
+                             "hashes differ): draw a new sample from this build")
+        sample, _ = audit_sample(repo, config, n=drawn["n"], seed=drawn["seed"],
+                                 split=drawn["splits"][0] if len(drawn.get("splits", [])) == 1 else None)
+        drawn_ids = {r["id"]: r for r in sample}
+        for r in rows:
+            if r["id"] not in drawn_ids:
+                raise AuditError(f"{judged}, line {r['line']}: field id {r['id']!r} is not in the sample drawn "
+                                 f"with seed {drawn['seed']} from {config!r}")
+            if r["perturbed"] != drawn_ids[r["id"]]["perturbed"]:
+                raise AuditError(f"{judged}, line {r['line']}: field perturbed differs from row {r['id']!r} of the build")
+        entry = {**summarise_judged(rows), "seed": drawn["seed"], "drawn": drawn["drawn"],
+                 "judged": _dt.date.today().isoformat(), "builder_version": meta["builder_version"],
+                 "data_sha256": drawn["data_sha256"], "unchanged_share": drawn["unchanged_share"],
+                 "reader": reader}
+        name = f"audit_seed{drawn['seed']}_{entry['judged']}.tsv"
+        entry["file"] = f"data/{config}/audits/{name}"
+
+        def change(m: dict, folder: Path) -> dict:
+            import shutil
+
+            (folder / "audits").mkdir(exist_ok=True)
+            shutil.copyfile(judged, folder / "audits" / name)
+            entry["sha256"] = sha256_file(folder / "audits" / name)
+            m["audits"] = [a for a in m.get("audits", []) if a.get("file") != entry["file"]] + [entry]
+            return m
+
+        update_metadata(repo, config, change)
+    return entry

@@ -19,11 +19,21 @@ trees: an article must be a determiner, a preposition an adposition, a bare noun
 without determiner or possessor, and so on. Protected tokens (named-entity tokens in NER data)
 are never touched, moved or split.
 
+Every operation must also pass the validity checks of :mod:`robust_bench.perturb.checks` (the
+rows must be what the paper means, ``../shared/VALIDITY.md``): an indefinite article takes the form the
+next word's sound needs and no edit leaves a/an disagreeing with its next word; every written token is
+an English word; word-choice substitutes are common words (Zipf >= 3) from the word's most frequent
+WordNet senses, and the builder and the attacks confirm each one in context (same PTB tag on
+re-tagging, sentence and word meaning kept); nothing is inserted into an all-caps headline. Refused
+candidates are counted by check.
+
 The probabilistic transformation (§3.1) samples an error type from the type distribution
 (over the types applicable to the sentence), then a random plausible position for that type,
 then the replacement by the substitution weights w_ij, and repeats until the error budget is
 spent. Yin et al. estimate w_ij and the type distribution from NUCLE; NUCLE is licensed, so the
-default is uniform and :func:`fit_confusions` estimates both from any M2 file.
+type distribution defaults to uniform and the substitution weights to :data:`LEARNER_CONFUSIONS`
+(see :meth:`Confusions.learner_default`); ``fit-confusions`` estimates both from any M2 file, and
+``Confusions()`` is the literal uniform weighting over every member of Table 1's sets.
 
 Every applied operation is an edit ``{type, position, operation, original, replacement}`` on
 the original token indices, and :func:`apply_edits` reproduces the perturbed sentence from the
@@ -35,7 +45,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Collection, Iterable, Mapping, MutableMapping, NamedTuple, Sequence
 
 __all__ = [
     "ERROR_TYPES", "ARTICLES", "PREPOSITIONS", "TRANSITIONS", "CONFUSION_SETS", "Token", "Operation",
@@ -56,6 +66,67 @@ CONFUSION_SETS = {"ArtOrDet": ARTICLES + ("",), "Prep": PREPOSITIONS + ("",), "T
 
 SUBSTITUTE, INSERT, DELETE, SWAP = "substitute", "insert", "delete", "swap"
 WCHOICE_MAX = 10
+#: Word-choice substitutes come from this many of the lemma's WordNet senses for its part of speech,
+#: most frequent first (WordNet orders a lemma's synsets by their SemCor frequency).
+WCHOICE_SENSES = 3
+
+
+def _rows(groups: dict[str, tuple[str, ...]]) -> dict[str, dict[str, float]]:
+    return {src: {t: 1.0 for t in tgts} for src, tgts in groups.items()}
+
+
+#: Default substitution weights w_ij when no M2 file is given. Uniform weights over Table 1's whole
+#: sets produce edits no learner makes ("asked during shocked tone", "independence until Portugal",
+#: "privilege besides naming"). Learner preposition and connective errors concentrate on members that
+#: mark the same kind of relation (Rozovskaya & Roth, 2010, "Generating confusion sets for model
+#: adaptation of error correction"; Dahlmeier & Ng, 2011): place and time (in/on/at), direction
+#: (to/into/for), topic (about/of/on), agent and instrument (by/with), duration and start (for/since/
+#: during), deadline (by/until); contrast (but/however), result (so/therefore/thus), cause
+#: (because/as), addition (moreover/besides), relatives (which/that/where). Each member is replaced by
+#: one of its partners with equal weight (``""`` is deletion, ø); members with no partner are not
+#: substituted. A preposition may be dropped (learners omit them: "listen music") and one of the
+#: extraneous prepositions learners add before a direct object ("discuss about", "reach to",
+#: "emphasise on", "contact with", "request for") may be inserted. Connectives are never inserted or
+#: deleted: an inserted or dropped "and", "that" or "however" is either still grammatical or changes
+#: the meaning. The weights were judged plausible by blind readers (the dataset card's audits).
+LEARNER_CONFUSIONS: dict[str, dict[str, dict[str, float]]] = {
+    "Prep": {
+        **_rows({
+            "in": ("on", "at", "into"), "on": ("in", "at", "about"), "at": ("in", "on"),
+            "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to", "of", "since", "during"),
+            "of": ("for", "about", "from", "in"), "about": ("on", "of"), "from": ("of", "since"),
+            "with": ("by", "to"), "by": ("with", "until", "from"), "until": ("by",), "since": ("for", "from"),
+            "during": ("in", "for"), "throughout": ("during", "in"), "over": ("on", "across"),
+            "across": ("over",), "like": (), "under": (), "among": (), "against": (),
+            "before": (), "after": (), "behind": (), "but": (), "out": (), "up": (), "down": (), "off": (),
+        }),
+        "": {"about": 1.0, "to": 1.0, "on": 1.0, "with": 1.0, "for": 1.0},
+    },
+    "Trans": _rows({
+        "but": ("however",), "however": ("but",), "so": ("therefore", "thus"), "therefore": ("so", "thus"),
+        "thus": ("so", "therefore"), "because": ("as",), "as": ("because",), "moreover": ("besides",),
+        "besides": ("moreover",), "which": ("that",), "that": ("which",), "where": ("which",),
+        "and": (), "also": (), "if": (), "although": (), "of": (), "": (),
+    }),
+}
+#: Transitive verbs after which learners add a preposition before the object, with the prepositions
+#: they add ("discuss about the plan", "reach to the city", "enter into the room"): the classic
+#: "unnecessary preposition" errors of learner English (e.g. Swan, *Practical English Usage*, on verbs
+#: used without prepositions). Prep insertions go only here; elsewhere an inserted preposition
+#: ("give you with a signal", "watch on him") is no error a learner makes.
+EXTRANEOUS_PREPOSITIONS: dict[str, tuple[str, ...]] = {
+    "discuss": ("about",), "mention": ("about",), "describe": ("about",), "explain": ("about",),
+    "emphasize": ("on",), "emphasise": ("on",), "stress": ("on",), "reach": ("to", "at"), "enter": ("into", "to"),
+    "attend": ("to",), "contact": ("with", "to"), "request": ("for",), "approach": ("to",), "answer": ("to",),
+    "marry": ("with",), "oppose": ("to",), "resemble": ("to", "with"), "accompany": ("with",), "join": ("with",),
+    "visit": ("to",), "consider": ("about",), "investigate": ("into", "about"), "seek": ("for",), "lack": ("of",),
+    "meet": ("with",), "order": ("for",), "comprise": ("of",), "await": ("for",), "affect": ("on",),
+    "influence": ("on",), "ask": ("for",), "demand": ("for",), "study": ("about",), "research": ("about", "on"),
+}
+
+for _src, _row in LEARNER_CONFUSIONS["Prep"].items():
+    if _src and _row:
+        _row[""] = 0.5          # dropping a preposition: half as likely as each partner
 
 
 @dataclass(frozen=True)
@@ -156,17 +227,20 @@ def _inflect(lemma: str, tag: str) -> str | None:
 
 @lru_cache(maxsize=100_000)
 def _synonyms(lemma: str, wn_pos: str) -> tuple[str, ...]:
+    """Single-word WordNet synonyms of ``lemma`` from its :data:`WCHOICE_SENSES` most frequent senses
+    for ``wn_pos`` (a word's rare senses give "born" -> "brooked", "blue" -> "depressed"), in sense
+    order. Frequency and meaning are checked later, per use."""
     from nltk.corpus import wordnet as wn
 
     out: list[str] = []
-    for syn in wn.synsets(lemma, pos=wn_pos):
+    pos = (wn_pos, "s") if wn_pos == "a" else (wn_pos,)
+    synsets = [s for s in wn.synsets(lemma) if s.pos() in pos][:WCHOICE_SENSES]
+    for syn in synsets:
         for lem in syn.lemmas():
             name = lem.name()
-            if "_" in name or "-" in name or name.lower() == lemma.lower() or name in out:
+            if "_" in name or "-" in name or name.lower() == lemma.lower() or name in out or not name.isalpha():
                 continue
             out.append(name)
-            if len(out) == WCHOICE_MAX:
-                return tuple(out)
     return tuple(out)
 
 
@@ -220,19 +294,23 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
     def set_ops(kind: str, i: int, members: Sequence[str]):
         sites.append((kind, "tok", i))
 
-    def insert_ops(kind: str, gap: int, members: Sequence[str]):
+    caps = _all_caps(tokens)
+
+    def insert_ops(kind: str, gap: int, members: Sequence[str], where: str = "gap"):
+        if caps or gap >= n or not tokens[gap].text.isalpha():
+            return
         if gap in no_ins or gap == 0 and n and tokens[0].text[:1].isupper() and tokens[0].pos != "PROPN" \
                 and tokens[0].text != "I":
             # no insertion before a capitalised sentence start: it would need a case change too
             return
         if gap in prot or (gap > 0 and gap - 1 in prot and gap in prot):
             return
-        sites.append((kind, "gap", gap))
+        sites.append((kind, where, gap))
 
     for kind in types:
         if kind == "ArtOrDet":
             for i, t in enumerate(tokens):
-                if free(i) and t.lower in ARTICLES and t.pos == "DET":
+                if free(i) and t.lower in ARTICLES and t.pos == "DET" and not caps:
                     set_ops(kind, i, ARTICLES)
             for i, t in enumerate(tokens):
                 if t.pos == "NOUN" and t.tag in ("NN", "NNS") and free(i):
@@ -244,21 +322,32 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                     gap = _left_edge(tokens, kids, i)
                     if gap > 0 and tokens[gap - 1].pos in ("DET", "PRON", "ADJ", "NOUN", "PROPN", "NUM"):
                         continue
-                    insert_ops(kind, gap, ARTICLES)
+                    if not t.text.isalpha() or not t.text.islower():
+                        continue    # "vs" in a score line, a capitalised name read as a noun
+                    # a plural head takes only "the" ("a books" is no learner's article error)
+                    insert_ops(kind, gap, ARTICLES, "gap" if t.tag == "NN" else "gap:pl")
         elif kind == "Prep":
             for i, t in enumerate(tokens):
-                if free(i) and t.lower in PREPOSITIONS and t.pos == "ADP":
+                if free(i) and t.lower in PREPOSITIONS and t.pos == "ADP" and not _fixed(tokens, i) \
+                        and not (caps and t.text.isupper()):
                     set_ops(kind, i, PREPOSITIONS)
             for i, t in enumerate(tokens):
-                if t.dep in ("obj", "dobj") and t.pos in ("NOUN", "PROPN", "PRON") and tokens[t.head].pos == "VERB":
+                verb = tokens[t.head]
+                if t.dep in ("obj", "dobj") and t.pos in ("NOUN", "PROPN") and verb.pos == "VERB" \
+                        and verb.lemma.lower() in EXTRANEOUS_PREPOSITIONS:
                     gap = _left_edge(tokens, kids, i)
-                    if gap > 0 and tokens[gap - 1].pos != "ADP":
-                        insert_ops(kind, gap, PREPOSITIONS)
+                    if gap > 0 and gap == t.head + 1 and tokens[gap - 1].pos != "ADP":
+                        insert_ops(kind, gap, PREPOSITIONS, "gap:" + verb.lemma.lower())
         elif kind == "Trans":
             for i, t in enumerate(tokens):
-                if not free(i) or t.lower not in TRANSITIONS:
+                if not free(i) or t.lower not in TRANSITIONS or _fixed(tokens, i) or caps:
                     continue
-                relative = t.lower in ("which", "that", "where") and t.feat("PronType") == "Rel"
+                relative = t.lower in ("which", "that", "where") and (
+                    t.feat("PronType") == "Rel" or t.tag in ("WDT", "WRB") and tokens[t.head].dep in ("relcl", "acl:relcl"))
+                if t.lower in ("which", "that", "where") and not relative:
+                    continue        # "I think that ..." -> "which" is no connective confusion
+                if t.lower == "as" and not (t.pos == "SCONJ" and t.dep == "mark"):
+                    continue        # "as big as", "as a child": not the causal connective
                 # a connective adverb modifies a clause (its head is a verb), not a degree adverb ("so big")
                 clausal_adv = t.pos == "ADV" and t.dep in ("advmod", "cc") and tokens[t.head].pos in ("VERB", "AUX")
                 if t.pos in ("CCONJ", "SCONJ") or clausal_adv or relative:
@@ -299,7 +388,11 @@ def _site_ops(tokens: Sequence[Token], site: tuple[str, str, int]) -> list[Opera
     the token and its deletion (``"tok"``), or every member inserted (``"gap"``)."""
     kind, where, i = site
     members = CONFUSION_SETS[kind][:-1]
-    if where == "gap":
+    if kind == "ArtOrDet":
+        members = _article_members(tokens, site)
+    elif kind == "Prep" and where.startswith("gap:"):
+        members = EXTRANEOUS_PREPOSITIONS[where[4:]]
+    if where.startswith("gap"):
         return [Operation(kind, INSERT, i, "", m) for m in members]
     t = tokens[i]
     text, low = t.text, t.lower
@@ -311,38 +404,100 @@ def _site_ops(tokens: Sequence[Token], site: tuple[str, str, int]) -> list[Opera
     return ops
 
 
+def _article_members(tokens: Sequence[Token], site: tuple[str, str, int]) -> tuple[str, ...]:
+    """The articles an ArtOrDet operation may write at a site. An indefinite article takes the form
+    the next word's sound needs (:func:`robust_bench.perturb.checks.indefinite_article`: "an hour",
+    "a university"), and is not written before a plural head ("the books" -> "a books"); *a* and *an*
+    are not confused with each other (that is spelling, not article choice)."""
+    from robust_bench.perturb.checks import indefinite_article
+
+    _, where, i = site
+    n = len(tokens)
+    if where.startswith("gap"):
+        nxt = tokens[i].text
+        indef = (indefinite_article(nxt),) if where == "gap" and nxt.isalpha() else ()
+        return ("the",) + indef
+    low = tokens[i].lower
+    if low in ("a", "an"):
+        return ("the",)
+    nxt = tokens[i + 1].text if i + 1 < n else ""
+    head = tokens[tokens[i].head]
+    if not nxt.isalpha() or head.tag in ("NNS", "NNPS"):
+        return ()
+    return (indefinite_article(nxt),)
+
+
+#: Fixed expressions whose words are not free choices: an edit inside "because of", "in front of" or
+#: "at least" ("because about", "into front of") is no learner's preposition or word-choice error.
+FIXED_BIGRAMS = frozenset({
+    ("because", "of"), ("instead", "of"), ("according", "to"), ("due", "to"), ("out", "of"), ("ahead", "of"),
+    ("spite", "of"), ("front", "of"), ("in", "front"), ("part", "of"), ("terms", "of"), ("in", "terms"),
+    ("addition", "to"), ("in", "addition"), ("regardless", "of"), ("prior", "to"), ("rather", "than"),
+    ("such", "as"), ("apart", "from"), ("thanks", "to"), ("next", "to"), ("close", "to"), ("as", "well"),
+    ("at", "least"), ("at", "all"), ("in", "order"), ("of", "course"), ("by", "far"), ("at", "once"),
+    ("up", "to"), ("in", "case"), ("on", "behalf"), ("in", "spite"), ("at", "last"), ("so", "that"),
+    ("even", "if"), ("even", "though"), ("as", "if"), ("as", "though"), ("so", "far"), ("at", "home"),
+    ("on", "top"), ("top", "of"), ("at", "first"), ("in", "fact"), ("for", "example"), ("for", "instance"),
+    ("at", "times"), ("in", "particular"), ("as", "of"), ("as", "for"), ("per", "cent"), ("on", "time"),
+})
+#: Nouns whose plural or singular is no number error (temporal adverbs parsed as nouns, letters).
+_NO_NN = frozenset({"yesterday", "today", "tomorrow", "tonight", "v", "vs", "etc"})
+
+
+def _fixed(tokens: Sequence[Token], i: int) -> bool:
+    """Whether token ``i`` belongs to a fixed expression (:data:`FIXED_BIGRAMS`, or UD ``fixed``)."""
+    low = tokens[i].lower
+    if tokens[i].dep in ("fixed", "mwe") or any(tokens[c].dep in ("fixed", "mwe") and tokens[c].head == i
+                                                 for c in (i - 1, i + 1) if 0 <= c < len(tokens)):
+        return True
+    return (i > 0 and (tokens[i - 1].lower, low) in FIXED_BIGRAMS) or \
+        (i + 1 < len(tokens) and (low, tokens[i + 1].lower) in FIXED_BIGRAMS)
+
+
+def _word_part(tokens: Sequence[Token], i: int) -> bool:
+    """Whether token ``i`` is part of a larger written word: joined by a hyphen or slash with no space
+    ("land-owners", "open-air"), or a clitic host ("ca" of "ca n't", "wo n't")."""
+    n = len(tokens)
+    if i + 1 < n and not tokens[i].space and (tokens[i + 1].text in ("-", "/", "n't") or tokens[i + 1].text[:1] == "'"):
+        return True
+    if i + 1 < n and tokens[i + 1].lower in ("n't", "'s", "'ll", "'re", "'ve", "'d", "'m"):
+        return True
+    return i > 0 and not tokens[i - 1].space and tokens[i - 1].text in ("-", "/")
+
+
 def _nn_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
     return [i for i, t in enumerate(tokens)
-            if i not in protected and t.pos == "NOUN" and t.tag in ("NN", "NNS") and t.text.isalpha()]
+            if i not in protected and t.pos == "NOUN" and t.tag in ("NN", "NNS") and t.text.isalpha()
+            and len(t.text) > 2 and t.lower not in _NO_NN and not _word_part(tokens, i)]
 
 
-def _nn_ops(t: Token, i: int) -> list[Operation]:
+def _nn_ops(t: Token, i: int, refusals=None) -> list[Operation]:
     """Singular <-> plural of a common noun (lemminflect handles child/children)."""
     target = _inflect(t.lemma.lower(), "NNS" if t.tag == "NN" else "NN")
-    if target and target.lower() != t.lower:
+    if target and target.lower() != t.lower and _known(target, refusals):
         return [Operation("Nn", SUBSTITUTE, i, t.text, _case_like(t.text, target))]
     return []
 
 
 def _sva_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
     return [i for i, t in enumerate(tokens) if i not in protected and t.tag in ("VBZ", "VBP")
-            and t.pos in ("VERB", "AUX") and t.text.isalpha()]
+            and t.pos in ("VERB", "AUX") and t.text.isalpha() and not _word_part(tokens, i)]
 
 
-def _sva_ops(t: Token, i: int) -> list[Operation]:
+def _sva_ops(t: Token, i: int, refusals=None) -> list[Operation]:
     """3SG <-> non-3SG of a present-tense verb or auxiliary."""
     target = _PRESENT_BE.get(t.lower) or _inflect(t.lemma.lower(), "VBP" if t.tag == "VBZ" else "VBZ")
-    if target and target.lower() != t.lower:
+    if target and target.lower() != t.lower and _known(target, refusals):
         return [Operation("SVA", SUBSTITUTE, i, t.text, _case_like(t.text, target))]
     return []
 
 
 def _vform_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
     return [i for i, t in enumerate(tokens) if i not in protected and t.pos == "VERB"
-            and t.tag in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN") and t.text.isalpha()]
+            and t.tag in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN") and t.text.isalpha() and not _word_part(tokens, i)]
 
 
-def _vform_ops(t: Token, i: int) -> list[Operation]:
+def _vform_ops(t: Token, i: int, refusals=None) -> list[Operation]:
     """The verb's present (agreeing), past, progressive and perfect forms other than its own."""
     lemma = t.lemma.lower()
     third = t.tag == "VBZ" or (t.feat("Person") == "3" and t.feat("Number") == "Sing")
@@ -350,7 +505,7 @@ def _vform_ops(t: Token, i: int) -> list[Operation]:
     out = []
     for tag in ("VBZ" if third else "VBP", "VBD", "VBG", "VBN"):
         form = _inflect(lemma, tag)
-        if form and form.lower() not in seen:
+        if form and form.lower() not in seen and _known(form, refusals):
             seen.add(form.lower())
             out.append(Operation("Vform", SUBSTITUTE, i, t.text, _case_like(t.text, form)))
     return out
@@ -358,17 +513,64 @@ def _vform_ops(t: Token, i: int) -> list[Operation]:
 
 def _wchoice_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
     """Content words that may take a synonym (whether WordNet has one is checked later)."""
-    return [i for i, t in enumerate(tokens) if i not in protected and t.pos in _WN_POS and t.text.isalpha()]
+    if _all_caps(tokens):
+        return []           # a headline's words are not a learner's word choices
+    return [i for i, t in enumerate(tokens) if i not in protected and t.pos in _WN_POS and t.text.isalpha()
+            and t.tag != "MD" and not _word_part(tokens, i) and not _fixed(tokens, i)]
 
 
-def _wchoice_ops(t: Token, i: int) -> list[Operation]:
-    """Up to ten WordNet synonyms of ``t``'s lemma, inflected with ``t``'s tag."""
+def _wchoice_ops(t: Token, i: int, refusals=None) -> list[Operation]:
+    """Up to ten ("ten synonyms from WordNet synsets", Table 1) common WordNet synonyms of ``t``'s
+    lemma in its most frequent senses, inflected with ``t``'s tag by lemminflect. A synonym that
+    lemminflect cannot inflect for the tag, or whose form is not a common English word
+    (``frequency_floor``, ``known_word``), is refused; fewer than ten are used when fewer pass."""
+    from robust_bench.perturb.checks import is_common_word, is_known_word
+
     out = []
+    if t.lemma.lower() in _NO_WCHOICE or t.tag not in _LEMMINFLECT_TAGS:
+        return out
     for syn in _synonyms(t.lemma.lower(), _WN_POS[t.pos]):
-        form = (_inflect(syn, t.tag) if t.tag not in ("NN", "VB", "JJ", "RB") else syn) or syn
-        if form.lower() != t.lower:
-            out.append(Operation("Wchoice", SUBSTITUTE, i, t.text, _case_like(t.text, form)))
+        form = syn if t.tag in ("NN", "VB", "JJ", "RB") else _inflect(syn, t.tag)
+        if not form or form.lower() == t.lower:
+            continue
+        if not is_known_word(form):
+            _count(refusals, "known_word")
+            continue
+        if not is_common_word(form):
+            _count(refusals, "frequency_floor")
+            continue
+        out.append(Operation("Wchoice", SUBSTITUTE, i, t.text, _case_like(t.text, form)))
+        if len(out) == WCHOICE_MAX:
+            break
     return out
+
+
+#: Lemmas whose WordNet synonyms are never a word choice: light and auxiliary verbs, whose every
+#: synonym changes the construction ("is" -> "exists", "have" -> "own"), and negation.
+_NO_WCHOICE = frozenset({"be", "have", "do", "not", "n't", "never", "so", "too", "very", "there", "here", "then",
+                         "also", "just", "only", "even", "still", "now", "as", "well"})
+
+
+def _count(refusals, name: str, n: int = 1) -> None:
+    if refusals is not None:
+        refusals[name] += n
+
+
+def _known(word: str, refusals=None) -> bool:
+    """The ``known_word`` check on a written form, counted when it refuses."""
+    from robust_bench.perturb.checks import is_known_word
+
+    if is_known_word(word):
+        return True
+    _count(refusals, "known_word")
+    return False
+
+
+def _all_caps(tokens: Sequence[Token]) -> bool:
+    """An all-caps segment (a headline such as "GOLF - LEADING SCORES"): nothing is inserted into it,
+    since a lower-case word would stand out and an upper-case one reads as part of the headline."""
+    long = [t.text for t in tokens if t.text.isalpha() and len(t.text) > 1]
+    return bool(long) and sum(w.isupper() for w in long) * 2 > len(long)
 
 
 #: Single-token types whose operations need a dictionary look-up: cheap positions, costly operations.
@@ -415,9 +617,17 @@ class Confusions:
         src = "" if op.operation == INSERT else op.original.lower()
         tgt = "" if op.operation == DELETE else op.replacement.lower()
         row = table.get(src)
-        if not row:
+        if row is None:
             return 1.0
         return float(row.get(tgt, 0.0))
+
+    @classmethod
+    def learner_default(cls) -> "Confusions":
+        """The default: uniform type distribution, :data:`LEARNER_CONFUSIONS` for Prep and Trans."""
+        import copy
+
+        return cls(type_distribution=None, weights=copy.deepcopy(LEARNER_CONFUSIONS),
+                   source="robust-bench learner confusion classes (LEARNER_CONFUSIONS)")
 
     def to_json(self) -> dict:
         return {"source": self.source, "type_distribution": self.type_distribution, "weights": self.weights}
@@ -461,11 +671,14 @@ class PerturbationResult:
     budget: int
     modified: int
     reason: str | None = None
+    #: Word-choice candidates that passed the engine's checks at each word-choice site resolved
+    #: (at most ten each; "ten synonyms", Table 1).
+    wchoice_candidates: tuple[int, ...] = ()
 
 
 def _site_free(site: tuple[str, int], touched: set[int], gaps: set[int]) -> bool:
     where, i = site
-    return i not in gaps if where == "gap" else i not in touched
+    return i not in gaps if where.startswith("gap") else i not in touched
 
 
 def _conflicts(op: Operation, touched: set[int], gaps: set[int]) -> bool:
@@ -478,7 +691,9 @@ def _conflicts(op: Operation, touched: set[int], gaps: set[int]) -> bool:
 
 def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 0.15,
             confusions: Confusions | None = None, protected: Iterable[int] = (),
-            no_insert_before: Iterable[int] = (), types: Sequence[str] = ERROR_TYPES) -> PerturbationResult:
+            no_insert_before: Iterable[int] = (), types: Sequence[str] = ERROR_TYPES,
+            banned: Collection[tuple[str, int, str]] = (), refusals: MutableMapping[str, int] | None = None
+            ) -> PerturbationResult:
     """The probabilistic transformation of Yin et al. (2020, §3.1).
 
     Repeat until the budget (:func:`error_budget`) is spent or nothing applies: sample an error
@@ -493,9 +708,18 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     error_rate : float
         Share of tokens to modify, in (0, 1]; 0.15 in the paper's settings (§4).
     confusions : Confusions, optional
-        Default uniform.
+        Default :meth:`Confusions.learner_default`.
     protected, no_insert_before, types
         See :func:`candidate_operations`.
+    banned : collection of (type, position, replacement)
+        Operations refused by a check run outside the engine (the builder's in-context checks on
+        word-choice substitutes); they are never drawn. The same ``rng`` seed with more bans gives
+        the same draws up to the first banned one.
+    refusals : mutable mapping of str to int, optional
+        Counts candidates refused by the engine's checks, by check name
+        (:data:`robust_bench.perturb.checks.CHECKS`): ``known_word`` and ``frequency_floor`` when a
+        site's operations are made, ``article_agreement`` when a drawn operation would leave a/an
+        disagreeing with the next word.
 
     Returns
     -------
@@ -509,7 +733,8 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     """
     if not 0 < error_rate <= 1:
         raise ValueError(f"error_rate must be in (0, 1], got {error_rate}")
-    conf = confusions or Confusions()
+    conf = confusions if confusions is not None else Confusions.learner_default()
+    banned = set(banned)
     words = [t.text for t in tokens]
     spaces = [t.space for t in tokens]
     budget = error_budget(len(tokens), error_rate)
@@ -540,6 +765,8 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     gaps: set[int] = set()
     spent = 0
     edits: list[dict] = []
+    base_articles = len(_articles(words))
+    wchoice_sizes: list[int] = []
     uniform = conf.uniform_weights
     dead: set[str] = set()
     while spent < budget:
@@ -574,8 +801,12 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
                 site = rng.choice(open_sites)
                 if table[site] is None:
                     where, i = site
-                    made = _LAZY[kind][1](tokens[i], i) if kind in _LAZY else _site_ops(tokens, (kind, where, i))
-                    table[site] = [o for o in made if uniform or conf.op_weight(o) > 0]
+                    made = (_LAZY[kind][1](tokens[i], i, refusals) if kind in _LAZY
+                            else _site_ops(tokens, (kind, where, i)))
+                    table[site] = [o for o in made if (uniform or conf.op_weight(o) > 0)
+                                   and (o.type, o.position, o.replacement) not in banned]
+                    if kind == "Wchoice":
+                        wchoice_sizes.append(len(table[site]))
                 if table[site]:
                     cands = table[site]
                     break
@@ -587,6 +818,13 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             pos = rng.choice(positions)
             cands = [op for op in avail[kind] if op.position == pos]
         op = rng.choice(cands) if uniform else rng.choices(cands, weights=[conf.op_weight(o) for o in cands])[0]
+        if _articles_after(words, spaces, edits, op) > base_articles:
+            # the edit would leave a/an before a word of the other sound ("an mechanism", "a effort")
+            _count(refusals, "article_agreement")
+            cands.remove(op)
+            if kind not in lazy:
+                by_type[kind].remove(op)
+            continue
         edits.append(op.as_edit())
         spent += op.cost
         if op.operation == INSERT:
@@ -599,7 +837,24 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
         return PerturbationResult(tuple(words), tuple(spaces), (), budget, 0, "no applicable operation")
     new_words, new_spaces = apply_edits(words, spaces, edits)
     reason = None if edits else "no operation fits the budget"
-    return PerturbationResult(tuple(new_words), tuple(new_spaces), tuple(edits), budget, spent, reason)
+    return PerturbationResult(tuple(new_words), tuple(new_spaces), tuple(edits), budget, spent, reason,
+                              tuple(wchoice_sizes))
+
+
+def _articles(words: Sequence[str]) -> set[int]:
+    from robust_bench.perturb.checks import article_errors
+
+    return article_errors(words)
+
+
+def _articles_after(words, spaces, edits: list[dict], op: Operation) -> int:
+    """a/an disagreements in the sentence once ``op`` joins ``edits`` (only sentences with an article
+    or an article edit are rebuilt)."""
+    if op.type != "ArtOrDet" and not any(w.lower() in ("a", "an") for w in words) \
+            and not any(e["type"] == "ArtOrDet" for e in edits):
+        return 0
+    new, _ = apply_edits(words, spaces, [*edits, op.as_edit()])
+    return len(_articles(new))
 
 
 def apply_edits(words: Sequence[str], spaces: Sequence[bool], edits: Iterable[Mapping]) -> tuple[list[str], list[bool]]:
