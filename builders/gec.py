@@ -22,7 +22,8 @@ import numpy as np
 from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
 from robust_bench.data.registry import register_builder
 from robust_bench.data.citations import YIN_2020
-from robust_bench.perturb.checks import CHECKS, InContextChecks, MeaningKept, Refusals, resolve_meaning_model
+from robust_bench.perturb.checks import (CHECKS, InContextChecks, MeaningKept, Refusals, load_second_tagger,
+                                        resolve_meaning_model, tag_disagreements)
 from robust_bench.perturb.grammar_errors import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
 from robust_bench.io.sources import SourceFile, describe_read, resolve_sources, sha256_file
 from robust_bench.io.task_data import (CONLL2003_TAGS, MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS,
@@ -216,6 +217,7 @@ class GrammaticalErrors(RobustBenchBuilder):
         cfg = self.config
         nlp = load_spacy(cfg.spacy_model)
         checker = InContextChecks(nlp, MeaningKept() if cfg.checks == "all" else None)
+        second = load_second_tagger() if cfg.checks == "all" else None
         for chunk in chunks:
             if cfg.task == "conll2003":
                 from spacy.tokens import Doc
@@ -233,8 +235,13 @@ class GrammaticalErrors(RobustBenchBuilder):
                     tags = [CONLL2003_TAGS[t] for t in row["ner_tags"]]
                     protected = {i for i, t in enumerate(tags) if t != "O"}
                     no_insert = {i for i, t in enumerate(tags) if t.startswith("I-")}
-                items.append((row, tokens_from_doc(doc), protected, no_insert))
-            for (row, tokens, _, _), (res, refusals) in zip(items, self._perturb_chunk(items, split, confusions,
+                items.append([row, tokens_from_doc(doc), protected, no_insert, set()])
+            if second is not None:
+                gold = [r.get("pos_tags") for r in chunk] if cfg.task == "conll2003" else None
+                doubts = tag_disagreements(second, [[(t.text, t.tag) for t in it[1]] for it in items], gold)
+                for it, d in zip(items, doubts):
+                    it[4] = d
+            for (row, tokens, *_), (res, refusals) in zip(items, self._perturb_chunk(items, split, confusions,
                                                                                       checker)):
                 out = {k: v for k, v in row.items() if k != "document"}
                 out.update({
@@ -276,11 +283,11 @@ class GrammaticalErrors(RobustBenchBuilder):
         pending = list(range(len(items)))
 
         def draw(k, types=ERROR_TYPES):
-            row, tokens, protected, no_insert = items[k]
+            row, tokens, protected, no_insert, unsure = items[k]
             rng = random.Random(f"robust-bench/{cfg.seed}/{cfg.name}/{split}/{row['idx']}")
             ref = Refusals()
             res = perturb(tokens, rng, error_rate=cfg.error_rate, confusions=confusions, protected=protected,
-                          no_insert_before=no_insert, types=types, banned=bans[k], refusals=ref)
+                          no_insert_before=no_insert, types=types, banned=bans[k], refusals=ref, unsure=unsure)
             return res, ref
 
         static = [Refusals() for _ in items]

@@ -18,7 +18,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from robust_bench.attacks.search import SEARCHES, AttackJournal, AttackTarget, attack_many, success_at_budget
+from robust_bench.attacks.search import (SEARCHES, AttackJournal, AttackTarget, attack_many, success_at_budget,
+                                        validate_targets)
 from robust_bench.models.classifiers import Classifier
 from robust_bench.perturb.grammar_errors import ERROR_TYPES, render, tokens_from_doc
 from robust_bench.scoring import attack_success_rate
@@ -64,7 +65,7 @@ class _Row:
 def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", budget_rate: float = 0.15,
                seed: int = 0, agree_with: Sequence[Classifier] = (), nlp=None, progress: bool = True,
                positions: Sequence[int] | None = None, max_attacked: int | None = None,
-               journal: AttackJournal | None = None) -> dict[str, Any]:
+               journal: AttackJournal | None = None, checks: str = "all") -> dict[str, Any]:
     """Attack every correctly predicted example.
 
     Parameters
@@ -87,6 +88,11 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
     max_attacked : int, optional
         Attack only the first N correctly predicted rows (``rows`` bounds the rows read; this
         bounds the attacked examples).
+    checks : {"all", "static"}
+        The searches draw from validated operation sets (:func:`validate_targets`): ``"all"`` also
+        checks every word-choice substitute in context (same tag, meaning kept with
+        ``$ROBUST_BENCH_SIMILARITY_MODEL``); ``"static"`` only the engine's own checks. Refusals by
+        check are in the summary.
     journal : AttackJournal, optional
         Resume from, and add to, a journal of finished attacks (see :func:`attack_many`).
 
@@ -119,6 +125,7 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
         raise AttackError("no example is predicted correctly (by every model), so nothing can be attacked")
     sub = rows.select(idx)
     targets = make_targets(sub, config, nlp)
+    validate_targets(targets, _checker(nlp, checks))
     pos = list(positions) if positions is not None else list(range(len(rows)))
     found = attack_many(clf, targets, search=search, budget_rate=budget_rate,
                         seeds=[seed * 100003 + pos[i] for i in idx], progress=progress, journal=journal)
@@ -140,6 +147,7 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
         "error_types_in_successes": {t: types.get(t, 0) for t in ERROR_TYPES},
         "search": search,
         "budget_rate": budget_rate,
+        "refusals": _refusals(targets),
     }
     return {"summary": summary, "examples": results, "targets": targets, "segment": segment, "fields": fields,
             "rows": sub}
@@ -204,7 +212,7 @@ def plot_budget_curve(curves: dict[str, dict[float, float]], out_stem: str | Pat
 
 def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float = 0.15, seed: int = 0,
                    agree_with: Sequence = (), nlp=None, progress: bool = True,
-                   positions: Sequence[int] | None = None) -> dict[str, Any]:
+                   positions: Sequence[int] | None = None, checks: str = "all") -> dict[str, Any]:
     """Attack a tagger on ``gec_conll2003`` rows (Yin et al., 2020, Table 3, NER column).
 
     A sentence is attacked when it has at least one entity and the tagger gets all its entities
@@ -226,6 +234,8 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
         Attack only sentences whose entities all of these taggers also get right.
     nlp : spaCy Language, optional
     positions : sequence of int of shape (n_rows,), optional
+        As in :func:`run_attack`.
+    checks : {"all", "static"}
         As in :func:`run_attack`.
 
     Returns
@@ -270,6 +280,7 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
         targets.append(AttackTarget(tokens=tokens_from_doc(doc), make_input=make_input, label=0,
                                     protected={i for i, t in enumerate(tags) if t != "O"},
                                     no_insert_before={i for i, t in enumerate(tags) if t.startswith("I-")}))
+    validate_targets(targets, _checker(nlp, checks))
     pos = list(positions) if positions is not None else list(range(len(rows)))
     found = attack_many(objective, targets, search=search, budget_rate=budget_rate,
                         seeds=[seed * 100003 + pos[k] for k in ok], progress=progress)
@@ -289,6 +300,24 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
                "f1_drop": f1_clean - f1_adv, "modified_share_mean": float(np.mean(shares)) if shares else 0.0,
                "queries_mean": float(np.mean(queries)), "queries_median": float(st.median(queries)),
                "error_types_in_successes": {t: types.get(t, 0) for t in ERROR_TYPES}, "search": search,
-               "budget_rate": budget_rate}
+               "budget_rate": budget_rate, "refusals": _refusals(targets)}
     return {"summary": summary, "examples": results, "targets": targets, "rows": rows.select(ok),
             "objective": objective, "names": names}
+
+
+def _checker(nlp, checks: str):
+    """The in-context checks of an attack: ``"all"`` (same tag and meaning kept) or ``"static"``
+    (none beyond the engine's own)."""
+    from robust_bench.perturb.checks import InContextChecks, MeaningKept, load_second_tagger
+
+    if checks not in ("all", "static"):
+        raise AttackError(f"checks must be 'all' or 'static', got {checks!r}")
+    return InContextChecks(nlp, MeaningKept(), load_second_tagger()) if checks == "all" else None
+
+
+def _refusals(targets) -> dict[str, int]:
+    """Candidate operations refused by each validity check, summed over the attacked examples."""
+    out: Counter = Counter()
+    for t in targets:
+        out.update(t.refusals)
+    return dict(sorted(out.items()))

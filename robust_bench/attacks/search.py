@@ -52,12 +52,12 @@ from typing import Callable, Sequence
 import numpy as np
 
 from robust_bench.models.classifiers import Classifier, Input
-from robust_bench.perturb.grammar_errors import (DELETE, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
+from robust_bench.perturb.grammar_errors import (DELETE, articles_after, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
                                          error_budget)
 
 __all__ = ["SEARCHES", "AttackResult", "AttackTarget", "AttackJournal", "SearchState", "attack", "attack_many",
            "AttackJournalError", "greedy_search", "success_at_budget",
-           "beam_search", "genetic_search"]
+           "beam_search", "genetic_search", "validate_targets"]
 
 SEARCHES = ("greedy", "beam", "genetic")
 BEAM_SIZE = 5
@@ -87,6 +87,11 @@ class AttackTarget:
     label: int
     protected: set[int] = field(default_factory=set)
     no_insert_before: set[int] = field(default_factory=set)
+    #: the validated candidate operations (:func:`validate_targets`); ``None``: made when attacked,
+    #: with the engine's own checks only
+    operations: list[Operation] | None = None
+    #: candidates refused by check name (:data:`robust_bench.perturb.checks.CHECKS`)
+    refusals: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -133,7 +138,9 @@ def _cost(ops: Sequence[Operation]) -> int:
     return sum(op.cost for op in ops)
 
 
-def _compatible(op: Operation, chosen: Sequence[Operation]) -> bool:
+def _compatible(op: Operation, chosen: Sequence[Operation], sc: "SearchState | None" = None) -> bool:
+    """Whether ``op`` can join ``chosen``: no token or gap edited twice and, given the example
+    (``sc``), no a/an left disagreeing with the next word's sound (the ``article_agreement`` check)."""
     def span(o):
         if o.operation == INSERT:
             return {("gap", o.position)}
@@ -142,7 +149,9 @@ def _compatible(op: Operation, chosen: Sequence[Operation]) -> bool:
         return {("tok", o.position)}
 
     used = set().union(*(span(o) for o in chosen)) if chosen else set()
-    return not (span(op) & used)
+    if span(op) & used:
+        return False
+    return sc is None or articles_after(sc.words, sc.spaces, [o.as_edit() for o in chosen], op) <= sc.base_articles
 
 
 class SearchState:
@@ -173,6 +182,7 @@ class SearchState:
         self.queries = 0
         self._seen: set = set()
         self.trace: list = []
+        self.base_articles = articles_after(self.words, self.spaces, [], None)
 
     def realise(self, ops: Sequence[Operation]) -> tuple[list[str], list[bool]]:
         return apply_edits(self.words, self.spaces, [o.as_edit() for o in ops])
@@ -250,7 +260,7 @@ def greedy_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: fl
         if _cost(chosen) >= budget:
             break
         here = by_pos.get(i, []) + (by_pos.get(n, []) if i == n - 1 else [])
-        cands = [o for o in here if _cost(chosen) + o.cost <= budget and _compatible(o, chosen)]
+        cands = [o for o in here if _cost(chosen) + o.cost <= budget and _compatible(o, chosen, sc)]
         if not cands:
             continue
         probs = yield [chosen + [o] for o in cands]
@@ -329,7 +339,7 @@ def beam_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: floa
         expansions: list[list[Operation]] = []
         for _, chosen in beams:
             expansions.append(chosen)
-            expansions += [chosen + [o] for o in here if _cost(chosen) + o.cost <= budget and _compatible(o, chosen)]
+            expansions += [chosen + [o] for o in here if _cost(chosen) + o.cost <= budget and _compatible(o, chosen, sc)]
         if len(expansions) == len(beams):
             continue
         probs = yield expansions
@@ -382,14 +392,14 @@ def genetic_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: f
     generations = max(1, math.ceil(generation_factor * len(sc.words)))
 
     def mutate(ind: list[Operation]) -> list[Operation]:
-        room = [o for o in ops if _cost(ind) + o.cost <= budget and _compatible(o, ind)]
+        room = [o for o in ops if _cost(ind) + o.cost <= budget and _compatible(o, ind, sc)]
         if not room:
             if not ind:
                 return ind
             # full: replace one operation by another
             ind = list(ind)
             ind.pop(rng.randrange(len(ind)))
-            room = [o for o in ops if _cost(ind) + o.cost <= budget and _compatible(o, ind)]
+            room = [o for o in ops if _cost(ind) + o.cost <= budget and _compatible(o, ind, sc)]
             if not room:
                 return ind
         return ind + [rng.choice(room)]
@@ -397,7 +407,7 @@ def genetic_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: f
     def crossover(a: list[Operation], b: list[Operation]) -> list[Operation]:
         child: list[Operation] = []
         for o in a + b:
-            if rng.random() < 0.5 and _cost(child) + o.cost <= budget and _compatible(o, child) and o not in child:
+            if rng.random() < 0.5 and _cost(child) + o.cost <= budget and _compatible(o, child, sc) and o not in child:
                 child.append(o)
         return child
 
@@ -426,6 +436,50 @@ def genetic_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: f
 _SEARCH = {"greedy": greedy_search, "beam": beam_search, "genetic": genetic_search}
 
 
+def validate_targets(targets: Sequence[AttackTarget], checker=None) -> None:
+    """Give each target its validated operation set, so that the searches draw only valid edits.
+
+    The candidate operations of every target are made once with the engine's checks (a/an by sound,
+    known words, common word-choice synonyms, the learner confusion classes, no edits in headlines or
+    fixed expressions); then every word-choice substitute of every target is checked in context in
+    one batch (``same_tag`` and ``meaning_kept``, :class:`robust_bench.perturb.checks.InContextChecks`)
+    and the refused ones are dropped. Refusals are counted on each target by check. Combinations are
+    checked during the search (:func:`_compatible`: no a/an disagreement).
+
+    Parameters
+    ----------
+    targets : sequence of AttackTarget
+        Changed in place (``operations``, ``refusals``).
+    checker : InContextChecks or None
+        ``None`` skips the in-context checks.
+    """
+    from collections import Counter
+
+    ask = []
+    doubts = [set() for _ in targets]
+    if checker is not None and getattr(checker, "second", None) is not None:
+        from robust_bench.perturb.checks import tag_disagreements
+
+        doubts = tag_disagreements(checker.second, [[(x.text, x.tag) for x in t.tokens] for t in targets])
+    for k, t in enumerate(targets):
+        ref: Counter = Counter()
+        t.operations = candidate_operations(t.tokens, protected=t.protected, no_insert_before=t.no_insert_before,
+                                            refusals=ref, unsure=doubts[k])
+        t.refusals = dict(ref)
+        words, spaces, tags = [x.text for x in t.tokens], [x.space for x in t.tokens], [x.tag for x in t.tokens]
+        ask += [(k, o, (words, spaces, tags, o.position, o.replacement)) for o in t.operations if o.type == "Wchoice"]
+    if not ask or checker is None or not checker.names:
+        return
+    verdicts = checker.refusals([q for _, _, q in ask])
+    refused: dict[int, set] = {}
+    for (k, op, _), why in zip(ask, verdicts):
+        if why:
+            refused.setdefault(k, set()).add(op)
+            targets[k].refusals[why] = targets[k].refusals.get(why, 0) + 1
+    for k, ops in refused.items():
+        targets[k].operations = [o for o in targets[k].operations if o not in ops]
+
+
 def _attack_gen(target: AttackTarget, search: str, budget_rate: float, seed: int, types):
     """One attack as a generator: it yields lists of operation sets to score and receives their
     probabilities, so many attacks can share batched forward passes (:func:`attack_many`)."""
@@ -434,8 +488,12 @@ def _attack_gen(target: AttackTarget, search: str, budget_rate: float, seed: int
     sc = SearchState(target)
     budget = error_budget(len(target.tokens), budget_rate)
     p0 = float((yield sc, [[]])[0][target.label])
-    ops = candidate_operations(target.tokens, protected=target.protected, no_insert_before=target.no_insert_before,
-                               types=tuple(types or ERROR_TYPES))
+    ops = target.operations
+    if ops is None:
+        ops = candidate_operations(target.tokens, protected=target.protected,
+                                   no_insert_before=target.no_insert_before, types=tuple(types or ERROR_TYPES))
+    elif types:
+        ops = [o for o in ops if o.type in types]
     rng = random.Random(seed)
     if ops and budget:
         inner = _SEARCH[search](sc, ops, budget, p0, rng)

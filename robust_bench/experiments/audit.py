@@ -95,7 +95,7 @@ def _changed(row: dict) -> bool:
     return a != b
 
 
-def describe_row(row: dict, *, label_names: Sequence[str] | None = None) -> dict[str, str]:
+def describe_row(row: dict, *, label_names: Sequence[str] | None = None, split: str | None = None) -> dict[str, str]:
     """A built row as the blind TSV shows it: ``id``, ``original``, ``perturbed``, ``edits`` in words.
 
     Raises
@@ -110,11 +110,13 @@ def describe_row(row: dict, *, label_names: Sequence[str] | None = None) -> dict
                  f"{lab(row['label'])}")
     else:
         edits = _edits_in_words(row.get("edits") or [])
-    return {"id": str(_row_id(row)), "original": original, "perturbed": perturbed, "edits": edits,
+    return {"id": str(_row_id(row, split)), "original": original, "perturbed": perturbed, "edits": edits,
             "judgement": "", "defect": "", "reason": ""}
 
 
-def _row_id(row: dict):
+def _row_id(row: dict, split: str | None = None):
+    if row.get("id") in (None, "") and row.get("idx") is not None and split:
+        return f"{split}-{row['idx']}"       # gec_* rows: idx repeats across splits
     for key in ("id", "idx", "sent_id", "document"):
         if row.get(key) is not None and row.get(key) != "":
             return row[key]
@@ -192,7 +194,7 @@ def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 100, seed: in
             total += len(rows)
             pool.extend((s, r, names) for r in rows if _changed(r))
     take = rng.permutation(len(pool))[:n]
-    out = [describe_row(pool[k][1], label_names=pool[k][2]) for k in take.tolist()]
+    out = [describe_row(pool[k][1], label_names=pool[k][2], split=pool[k][0]) for k in take.tolist()]
     info = {"config": config, "family": meta["family"], "builder_version": meta["builder_version"],
             "build_seed": meta["seed"], "data_sha256": {s: f["sha256"] for s, f in meta["files"].items()},
             "splits": list(parts), "seed": seed, "n": len(out), "drawn": _dt.date.today().isoformat(),

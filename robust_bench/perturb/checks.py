@@ -40,14 +40,17 @@ from typing import Iterable, Sequence
 
 __all__ = ["CHECKS", "ZIPF_FLOOR", "indefinite_article", "article_errors", "is_known_word", "zipf",
            "is_common_word", "Refusals", "MeaningKept", "MEANING_MODEL_ENV", "ErrantClassifier", "ERRANT_TO_YIN",
-           "ERRANT_MODEL_ENV", "errant_agreement", "resolve_meaning_model"]
+           "ERRANT_MODEL_ENV", "errant_agreement", "resolve_meaning_model", "InContextChecks",
+           "load_second_tagger", "tag_disagreements"]
 
 #: Every check by name, with what it refuses; the card lists the ones a build ran.
 CHECKS = {
     "article_agreement": "a/an must agree with the next word's sound (inflect)",
     "known_word": "every written token is in wordfreq's English list or WordNet",
     "frequency_floor": "a word-choice substitute has Zipf frequency >= 3 (wordfreq)",
-    "same_tag": "a word-choice substitute is re-tagged with the original's PTB tag (spaCy, in context)",
+    "distinct_word": "a word-choice substitute is not a spelling of the original (offense/offence)",
+    "same_tag": "a word-choice substitute is re-tagged with the original's PTB tag (spaCy, in context); "
+                "tag-based edits skip words whose class a second tagger (en_core_web_sm) disputes",
     "meaning_kept": "sentence and in-context word similarity to the original stay above thresholds "
                     "(sentence-transformers, all-MiniLM-L6-v2)",
 }
@@ -173,10 +176,13 @@ class MeaningKept:
     Two cosine similarities from one forward pass of a sentence encoder (mean-pooled, as
     sentence-transformers pools all-MiniLM-L6-v2): the whole sentences' (as TextAttack's sentence
     encoder constraints) and the substituted word's own contextual vectors (mean of its subwords), which
-    separates senses where the sentence score barely moves. Thresholds were set on hand-judged word-choice
-    substitutions (kept: big -> large 0.96/0.88, blue -> bluish 0.92/0.65, make -> do 0.97/0.73; refused:
-    born -> brooked 0.63/0.13, blue -> depressed 0.70/0.06, number -> figure 0.64/0.09, set -> put
-    0.93/0.54), then confirmed by the blind audits on the card.
+    separates senses where the sentence score barely moves. Thresholds were set on judged word-choice
+    substitutions: hand-judged ones (kept: big -> large 0.96/0.88, make -> do 0.97/0.73; refused: born ->
+    brooked 0.63/0.13, blue -> depressed 0.70/0.06, number -> figure 0.64/0.09) and the first blind audits
+    of gec_mnli and gec_conll2003 (refused by readers, word cosine: damage -> hurt 0.08, told ->
+    recounted 0.26, leading -> guiding 0.32, striking -> impressing 0.61, children -> babies 0.65, become
+    -> gotten 0.68, say -> suppose 0.70; kept: thought -> believed 0.74, students -> pupils 0.75). The
+    audits on the card were drawn afterwards, with new seeds.
 
     Parameters
     ----------
@@ -190,7 +196,7 @@ class MeaningKept:
 
     model: str | None = None
     sentence_threshold: float = 0.90
-    word_threshold: float = 0.60
+    word_threshold: float = 0.72
     device: str | None = None
     batch_size: int = 64
 
@@ -367,6 +373,61 @@ def errant_agreement(recorded: Sequence[str], derived: Sequence[list[str]]) -> d
     return dict(sorted(out.items()))
 
 
+def _coarse(tag: str) -> str:
+    return tag[:2] if tag[:2] in ("NN", "VB", "JJ", "RB") else tag
+
+
+def load_second_tagger(name: str | None = None):
+    """The second, independent tagger: ``name``, else ``$ROBUST_BENCH_ERRANT_MODEL``, else
+    ``en_core_web_sm`` (spaCy's own English pipeline, which ERRANT also uses), tagger only.
+
+    Raises
+    ------
+    OSError
+        If the pipeline cannot be loaded.
+    """
+    import spacy
+
+    name = name or os.environ.get(ERRANT_MODEL_ENV) or "en_core_web_sm"
+    try:
+        return spacy.load(name, exclude=["parser", "ner", "lemmatizer", "senter"])
+    except OSError as exc:
+        raise OSError(f"second tagger {name!r} cannot be loaded (python -m spacy download en_core_web_sm, or set "
+                      f"{ERRANT_MODEL_ENV} to its folder): {exc}") from exc
+
+
+def tag_disagreements(nlp2, sentences: Sequence[Sequence[tuple[str, str]]],
+                      gold: Sequence[Sequence[str] | None] | None = None) -> list[set[int]]:
+    """Tokens whose part of speech is in doubt: a second, independent tagger (and the source's own
+    tags, where it has them, as CoNLL-2003 does) gives another word class (noun, verb, adjective,
+    adverb) than the build's tagger. Edits that rest on the tag (noun number, agreement, verb form,
+    word choice) leave those tokens alone: "on serve" and "percent change" are nouns, whatever one
+    tagger says.
+
+    Parameters
+    ----------
+    nlp2 : spacy.Language
+        The second tagger (:func:`load_second_tagger`).
+    sentences : sequence of sequence of (word, tag)
+        Each sentence's words and the build's PTB tags.
+    gold : sequence of (sequence of str or None), optional
+        The source's own PTB tags per sentence.
+
+    Returns
+    -------
+    list of set of int
+    """
+    from spacy.tokens import Doc
+
+    docs = nlp2.pipe((Doc(nlp2.vocab, words=[w for w, _ in s]) for s in sentences), batch_size=256)
+    out = []
+    for k, (s, doc) in enumerate(zip(sentences, docs)):
+        g = gold[k] if gold is not None else None
+        out.append({i for i, (_, tag) in enumerate(s) if _coarse(doc[i].tag_) != _coarse(tag)
+                    or (g is not None and g[i] not in ("_", "") and _coarse(g[i]) != _coarse(tag))})
+    return out
+
+
 class InContextChecks:
     """The checks that need the sentence around a substitution: ``same_tag`` (the pipeline re-tags
     the substitute with the original's PTB tag) and ``meaning_kept`` (:class:`MeaningKept`). Both run
@@ -379,11 +440,14 @@ class InContextChecks:
         The build's pipeline (its tagger is rerun on the perturbed words); ``None`` skips ``same_tag``.
     meaning : MeaningKept or None
         ``None`` skips ``meaning_kept``.
+    second : spacy.Language or None
+        A second tagger (:func:`load_second_tagger`) for :func:`tag_disagreements`.
     """
 
-    def __init__(self, nlp=None, meaning: MeaningKept | None = None):
+    def __init__(self, nlp=None, meaning: MeaningKept | None = None, second=None):
         self.nlp = nlp
         self.meaning = meaning
+        self.second = second
 
     @property
     def names(self) -> list[str]:

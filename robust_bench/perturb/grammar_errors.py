@@ -50,7 +50,7 @@ from typing import Collection, Iterable, Mapping, MutableMapping, NamedTuple, Se
 __all__ = [
     "ERROR_TYPES", "ARTICLES", "PREPOSITIONS", "TRANSITIONS", "CONFUSION_SETS", "Token", "Operation",
     "Confusions", "candidate_operations", "error_budget", "perturb", "apply_edits", "render", "tokens_from_doc",
-    "PerturbationResult", "realign_tags",
+    "PerturbationResult", "realign_tags", "articles_after", "LEARNER_CONFUSIONS", "EXTRANEOUS_PREPOSITIONS",
 ]
 
 ERROR_TYPES = ("ArtOrDet", "Prep", "Trans", "Nn", "SVA", "Vform", "Wchoice", "Worder")
@@ -92,10 +92,10 @@ def _rows(groups: dict[str, tuple[str, ...]]) -> dict[str, dict[str, float]]:
 LEARNER_CONFUSIONS: dict[str, dict[str, dict[str, float]]] = {
     "Prep": {
         **_rows({
-            "in": ("on", "at", "into"), "on": ("in", "at", "about"), "at": ("in", "on"),
+            "in": ("on", "at", "into"), "on": ("in", "at"), "at": ("in", "on"),
             "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to", "of", "since", "during"),
             "of": ("for", "about", "from", "in"), "about": ("on", "of"), "from": ("of", "since"),
-            "with": ("by", "to"), "by": ("with", "until", "from"), "until": ("by",), "since": ("for", "from"),
+            "with": ("by", "to"), "by": ("with", "from"), "until": (), "since": ("for", "from"),
             "during": ("in", "for"), "throughout": ("during", "in"), "over": ("on", "across"),
             "across": ("over",), "like": (), "under": (), "among": (), "against": (),
             "before": (), "after": (), "behind": (), "but": (), "out": (), "up": (), "down": (), "off": (),
@@ -124,8 +124,11 @@ EXTRANEOUS_PREPOSITIONS: dict[str, tuple[str, ...]] = {
     "influence": ("on",), "ask": ("for",), "demand": ("for",), "study": ("about",), "research": ("about", "on"),
 }
 
+#: Prepositions learners drop ("listen music", "arrive the station"); dropping one that carries its own
+#: meaning ("since 1992", "until Friday", "during the war") loses the meaning, so those are not dropped.
+DROPPABLE_PREPOSITIONS = ("to", "of", "for", "on", "at", "in", "about", "with")
 for _src, _row in LEARNER_CONFUSIONS["Prep"].items():
-    if _src and _row:
+    if _src in DROPPABLE_PREPOSITIONS:
         _row[""] = 0.5          # dropping a preposition: half as likely as each partner
 
 
@@ -217,10 +220,13 @@ _LEMMINFLECT_TAGS = {"NN", "NNS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "JJ",
 
 @lru_cache(maxsize=100_000)
 def _inflect(lemma: str, tag: str) -> str | None:
-    from lemminflect import getInflection
+    from lemminflect import getAllInflections, getInflection
 
     if tag not in _LEMMINFLECT_TAGS:
         return None
+    upos = {"N": "NOUN", "V": "VERB", "J": "ADJ", "R": "ADV"}[tag[0]]
+    if not getAllInflections(lemma, upos=upos):
+        return None         # not in lemminflect's dictionary: its rules guess ("meted" -> "metting")
     forms = getInflection(lemma, tag=tag)
     return forms[0] if forms else None
 
@@ -250,7 +256,8 @@ _PRESENT_BE = {"is": "are", "are": "is", "am": "is"}
 
 def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = (),
                          no_insert_before: Iterable[int] = (), types: Sequence[str] = ERROR_TYPES,
-                         sites_only: bool = False):
+                         sites_only: bool = False, refusals: MutableMapping[str, int] | None = None,
+                         confusions: "Confusions | None" = None, unsure: Iterable[int] = ()):
     """Every plausible operation of the requested types on a parsed sentence.
 
     Parameters
@@ -266,6 +273,14 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
     sites_only : bool
         Internal: return ``(operations, sites)`` with the confusion-set types left as sites
         (see :func:`_site_ops`) instead of expanded.
+    refusals : mutable mapping of str to int, optional
+        Counts candidates the engine's checks refuse, by check name.
+    confusions : Confusions, optional
+        Confusion-set operations with weight 0 are left out (the attacks' operation sets are the
+        corpora's); default :meth:`Confusions.learner_default`.
+    unsure : iterable of int
+        Tokens whose part of speech a second tagger disputes (:func:`robust_bench.perturb.checks.
+        tag_disagreements`): Nn, SVA, Vform and Wchoice, which rest on the tag, leave them alone.
 
     Returns
     -------
@@ -310,7 +325,9 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
     for kind in types:
         if kind == "ArtOrDet":
             for i, t in enumerate(tokens):
-                if free(i) and t.lower in ARTICLES and t.pos == "DET" and not caps:
+                if free(i) and t.lower in ARTICLES and t.pos == "DET" and not caps and t.head > i \
+                        and tokens[t.head].pos in ("NOUN", "PROPN", "ADJ", "NUM") and i + 1 < n \
+                        and tokens[i + 1].text.isalpha():
                     set_ops(kind, i, ARTICLES)
             for i, t in enumerate(tokens):
                 if t.pos == "NOUN" and t.tag in ("NN", "NNS") and free(i):
@@ -322,8 +339,8 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                     gap = _left_edge(tokens, kids, i)
                     if gap > 0 and tokens[gap - 1].pos in ("DET", "PRON", "ADJ", "NOUN", "PROPN", "NUM"):
                         continue
-                    if not t.text.isalpha() or not t.text.islower():
-                        continue    # "vs" in a score line, a capitalised name read as a noun
+                    if not t.text.isalpha() or not t.text.islower() or len(t.text) < 3 or t.lower in _NO_NN:
+                        continue    # "v" in a score line, a capitalised name read as a noun
                     # a plural head takes only "the" ("a books" is no learner's article error)
                     insert_ops(kind, gap, ARTICLES, "gap" if t.tag == "NN" else "gap:pl")
         elif kind == "Prep":
@@ -348,6 +365,9 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                     continue        # "I think that ..." -> "which" is no connective confusion
                 if t.lower == "as" and not (t.pos == "SCONJ" and t.dep == "mark"):
                     continue        # "as big as", "as a child": not the causal connective
+                if t.lower in ("as", "because") and not any(
+                        tokens[c].dep.startswith("nsubj") for c in kids[t.head]):
+                    continue        # "quoted as saying": no clause of its own
                 # a connective adverb modifies a clause (its head is a verb), not a degree adverb ("so big")
                 clausal_adv = t.pos == "ADV" and t.dep in ("advmod", "cc") and tokens[t.head].pos in ("VERB", "AUX")
                 if t.pos in ("CCONJ", "SCONJ") or clausal_adv or relative:
@@ -360,8 +380,8 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                     insert_ops(kind, i, TRANSITIONS)
         elif kind in _LAZY:
             positions, ops_at = _LAZY[kind]
-            for i in positions(tokens, prot):
-                ops.extend(ops_at(tokens[i], i))
+            for i in positions(tokens, prot | set(unsure)):
+                ops.extend(ops_at(tokens[i], i, refusals))
         elif kind == "Worder":
             for i, t in enumerate(tokens):
                 if not free(i) or t.pos != "ADV" or not t.text.isalpha():
@@ -370,6 +390,9 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                     if not free(j):
                         continue
                     o = tokens[j]
+                    if _fixed(tokens, i) or _fixed(tokens, j) or _word_part(tokens, min(i, j)) \
+                            or _word_part(tokens, max(i, j)):
+                        continue    # "anti so-intellectual", "has back been and forth"
                     if o.pos == "ADJ" or o.tag in ("VBN", "VBG", "MD"):
                         a, b = min(i, j), max(i, j)
                         if a == 0 and tokens[0].text[:1].isupper():
@@ -378,8 +401,9 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                                              f"{tokens[b].text} {tokens[a].text}"))
     if sites_only:
         return ops, sites
+    conf = confusions if confusions is not None else Confusions.learner_default()
     for site in sites:
-        ops.extend(_site_ops(tokens, site))
+        ops.extend(o for o in _site_ops(tokens, site) if conf.uniform_weights or conf.op_weight(o) > 0)
     return ops
 
 
@@ -439,6 +463,8 @@ FIXED_BIGRAMS = frozenset({
     ("even", "if"), ("even", "though"), ("as", "if"), ("as", "though"), ("so", "far"), ("at", "home"),
     ("on", "top"), ("top", "of"), ("at", "first"), ("in", "fact"), ("for", "example"), ("for", "instance"),
     ("at", "times"), ("in", "particular"), ("as", "of"), ("as", "for"), ("per", "cent"), ("on", "time"),
+    ("as", "much"), ("much", "as"), ("as", "many"), ("many", "as"), ("as", "long"), ("as", "soon"), ("as", "far"),
+    ("back", "and"), ("and", "forth"), ("quoted", "as"), ("as", "saying"), ("n", "/"), ("/", "a"),
 })
 #: Nouns whose plural or singular is no number error (temporal adverbs parsed as nouns, letters).
 _NO_NN = frozenset({"yesterday", "today", "tomorrow", "tonight", "v", "vs", "etc"})
@@ -500,10 +526,15 @@ def _vform_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
 def _vform_ops(t: Token, i: int, refusals=None) -> list[Operation]:
     """The verb's present (agreeing), past, progressive and perfect forms other than its own."""
     lemma = t.lemma.lower()
+    if lemma == "be":
+        return []           # "were" -> "am" or "was" is agreement (SVA), not verb form
     third = t.tag == "VBZ" or (t.feat("Person") == "3" and t.feat("Number") == "Sing")
     seen = {t.lower}
     out = []
+    passive = t.tag == "VBN" and t.feat("Voice") == "Pass"
     for tag in ("VBZ" if third else "VBP", "VBD", "VBG", "VBN"):
+        if passive and tag == "VBG":
+            continue        # "to be executed" -> "to be executing" turns the passive around
         form = _inflect(lemma, tag)
         if form and form.lower() not in seen and _known(form, refusals):
             seen.add(form.lower())
@@ -539,6 +570,9 @@ def _wchoice_ops(t: Token, i: int, refusals=None) -> list[Operation]:
         if not is_common_word(form):
             _count(refusals, "frequency_floor")
             continue
+        if _variant(syn, t.lemma.lower()):
+            _count(refusals, "distinct_word")
+            continue
         out.append(Operation("Wchoice", SUBSTITUTE, i, t.text, _case_like(t.text, form)))
         if len(out) == WCHOICE_MAX:
             break
@@ -549,6 +583,20 @@ def _wchoice_ops(t: Token, i: int, refusals=None) -> list[Operation]:
 #: synonym changes the construction ("is" -> "exists", "have" -> "own"), and negation.
 _NO_WCHOICE = frozenset({"be", "have", "do", "not", "n't", "never", "so", "too", "very", "there", "here", "then",
                          "also", "just", "only", "even", "still", "now", "as", "well"})
+
+
+def _variant(a: str, b: str) -> bool:
+    """Whether two words are spellings of one word (offense/offence, colour/color, analyse/analyze)."""
+    import re
+
+    def norm(w: str) -> str:
+        w = w.lower()
+        for pat, rep in ((r"ence$", "ense"), (r"our", "or"), (r"is(e|ed|es|ing|ation)$", r"iz\1"), (r"ys(e|ed|es|ing)$", r"yz\1"),
+                         (r"tre$", "ter"), (r"ll(ed|ing|er)$", r"l\1"), (r"ogue$", "og")):
+            w = re.sub(pat, rep, w)
+        return w
+
+    return norm(a) == norm(b)
 
 
 def _count(refusals, name: str, n: int = 1) -> None:
@@ -692,8 +740,8 @@ def _conflicts(op: Operation, touched: set[int], gaps: set[int]) -> bool:
 def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 0.15,
             confusions: Confusions | None = None, protected: Iterable[int] = (),
             no_insert_before: Iterable[int] = (), types: Sequence[str] = ERROR_TYPES,
-            banned: Collection[tuple[str, int, str]] = (), refusals: MutableMapping[str, int] | None = None
-            ) -> PerturbationResult:
+            banned: Collection[tuple[str, int, str]] = (), refusals: MutableMapping[str, int] | None = None,
+            unsure: Iterable[int] = ()) -> PerturbationResult:
     """The probabilistic transformation of Yin et al. (2020, §3.1).
 
     Repeat until the budget (:func:`error_budget`) is spent or nothing applies: sample an error
@@ -715,6 +763,8 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
         Operations refused by a check run outside the engine (the builder's in-context checks on
         word-choice substitutes); they are never drawn. The same ``rng`` seed with more bans gives
         the same draws up to the first banned one.
+    unsure : iterable of int
+        See :func:`candidate_operations`.
     refusals : mutable mapping of str to int, optional
         Counts candidates refused by the engine's checks, by check name
         (:data:`robust_bench.perturb.checks.CHECKS`): ``known_word`` and ``frequency_floor`` when a
@@ -749,7 +799,7 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     # so nothing is rejected there unless fitted weights rule all of them out).
     prot = set(protected)
     lazy: dict[str, dict[tuple[str, int], list[Operation] | None]] = {
-        kind: {("tok", i): None for i in _LAZY[kind][0](tokens, prot)} for kind in types if kind in _LAZY}
+        kind: {("tok", i): None for i in _LAZY[kind][0](tokens, prot | set(unsure))} for kind in types if kind in _LAZY}
     eager_types = [t for t in types if t not in _LAZY]
     ops, sites = candidate_operations(tokens, protected=prot, no_insert_before=no_insert_before, types=eager_types,
                                       sites_only=True)
@@ -818,7 +868,7 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             pos = rng.choice(positions)
             cands = [op for op in avail[kind] if op.position == pos]
         op = rng.choice(cands) if uniform else rng.choices(cands, weights=[conf.op_weight(o) for o in cands])[0]
-        if _articles_after(words, spaces, edits, op) > base_articles:
+        if articles_after(words, spaces, edits, op) > base_articles:
             # the edit would leave a/an before a word of the other sound ("an mechanism", "a effort")
             _count(refusals, "article_agreement")
             cands.remove(op)
@@ -847,13 +897,29 @@ def _articles(words: Sequence[str]) -> set[int]:
     return article_errors(words)
 
 
-def _articles_after(words, spaces, edits: list[dict], op: Operation) -> int:
-    """a/an disagreements in the sentence once ``op`` joins ``edits`` (only sentences with an article
-    or an article edit are rebuilt)."""
-    if op.type != "ArtOrDet" and not any(w.lower() in ("a", "an") for w in words) \
+def articles_after(words: Sequence[str], spaces: Sequence[bool], edits: Sequence[Mapping],
+                   op: Operation | None) -> int:
+    """Indefinite articles that disagree with the next word's sound once ``op`` (if any) joins
+    ``edits`` (:func:`robust_bench.perturb.checks.article_errors`); the ``article_agreement`` check
+    compares it with the original sentence's count. Only sentences with an article or an article
+    edit are rebuilt.
+
+    Parameters
+    ----------
+    words, spaces : sequence of shape (n_tokens,)
+        The original sentence.
+    edits : sequence of dict
+        Edits already applied (original token indices).
+    op : Operation or None
+
+    Returns
+    -------
+    int
+    """
+    if (op is None or op.type != "ArtOrDet") and not any(w.lower() in ("a", "an") for w in words) \
             and not any(e["type"] == "ArtOrDet" for e in edits):
         return 0
-    new, _ = apply_edits(words, spaces, [*edits, op.as_edit()])
+    new, _ = apply_edits(words, spaces, [*edits, *([op.as_edit()] if op is not None else [])])
     return len(_articles(new))
 
 
