@@ -24,8 +24,10 @@ def test_all_configs_build_with_the_expected_splits(gec):
     assert {c: sorted(d) for c, d in gec.items()} == {
         "gec_conll2003": ["test", "validation"], "gec_mnli": ["validation_matched", "validation_mismatched"],
         "gec_mrpc": ["test", "validation"], "gec_qnli": ["validation"], "gec_sst2": ["validation"]}
-    assert len(gec["gec_mnli"]["validation_matched"]) == 1000 and len(gec["gec_qnli"]["validation"]) == 5463
-    assert len(gec["gec_mrpc"]["validation"]) == 408 and len(gec["gec_mrpc"]["test"]) == 1725
+    from tests.conftest import GEC_MSR_ROWS, GEC_QNLI_ROWS
+
+    assert len(gec["gec_mnli"]["validation_matched"]) == 1000 and len(gec["gec_qnli"]["validation"]) == GEC_QNLI_ROWS
+    assert len(gec["gec_mrpc"]["validation"]) == 408 and len(gec["gec_mrpc"]["test"]) == GEC_MSR_ROWS
 
 
 def test_labels_and_other_segments_are_unchanged(gec, gec_sources):

@@ -59,24 +59,45 @@ def ops_of(tokens, kind, **kw):
 def test_artordet_on_articles_and_before_bare_noun_phrases():
     ops = ops_of(CHILDREN, "ArtOrDet")
     subs = {(o.position, o.replacement) for o in ops if o.operation == "substitute"}
-    assert subs == {(0, "A"), (0, "An")}                       # case kept, "The" itself excluded
+    assert subs == set()                                       # "The children": no "A children"
     assert any(o.operation == "delete" and o.position == 0 for o in ops)
     inserts = {(o.position, o.replacement) for o in ops if o.operation == "insert"}
-    assert inserts == {(4, a) for a in ARTICLES}               # "school" has no determiner
+    assert inserts == {(4, "the"), (4, "a")}                   # "school" has no determiner; "a", not "an"
     assert not any(o.position == 1 and o.operation == "insert" for o in ops)  # "children" has one
-    assert ops_of(PAST, "ArtOrDet") and all(o.position == 7 for o in ops_of(PAST, "ArtOrDet"))
+    # "apples" is plural: only "the" goes before it
+    assert {(o.position, o.replacement) for o in ops_of(PAST, "ArtOrDet")} == {(7, "the")}
+    # "the hour" -> "an hour"; "the house" -> "a house"; "a"/"an" -> "the", never each other
+    hour = sent(("the", "DT", "DET", "det", 1, "the"), ("hour", "NN", "NOUN", "obj", 1, "hour"))
+    assert {o.replacement for o in ops_of(hour, "ArtOrDet") if o.operation == "substitute"} == {"an"}
+    a_house = sent(("a", "DT", "DET", "det", 1, "a"), ("house", "NN", "NOUN", "obj", 1, "house"))
+    assert {o.replacement for o in ops_of(a_house, "ArtOrDet") if o.operation == "substitute"} == {"the"}
 
 
-def test_prep_only_on_adpositions_and_before_direct_objects():
+def test_no_article_or_preposition_goes_into_an_all_caps_headline():
+    head = sent(("GOLF", "NN", "NOUN", "root", 0, "golf"), ("-", ":", "PUNCT", "punct", 0, "-"),
+                ("LEADING", "VBG", "VERB", "amod", 3, "lead"), ("SCORES", "NNS", "NOUN", "appos", 0, "score"))
+    assert not [o for o in candidate_operations(head, types=("ArtOrDet", "Prep", "Trans", "Wchoice"))]
+
+
+def test_prep_only_on_adpositions_with_learner_partners():
     ops = ops_of(NAMES, "Prep")
     assert {o.position for o in ops} == {7}                    # the infinitival "to" (PART) is never touched
-    assert {o.replacement for o in ops if o.operation == "substitute"} == set(PREPOSITIONS) - {"to"}
-    ins = [o for o in ops_of(PAST, "Prep") if o.operation == "insert"]
-    assert ins and {o.position for o in ins} == {7}            # before the object "apples"
+    from robust_bench.perturb.grammar_errors import LEARNER_CONFUSIONS
+
+    assert {o.replacement for o in ops if o.operation == "substitute"} == set(LEARNER_CONFUSIONS["Prep"]["to"]) - {""}
+    # "eaten apples": "eat" is no verb learners give an extraneous preposition, so nothing is inserted
+    assert not [o for o in ops_of(PAST, "Prep") if o.operation == "insert"]
+    discuss = sent(("we", "PRP", "PRON", "nsubj", 1, "we"), ("discussed", "VBD", "VERB", "root", 1, "discuss"),
+                   ("plans", "NNS", "NOUN", "obj", 1, "plan"))
+    assert [(o.position, o.replacement) for o in ops_of(discuss, "Prep")] == [(2, "about")]
+    # uniform weights over Table 1's whole set remain available
+    uniform = candidate_operations(NAMES, types=("Prep",), confusions=Confusions())
+    assert {o.replacement for o in uniform if o.operation == "substitute"} == set(PREPOSITIONS) - {"to"}
 
 
 def test_trans_on_connectives_not_on_degree_adverbs():
-    assert {o.position for o in ops_of(PAST, "Trans")} == {3}
+    assert {o.position for o in ops_of(PAST, "Trans", confusions=Confusions())} == {3}
+    assert not ops_of(PAST, "Trans")        # "and" has no learner partner: not substituted, not dropped
     assert not ops_of(NAMES, "Trans")                          # "so happy": a degree adverb
 
 

@@ -52,7 +52,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from robust_bench.models.classifiers import Classifier, Input
-from robust_bench.perturb.grammar_errors import (DELETE, articles_after, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
+from robust_bench.perturb.grammar_errors import (DELETE, articles_after, crowded, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
                                          error_budget)
 
 __all__ = ["SEARCHES", "AttackResult", "AttackTarget", "AttackJournal", "SearchState", "attack", "attack_many",
@@ -139,8 +139,9 @@ def _cost(ops: Sequence[Operation]) -> int:
 
 
 def _compatible(op: Operation, chosen: Sequence[Operation], sc: "SearchState | None" = None) -> bool:
-    """Whether ``op`` can join ``chosen``: no token or gap edited twice and, given the example
-    (``sc``), no a/an left disagreeing with the next word's sound (the ``article_agreement`` check)."""
+    """Whether ``op`` can join ``chosen``: no token or gap edited twice, no third edit within two tokens
+    of two others (``edit_spread``) and, given the example (``sc``), no a/an left disagreeing with the
+    next word's sound (``article_agreement``)."""
     def span(o):
         if o.operation == INSERT:
             return {("gap", o.position)}
@@ -150,6 +151,8 @@ def _compatible(op: Operation, chosen: Sequence[Operation], sc: "SearchState | N
 
     used = set().union(*(span(o) for o in chosen)) if chosen else set()
     if span(op) & used:
+        return False
+    if crowded([o.as_edit() for o in chosen], op):
         return False
     return sc is None or articles_after(sc.words, sc.spaces, [o.as_edit() for o in chosen], op) <= sc.base_articles
 

@@ -50,7 +50,7 @@ from typing import Collection, Iterable, Mapping, MutableMapping, NamedTuple, Se
 __all__ = [
     "ERROR_TYPES", "ARTICLES", "PREPOSITIONS", "TRANSITIONS", "CONFUSION_SETS", "Token", "Operation",
     "Confusions", "candidate_operations", "error_budget", "perturb", "apply_edits", "render", "tokens_from_doc",
-    "PerturbationResult", "realign_tags", "articles_after", "LEARNER_CONFUSIONS", "EXTRANEOUS_PREPOSITIONS",
+    "PerturbationResult", "realign_tags", "articles_after", "crowded", "LEARNER_CONFUSIONS", "EXTRANEOUS_PREPOSITIONS",
 ]
 
 ERROR_TYPES = ("ArtOrDet", "Prep", "Trans", "Nn", "SVA", "Vform", "Wchoice", "Worder")
@@ -82,7 +82,8 @@ def _rows(groups: dict[str, tuple[str, ...]]) -> dict[str, dict[str, float]]:
 #: adaptation of error correction"; Dahlmeier & Ng, 2011): place and time (in/on/at), direction
 #: (to/into/for), topic (about/of/on), agent and instrument (by/with), duration and start (for/since/
 #: during), deadline (by/until); contrast (but/however), result (so/therefore/thus), cause
-#: (because/as), addition (moreover/besides), relatives (which/that/where). Each member is replaced by
+#: (because/as), addition (moreover/besides). Relative pronouns (which/that) are not swapped: "a company
+#: which specialises" is no error. Each member is replaced by
 #: one of its partners with equal weight (``""`` is deletion, ø); members with no partner are not
 #: substituted. A preposition may be dropped (learners omit them: "listen music") and one of the
 #: extraneous prepositions learners add before a direct object ("discuss about", "reach to",
@@ -93,8 +94,8 @@ LEARNER_CONFUSIONS: dict[str, dict[str, dict[str, float]]] = {
     "Prep": {
         **_rows({
             "in": ("on", "at", "into"), "on": ("in", "at"), "at": ("in", "on"),
-            "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to", "of", "since", "during"),
-            "of": ("for", "about", "from", "in"), "about": ("on", "of"), "from": ("of", "since"),
+            "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to", "of", "since"),
+            "of": ("for", "about", "from", "in"), "about": ("on", "of"), "from": ("of",),
             "with": ("by", "to"), "by": ("with", "from"), "until": (), "since": ("for", "from"),
             "during": ("in", "for"), "throughout": ("during", "in"), "over": ("on", "across"),
             "across": ("over",), "like": (), "under": (), "among": (), "against": (),
@@ -105,7 +106,7 @@ LEARNER_CONFUSIONS: dict[str, dict[str, dict[str, float]]] = {
     "Trans": _rows({
         "but": ("however",), "however": ("but",), "so": ("therefore", "thus"), "therefore": ("so", "thus"),
         "thus": ("so", "therefore"), "because": ("as",), "as": ("because",), "moreover": ("besides",),
-        "besides": ("moreover",), "which": ("that",), "that": ("which",), "where": ("which",),
+        "besides": ("moreover",), "which": (), "that": (), "where": (),
         "and": (), "also": (), "if": (), "although": (), "of": (), "": (),
     }),
 }
@@ -326,6 +327,7 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
         if kind == "ArtOrDet":
             for i, t in enumerate(tokens):
                 if free(i) and t.lower in ARTICLES and t.pos == "DET" and not caps and t.head > i \
+                        and not _in_title(tokens, i) \
                         and tokens[t.head].pos in ("NOUN", "PROPN", "ADJ", "NUM") and i + 1 < n \
                         and tokens[i + 1].text.isalpha():
                     set_ops(kind, i, ARTICLES)
@@ -339,6 +341,8 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                     gap = _left_edge(tokens, kids, i)
                     if gap > 0 and tokens[gap - 1].pos in ("DET", "PRON", "ADJ", "NOUN", "PROPN", "NUM"):
                         continue
+                    if tokens[gap].pos not in ("ADJ", "NOUN") or tokens[gap].lower in _QUANTIFIERS:
+                        continue    # "the not many attractions", "the several reasons"
                     if not t.text.isalpha() or not t.text.islower() or len(t.text) < 3 or t.lower in _NO_NN:
                         continue    # "v" in a score line, a capitalised name read as a noun
                     # a plural head takes only "the" ("a books" is no learner's article error)
@@ -346,7 +350,7 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
         elif kind == "Prep":
             for i, t in enumerate(tokens):
                 if free(i) and t.lower in PREPOSITIONS and t.pos == "ADP" and not _fixed(tokens, i) \
-                        and not (caps and t.text.isupper()):
+                        and not (caps and t.text.isupper()) and not _in_title(tokens, i):
                     set_ops(kind, i, PREPOSITIONS)
             for i, t in enumerate(tokens):
                 verb = tokens[t.head]
@@ -357,7 +361,7 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                         insert_ops(kind, gap, PREPOSITIONS, "gap:" + verb.lemma.lower())
         elif kind == "Trans":
             for i, t in enumerate(tokens):
-                if not free(i) or t.lower not in TRANSITIONS or _fixed(tokens, i) or caps:
+                if not free(i) or t.lower not in TRANSITIONS or _fixed(tokens, i) or caps or _in_title(tokens, i):
                     continue
                 relative = t.lower in ("which", "that", "where") and (
                     t.feat("PronType") == "Rel" or t.tag in ("WDT", "WRB") and tokens[t.head].dep in ("relcl", "acl:relcl"))
@@ -393,6 +397,8 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                     if _fixed(tokens, i) or _fixed(tokens, j) or _word_part(tokens, min(i, j)) \
                             or _word_part(tokens, max(i, j)):
                         continue    # "anti so-intellectual", "has back been and forth"
+                    if t.head != j and o.head != i:
+                        continue    # "not immediately known when": the adverb does not modify its neighbour
                     if o.pos == "ADJ" or o.tag in ("VBN", "VBG", "MD"):
                         a, b = min(i, j), max(i, j)
                         if a == 0 and tokens[0].text[:1].isupper():
@@ -416,6 +422,8 @@ def _site_ops(tokens: Sequence[Token], site: tuple[str, str, int]) -> list[Opera
         members = _article_members(tokens, site)
     elif kind == "Prep" and where.startswith("gap:"):
         members = EXTRANEOUS_PREPOSITIONS[where[4:]]
+    elif kind == "Prep" and i + 1 < len(tokens) and (tokens[i + 1].pos == "NUM" or tokens[i + 1].text[:1].isdigit()):
+        members = tuple(m for m in members if m != "about")   # "of ten dollars" -> "about ten dollars": approximately
     if where.startswith("gap"):
         return [Operation(kind, INSERT, i, "", m) for m in members]
     t = tokens[i]
@@ -465,9 +473,27 @@ FIXED_BIGRAMS = frozenset({
     ("at", "times"), ("in", "particular"), ("as", "of"), ("as", "for"), ("per", "cent"), ("on", "time"),
     ("as", "much"), ("much", "as"), ("as", "many"), ("many", "as"), ("as", "long"), ("as", "soon"), ("as", "far"),
     ("back", "and"), ("and", "forth"), ("quoted", "as"), ("as", "saying"), ("n", "/"), ("/", "a"),
+    ("far", "as"), ("long", "as"), ("soon", "as"), ("well", "as"), ("sort", "of"), ("kind", "of"), ("do", "with"),
+    ("lot", "of"), ("lots", "of"), ("spur", "of"), ("the", "moment"), ("couple", "of"), ("plenty", "of"),
 })
+_QUANTIFIERS = frozenset({"not", "no", "many", "much", "few", "more", "most", "several", "enough", "all", "both",
+                          "each", "every", "some", "any", "other", "such", "own", "less", "least", "little"})
 #: Nouns whose plural or singular is no number error (temporal adverbs parsed as nouns, letters).
 _NO_NN = frozenset({"yesterday", "today", "tomorrow", "tonight", "v", "vs", "etc"})
+
+
+def _in_title(tokens: Sequence[Token], i: int) -> bool:
+    """Whether a function word sits inside a capitalised name or title ("The Bell Curve", "A Treasury
+    of the World's Great Letters"): capitalised itself past the sentence start, or between capitalised
+    words. A learner copies a title as written."""
+    def cap(j: int) -> bool:
+        return 0 <= j < len(tokens) and tokens[j].text[:1].isupper() and (j > 0 or tokens[j].pos == "PROPN")
+
+    if i > 0 and tokens[i].text[:1].isupper():
+        return True
+    if i == 0 and tokens[i].text[:1].isupper() and cap(1) and tokens[1].pos == "PROPN" and tokens[i].lower in ARTICLES:
+        return True
+    return cap(i - 1) and (cap(i + 1) or (i + 2 < len(tokens) and tokens[i + 1].lower in ARTICLES and cap(i + 2)))
 
 
 def _fixed(tokens: Sequence[Token], i: int) -> bool:
@@ -494,7 +520,8 @@ def _word_part(tokens: Sequence[Token], i: int) -> bool:
 def _nn_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
     return [i for i, t in enumerate(tokens)
             if i not in protected and t.pos == "NOUN" and t.tag in ("NN", "NNS") and t.text.isalpha()
-            and len(t.text) > 2 and t.lower not in _NO_NN and not _word_part(tokens, i)]
+            and len(t.text) > 2 and t.lower not in _NO_NN and not _word_part(tokens, i)
+            and t.dep != "compound" and not _fixed(tokens, i)]
 
 
 def _nn_ops(t: Token, i: int, refusals=None) -> list[Operation]:
@@ -519,8 +546,10 @@ def _sva_ops(t: Token, i: int, refusals=None) -> list[Operation]:
 
 
 def _vform_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
+    kids = _children(tokens)
     return [i for i, t in enumerate(tokens) if i not in protected and t.pos == "VERB"
-            and t.tag in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN") and t.text.isalpha() and not _word_part(tokens, i)]
+            and t.tag in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN") and t.text.isalpha() and not _word_part(tokens, i)
+            and not (t.tag == "VB" and t.dep == "root" and not any(tokens[c].dep.startswith("nsubj") for c in kids[i]))]
 
 
 def _vform_ops(t: Token, i: int, refusals=None) -> list[Operation]:
@@ -546,8 +575,11 @@ def _wchoice_positions(tokens: Sequence[Token], protected: set[int]) -> list[int
     """Content words that may take a synonym (whether WordNet has one is checked later)."""
     if _all_caps(tokens):
         return []           # a headline's words are not a learner's word choices
+    kids = _children(tokens)
     return [i for i, t in enumerate(tokens) if i not in protected and t.pos in _WN_POS and t.text.isalpha()
-            and t.tag != "MD" and not _word_part(tokens, i) and not _fixed(tokens, i)]
+            and t.tag != "MD" and not _word_part(tokens, i) and not _fixed(tokens, i)
+            # not a verb before its own subject ('" ...," said Casesa' -> "told Casesa" swaps the roles)
+            and not (t.pos == "VERB" and any(tokens[c].dep.startswith("nsubj") and c > i for c in kids[i]))]
 
 
 def _wchoice_ops(t: Token, i: int, refusals=None) -> list[Operation]:
@@ -596,7 +628,10 @@ def _variant(a: str, b: str) -> bool:
             w = re.sub(pat, rep, w)
         return w
 
-    return norm(a) == norm(b)
+    a, b = a.lower(), b.lower()
+    short, long_ = sorted((a, b), key=len)
+    # a derivation of the same word ("hit" -> "hitting", "smoking" -> "smoke") is no word choice
+    return norm(a) == norm(b) or (len(short) >= 3 and long_.startswith(short[:-1] if short.endswith("e") else short))
 
 
 def _count(refusals, name: str, n: int = 1) -> None:
@@ -868,6 +903,13 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             pos = rng.choice(positions)
             cands = [op for op in avail[kind] if op.position == pos]
         op = rng.choice(cands) if uniform else rng.choices(cands, weights=[conf.op_weight(o) for o in cands])[0]
+        if crowded(edits, op):
+            # a third edit within two tokens of two others ("a spur of the moment" -> "spurs moment")
+            _count(refusals, "edit_spread")
+            cands.remove(op)
+            if kind not in lazy:
+                by_type[kind].remove(op)
+            continue
         if articles_after(words, spaces, edits, op) > base_articles:
             # the edit would leave a/an before a word of the other sound ("an mechanism", "a effort")
             _count(refusals, "article_agreement")
@@ -895,6 +937,14 @@ def _articles(words: Sequence[str]) -> set[int]:
     from robust_bench.perturb.checks import article_errors
 
     return article_errors(words)
+
+
+def crowded(edits: Sequence[Mapping], op: Operation) -> bool:
+    """The ``edit_spread`` check: whether ``op`` would be the third edit within two tokens of each other,
+    which leaves a stretch no reader can recover ("a spur of the moment decision" -> "spurs moment
+    decision")."""
+    near = sum(1 for e in edits if abs(int(e["position"]) - op.position) <= 2)
+    return near >= 2
 
 
 def articles_after(words: Sequence[str], spaces: Sequence[bool], edits: Sequence[Mapping],

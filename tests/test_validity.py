@@ -1,0 +1,196 @@
+"""Validity checks (robust_bench.perturb.checks) and blind audits of every family."""
+
+import csv
+import json
+import random
+import shutil
+
+import pytest
+
+from robust_bench.perturb.checks import (ErrantClassifier, MeaningKept, article_errors, errant_agreement,
+                                         indefinite_article, is_common_word, is_known_word)
+from robust_bench.perturb.grammar_errors import Token, perturb
+
+
+def test_articles_follow_the_next_words_sound():
+    assert [indefinite_article(w) for w in ("hour", "university", "apple", "mechanism", "FBI", "such")] == \
+        ["an", "a", "an", "a", "an", "a"]
+    assert article_errors("It was an mechanism and a effort .".split()) == {2, 5}
+    assert article_errors("an hour , a university , a 5-year plan , vitamin a .".split()) == set()
+
+
+def test_known_and_common_words():
+    assert is_known_word("house") and is_known_word("5,000") and is_known_word("Houses")
+    assert not is_known_word("honorabler") and not is_known_word("dumming")
+    assert is_common_word("poverty") and not is_common_word("penury") and not is_common_word("soliduses")
+
+
+def _sent(words, tags, pos, lemmas):
+    return [Token(w, t, p, "dep", 0, lem, space=k < len(words) - 1)
+            for k, (w, t, p, lem) in enumerate(zip(words, tags, pos, lemmas))]
+
+
+def test_perturb_never_adds_an_article_error_and_counts_refusals():
+    words = "He ate an apple and saw a house near an old inn .".split()
+    toks = _sent(words, ["PRP", "VBD", "DT", "NN", "CC", "VBD", "DT", "NN", "IN", "DT", "JJ", "NN", "."],
+                 ["PRON", "VERB", "DET", "NOUN", "CCONJ", "VERB", "DET", "NOUN", "ADP", "DET", "ADJ", "NOUN", "PUNCT"],
+                 ["he", "eat", "an", "apple", "and", "see", "a", "house", "near", "an", "old", "inn", "."])
+    for i, head in [(2, 3), (6, 7), (9, 11)]:
+        toks[i] = Token(toks[i].text, "DT", "DET", "det", head, toks[i].lemma)
+    from collections import Counter
+
+    total = Counter()
+    for seed in range(200):
+        ref = Counter()
+        res = perturb(toks, random.Random(seed), error_rate=0.3, refusals=ref, types=("ArtOrDet", "Nn"))
+        assert len(article_errors(list(res.tokens))) == 0, res.tokens
+        total.update(ref)
+    assert set(total) <= {"article_agreement", "known_word", "frequency_floor", "edit_spread"}
+    # the check itself: "a house" -> "a apartment" leaves one disagreement, "the house" -> "the apartment" none
+    from robust_bench.perturb.grammar_errors import Operation, articles_after
+
+    op = Operation("Wchoice", "substitute", 1, "house", "apartment")
+    assert articles_after(["a", "house"], [True, False], [], op) == 1
+    assert articles_after(["the", "house"], [True, False], [], op) == 0
+
+
+def test_meaning_kept_separates_senses_on_the_real_encoder(sources):
+    m = MeaningKept()
+    s = "You were born in the city .".split()
+    sp = [True] * (len(s) - 1) + [False]
+    b = "He wore blue jeans .".split()
+    bp = [True] * (len(b) - 1) + [False]
+    big = "It was a big house .".split()
+    gp = [True] * (len(big) - 1) + [False]
+    verdicts = m.verdicts([(s, sp, 2, "brooked"), (b, bp, 2, "depressed"), (big, gp, 3, "large")])
+    assert verdicts == [False, False, True]
+    (sent_sim, word_sim), = m.similarities([(big, gp, 3, "large")])
+    assert 0.9 < sent_sim <= 1.0 and 0.72 < word_sim <= 1.0
+
+
+def test_errant_rederives_edit_types(sources):
+    errant = ErrantClassifier()
+    orig = "He goes to school every day .".split()
+    pairs = [("He go to school every day .".split(), orig), ("He goes at school every day .".split(), orig),
+             ("He goes to schools every day .".split(), orig)]
+    types = errant.classify(pairs)
+    assert [ErrantClassifier.yin_type(t[0]) for t in types] == ["SVA", "Prep", "Nn"]
+    agree = errant_agreement(["SVA", "Prep", "Wchoice"], types)
+    assert agree["SVA"]["share"] == 1.0 and agree["Wchoice"]["agree"] == 0
+
+
+# ---- audits of every family ----------------------------------------------------------------------
+
+FAMILY_CONFIGS = [("jabberwocky_ewt", "built_repo"), ("gec_mnli", "gec_repo"), ("gec_conll2003", "gec_repo"),
+                  ("lit_mnli", "lit_repo"), ("names_mrpc", None), ("adv_ewt", None)]
+
+
+def _repo(request, config, fixture):
+    if fixture:
+        return request.getfixturevalue(fixture)
+    return request.getfixturevalue("build_any")(config)
+
+
+@pytest.mark.parametrize("config,fixture", FAMILY_CONFIGS)
+def test_audit_draws_blind_rows_of_every_family(request, config, fixture, tmp_path):
+    from robust_bench.experiments.audit import AUDIT_COLUMNS, audit_sample, write_audit_tsv
+
+    repo = _repo(request, config, fixture)
+    rows, meta = audit_sample(repo, config, n=15, seed=3)
+    assert rows and len({r["id"] for r in rows}) == len(rows)
+    assert all(r["original"] != r["perturbed"] or r["edits"] for r in rows)
+    assert meta["config"] == config and 0 <= meta["unchanged_share"] < 1 and meta["n"] == len(rows)
+    again, _ = audit_sample(repo, config, n=15, seed=3)
+    assert again == rows
+    path = write_audit_tsv(rows, tmp_path / "a.tsv", meta)
+    with open(path, encoding="utf-8", newline="") as f:
+        assert tuple(next(csv.reader(f, delimiter="\t"))) == AUDIT_COLUMNS
+    assert json.loads((tmp_path / "a.tsv.meta.json").read_text())["builder_version"] == meta["builder_version"]
+
+
+def _judged(tmp_path, repo, config, *, n=12, seed=5):
+    from robust_bench.experiments.audit import audit_sample, write_audit_tsv
+
+    rows, meta = audit_sample(repo, config, n=n, seed=seed)
+    for k, r in enumerate(rows):
+        r["judgement"] = "bad" if k == 0 else "ok"
+        if k == 0:
+            r["defect"], r["reason"] = "wchoice-sense", "rare sense"
+    return rows, meta, write_audit_tsv(rows, tmp_path / "judged.tsv", meta)
+
+
+@pytest.mark.parametrize("config,fixture", [("gec_mnli", "gec_repo"), ("names_mrpc", None)])
+def test_judged_audit_goes_on_the_card_and_goes_stale(request, config, fixture, tmp_path):
+    from robust_bench.data.repository import read_metadata, write_card
+    from robust_bench.experiments.audit import record_audit
+
+    repo = tmp_path / "robust-bench"
+    shutil.copytree(_repo(request, config, fixture), repo)
+    rows, meta, path = _judged(tmp_path, repo, config)
+    entry = record_audit(repo, config, path, reader="test reader")
+    n = len(rows)
+    assert entry["ok"] == n - 1 and entry["n"] == n and entry["defects"] == {"wchoice-sense": 1}
+    lo, hi = entry["wilson_95"]
+    assert 0 < lo < (n - 1) / n < hi <= 1
+    card = (repo / "README.md").read_text(encoding="utf-8")
+    assert "### Validity" in card and f"{n - 1}/{n}" in card and "current" in card
+    stored = repo / entry["file"]
+    assert stored.is_file() and stored.read_bytes() == path.read_bytes()
+    # a build of another builder version: the audit stays on the card, marked stale
+    m = read_metadata(repo)[config]
+    m["builder_version"] = "0.0.1"
+    (repo / "data" / config / "metadata.json").write_text(json.dumps(m), encoding="utf-8")
+    write_card(repo)
+    assert "stale: judged on another build" in (repo / "README.md").read_text(encoding="utf-8")
+
+
+def test_bad_judged_files_get_one_clear_error_and_nothing_is_written(gec_repo, tmp_path):
+    from robust_bench.experiments.audit import AuditError, record_audit, write_audit_tsv
+
+    repo = tmp_path / "robust-bench"
+    shutil.copytree(gec_repo, repo)
+    before = (repo / "data" / "gec_mnli" / "metadata.json").read_bytes(), (repo / "README.md").read_bytes()
+    rows, meta, path = _judged(tmp_path, repo, "gec_mnli")
+
+    def expect(rows_, meta_, match):
+        write_audit_tsv(rows_, path, meta_)
+        with pytest.raises(AuditError, match=match):
+            record_audit(repo, "gec_mnli", path)
+        assert ((repo / "data" / "gec_mnli" / "metadata.json").read_bytes(), (repo / "README.md").read_bytes()) == before
+        assert not (repo / "data" / "gec_mnli" / "audits").exists()
+
+    expect([{**r, "judgement": "maybe"} if k == 2 else r for k, r in enumerate(rows)], meta,
+           r"judged.tsv, line 4: field judgement must be 'ok' or 'bad', got 'maybe'")
+    expect([{**r, "id": "validation_matched-999999"} if k == 1 else r for k, r in enumerate(rows)], meta,
+           r"line 3: field id 'validation_matched-999999' is not in the sample")
+    expect(rows, {**meta, "builder_version": "1.0.0"}, r"drawn from another build of 'gec_mnli'")
+    expect(rows, {**meta, "config": "gec_mrpc"}, r"field config is 'gec_mrpc'")
+    # a missing column
+    text = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(line.rsplit("\t", 3)[0] for line in text) + "\n", encoding="utf-8")
+    with pytest.raises(AuditError, match=r"line 1: missing column\(s\) judgement"):
+        record_audit(repo, "gec_mnli", path)
+
+
+def test_audit_command_draws_and_records(gec_repo, tmp_path):
+    from typer.testing import CliRunner
+
+    from robust_bench.cli import app
+
+    repo = tmp_path / "robust-bench"
+    shutil.copytree(gec_repo, repo)
+    out = tmp_path / "s.tsv"
+    res = CliRunner().invoke(app, ["audit", "gec_sst2", "--repo", str(repo), "--sample", "5", "--seed", "1",
+                                   "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "left unchanged" in res.output and (tmp_path / "s.tsv.meta.json").is_file()
+    rows = list(csv.DictReader(out.open(encoding="utf-8"), delimiter="\t"))
+    for r in rows:
+        r["judgement"] = "ok"
+    from robust_bench.experiments.audit import write_audit_tsv
+
+    write_audit_tsv(rows, out, json.loads((tmp_path / "s.tsv.meta.json").read_text()))
+    res = CliRunner().invoke(app, ["audit", "gec_sst2", "--repo", str(repo), "--judged", str(out)])
+    assert res.exit_code == 0 and f"{len(rows)}/{len(rows)} judged ok" in res.output, res.output
+    res = CliRunner().invoke(app, ["audit", "gec_mnli", "--repo", str(repo), "--judged", str(out)])
+    assert res.exit_code == 2 and "field config is 'gec_sst2'" in res.output
