@@ -46,6 +46,8 @@ _LICENSE = "Same as the source corpus (see the source line)."
 _HUB = "https://huggingface.co/datasets/nyu-mll/glue/resolve/main"
 _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fconvert%2Fparquet/conll2003"
 _MSR_TEST = "https://dl.fbaipublicfiles.com/senteval/senteval_data/msr_paraphrase_test.txt"
+_TEXTFOOLER = "https://github.com/jind11/TextFooler"
+_TEXTFOOLER_RAW = "https://raw.githubusercontent.com/jind11/TextFooler/d47e72407a9910991559a923ab39d778fbfb4841/data"
 
 
 @dataclass
@@ -89,12 +91,16 @@ def _glue(name: str, version: str = "GLUE 1.0") -> SourceInfo:
 
 
 _TASKS = {
+    # the fixed, public 1,000-pair samples of MNLI dev that TextFooler (Jin et al., 2020) released (MIT) and
+    # adversarial-NLP papers attack: every user downloads the same pairs, so the config can be pinned
     "gec_mnli": dict(task="mnli", segment="hypothesis", splits=("validation_matched", "validation_mismatched"),
-                     source_info=_glue("MultiNLI (GLUE MNLI)"),
-                     files={"validation_matched": SourceFile(("glue/mnli/dev_matched.tsv", "glue/mnli/dev_matched_sample.tsv"),
-                                                             f"{_HUB}/mnli/validation_matched-00000-of-00001.parquet"),
-                            "validation_mismatched": SourceFile(("glue/mnli/dev_mismatched.tsv", "glue/mnli/dev_mismatched_sample.tsv"),
-                                                                f"{_HUB}/mnli/validation_mismatched-00000-of-00001.parquet")}),
+                     source_info=SourceInfo("MultiNLI dev, the 1,000-pair samples of TextFooler (Jin et al., 2020)",
+                                            "TextFooler d47e724", "MultiNLI (OANC and CC licences); sample: MIT",
+                                            _TEXTFOOLER),
+                     files={"validation_matched": SourceFile("glue/mnli/dev_matched_sample.tsv",
+                                                             f"{_TEXTFOOLER_RAW}/mnli_matched"),
+                            "validation_mismatched": SourceFile("glue/mnli/dev_mismatched_sample.tsv",
+                                                                f"{_TEXTFOOLER_RAW}/mnli_mismatched")}),
     "gec_mrpc": dict(task="mrpc", segment="sentence1", splits=("validation", "test"),
                      source_info=SourceInfo("Microsoft Research Paraphrase Corpus (GLUE MRPC)", "GLUE 1.0",
                                             "Microsoft Shared Source", "https://www.microsoft.com/en-us/download/details.aspx?id=52398"),

@@ -37,7 +37,11 @@ def build(
     error_rate: Optional[float] = typer.Option(None, "--error-rate",
                                                help="gec_*: share of the segment's tokens to modify (default 0.15)."),
     confusions: Optional[Path] = typer.Option(None, "--confusions",
-                                              help="gec_*: weights from `robust-bench fit-confusions` (default uniform)."),
+                                              help="gec_*: weights from `robust-bench fit-confusions`, or 'uniform' for "
+                                                   "Table 1's whole sets (default: learner confusion classes)."),
+    checks: Optional[str] = typer.Option(None, "--checks", help="gec_*: validity checks, all (default: with the "
+                                                               "sentence encoder $ROBUST_BENCH_SIMILARITY_MODEL and "
+                                                               "the second tagger) or static (no models)."),
     spacy_model: Optional[str] = typer.Option(None, "--spacy-model",
                                               help="gec_*, lit_*, names_*, adv_* (POS filter): spaCy pipeline (default $ROBUST_BENCH_SPACY_MODEL "
                                                    "or en_core_web_sm)."),
@@ -72,13 +76,13 @@ def build(
     check_positive("--limit", limit)
     check_positive("--budget", budget)
     check_fraction("--error-rate", error_rate)
-    for option, path in (("--confusions", confusions), ("--grammar", grammar), ("--vectors", vectors),
+    for option, path in (("--confusions", None if str(confusions) == "uniform" else confusions), ("--grammar", grammar), ("--vectors", vectors),
                          ("--treebank", treebank), ("--names", names)):
         check_input_file(option, path)
     check_output_dir("--out", out)
     from robust_bench.data.repository import build_config
 
-    options = {"error_rate": error_rate, "confusions": None if confusions is None else str(confusions),
+    options = {"error_rate": error_rate, "confusions": None if confusions is None else str(confusions), "checks": checks,
                "spacy_model": spacy_model, "splits": None if splits is None else tuple(splits.split(",")),
                "backend": backend, "grammar": None if grammar is None else str(grammar), "lm": lm,
                "augment_train": augment_train, "budget": budget, "names": None if names is None else str(names),
