@@ -33,9 +33,6 @@ def audit(
     from robust_bench.experiments.audit import AuditError
 
     try:
-        from robust_bench.data.registry import get_config
-
-        get_config(config)
         if judged is not None:
             _record(repo, config, judged, reader)
         else:

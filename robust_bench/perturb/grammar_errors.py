@@ -94,9 +94,9 @@ LEARNER_CONFUSIONS: dict[str, dict[str, dict[str, float]]] = {
     "Prep": {
         **_rows({
             "in": ("on", "at", "into"), "on": ("in", "at"), "at": ("in", "on"),
-            "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to", "of", "since"),
+            "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to", "of"),
             "of": ("for", "about", "from", "in"), "about": ("on", "of"), "from": ("of",),
-            "with": ("by", "to"), "by": ("with", "from"), "until": (), "since": ("for", "from"),
+            "with": ("by", "to"), "by": ("with",), "until": (), "since": ("for", "from"),
             "during": ("in", "for"), "throughout": ("during", "in"), "over": ("on", "across"),
             "across": ("over",), "like": (), "under": (), "among": (), "against": (),
             "before": (), "after": (), "behind": (), "but": (), "out": (), "up": (), "down": (), "off": (),
@@ -311,6 +311,7 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
         sites.append((kind, "tok", i))
 
     caps = _all_caps(tokens)
+    doubted = set(unsure)
 
     def insert_ops(kind: str, gap: int, members: Sequence[str], where: str = "gap"):
         if caps or gap >= n or not tokens[gap].text.isalpha():
@@ -345,6 +346,8 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                         continue    # "the not many attractions", "the several reasons"
                     if not t.text.isalpha() or not t.text.islower() or len(t.text) < 3 or t.lower in _NO_NN:
                         continue    # "v" in a score line, a capitalised name read as a noun
+                    if i in doubted or _left_edge(tokens, kids, i) in doubted:
+                        continue    # a second tagger reads the noun (or the phrase's first word) otherwise
                     # a plural head takes only "the" ("a books" is no learner's article error)
                     insert_ops(kind, gap, ARTICLES, "gap" if t.tag == "NN" else "gap:pl")
         elif kind == "Prep":
@@ -388,8 +391,8 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                 ops.extend(ops_at(tokens[i], i, refusals))
         elif kind == "Worder":
             for i, t in enumerate(tokens):
-                if not free(i) or t.pos != "ADV" or not t.text.isalpha():
-                    continue
+                if not free(i) or t.pos != "ADV" or not t.text.isalpha() or t.tag == "WRB":
+                    continue        # "how bad" -> "bad how" is no learner's word order
                 for j in (i - 1, i + 1):
                     if not free(j):
                         continue
@@ -517,9 +520,15 @@ def _word_part(tokens: Sequence[Token], i: int) -> bool:
     return i > 0 and not tokens[i - 1].space and tokens[i - 1].text in ("-", "/")
 
 
+def _named(tokens: Sequence[Token], i: int) -> bool:
+    """A capitalised word past the sentence start ("the Commission", "Marshall Plan", "Table 9.1"): part
+    of a name or title, whatever its tag; number, form and word choice leave it alone."""
+    return i > 0 and tokens[i].text[:1].isupper() and not _all_caps(tokens)
+
+
 def _nn_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
     return [i for i, t in enumerate(tokens)
-            if i not in protected and t.pos == "NOUN" and t.tag in ("NN", "NNS") and t.text.isalpha()
+            if i not in protected and t.pos == "NOUN" and t.tag in ("NN", "NNS") and t.text.isalpha() and not _named(tokens, i)
             and len(t.text) > 2 and t.lower not in _NO_NN and not _word_part(tokens, i)
             and t.dep != "compound" and not _fixed(tokens, i)]
 
@@ -549,7 +558,7 @@ def _vform_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
     kids = _children(tokens)
     return [i for i, t in enumerate(tokens) if i not in protected and t.pos == "VERB"
             and t.tag in ("VB", "VBZ", "VBP", "VBD", "VBG", "VBN") and t.text.isalpha() and not _word_part(tokens, i)
-            and not (t.tag == "VB" and t.dep == "root" and not any(tokens[c].dep.startswith("nsubj") for c in kids[i]))]
+            and not _named(tokens, i) and not (t.tag == "VB" and t.dep == "root" and not any(tokens[c].dep.startswith("nsubj") for c in kids[i]))]
 
 
 def _vform_ops(t: Token, i: int, refusals=None) -> list[Operation]:
@@ -577,7 +586,7 @@ def _wchoice_positions(tokens: Sequence[Token], protected: set[int]) -> list[int
         return []           # a headline's words are not a learner's word choices
     kids = _children(tokens)
     return [i for i, t in enumerate(tokens) if i not in protected and t.pos in _WN_POS and t.text.isalpha()
-            and t.tag != "MD" and not _word_part(tokens, i) and not _fixed(tokens, i)
+            and t.tag != "MD" and not _word_part(tokens, i) and not _fixed(tokens, i) and not _named(tokens, i)
             # not a verb before its own subject ('" ...," said Casesa' -> "told Casesa" swaps the roles)
             and not (t.pos == "VERB" and any(tokens[c].dep.startswith("nsubj") and c > i for c in kids[i]))]
 
@@ -590,7 +599,7 @@ def _wchoice_ops(t: Token, i: int, refusals=None) -> list[Operation]:
     from robust_bench.perturb.checks import is_common_word, is_known_word
 
     out = []
-    if t.lemma.lower() in _NO_WCHOICE or t.tag not in _LEMMINFLECT_TAGS:
+    if t.lemma.lower() in _NO_WCHOICE or t.tag not in _LEMMINFLECT_TAGS or _is_unit(t.lemma.lower(), _WN_POS[t.pos]):
         return out
     for syn in _synonyms(t.lemma.lower(), _WN_POS[t.pos]):
         form = syn if t.tag in ("NN", "VB", "JJ", "RB") else _inflect(syn, t.tag)
@@ -632,6 +641,21 @@ def _variant(a: str, b: str) -> bool:
     short, long_ = sorted((a, b), key=len)
     # a derivation of the same word ("hit" -> "hitting", "smoking" -> "smoke") is no word choice
     return norm(a) == norm(b) or (len(short) >= 3 and long_.startswith(short[:-1] if short.endswith("e") else short))
+
+
+@lru_cache(maxsize=50_000)
+def _is_unit(lemma: str, wn_pos: str) -> bool:
+    """Whether a noun names a unit of measure or time ("minutes", "miles", "percent"): its WordNet
+    synonyms are other units ("minutes" -> "seconds"), which change the fact, not the word."""
+    if wn_pos != "n":
+        return False
+    from nltk.corpus import wordnet as wn
+
+    units = {"unit_of_measurement.n.01", "time_unit.n.01", "fundamental_quantity.n.01"}
+    for syn in wn.synsets(lemma, pos="n")[:WCHOICE_SENSES]:
+        if any(h.name() in units for h in syn.closure(lambda x: x.hypernyms())):
+            return True
+    return False
 
 
 def _count(refusals, name: str, n: int = 1) -> None:
@@ -837,7 +861,7 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
         kind: {("tok", i): None for i in _LAZY[kind][0](tokens, prot | set(unsure))} for kind in types if kind in _LAZY}
     eager_types = [t for t in types if t not in _LAZY]
     ops, sites = candidate_operations(tokens, protected=prot, no_insert_before=no_insert_before, types=eager_types,
-                                      sites_only=True)
+                                      sites_only=True, unsure=unsure)
     for kind, where, i in sites:
         lazy.setdefault(kind, {})[(where, i)] = None
     lazy = {k: v for k, v in lazy.items() if v}
