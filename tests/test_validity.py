@@ -166,6 +166,7 @@ def test_bad_judged_files_get_one_clear_error_and_nothing_is_written(gec_repo, t
     expect(rows, {**meta, "builder_version": "1.0.0"}, r"drawn from another build of 'gec_mnli'")
     expect(rows, {**meta, "config": "gec_mrpc"}, r"field config is 'gec_mrpc'")
     # a missing column
+    write_audit_tsv(rows, path, meta)
     text = path.read_text(encoding="utf-8").splitlines()
     path.write_text("\n".join(line.rsplit("\t", 3)[0] for line in text) + "\n", encoding="utf-8")
     with pytest.raises(AuditError, match=r"line 1: missing column\(s\) judgement"):

@@ -95,7 +95,7 @@ LEARNER_CONFUSIONS: dict[str, dict[str, dict[str, float]]] = {
         **_rows({
             "in": ("on", "at", "into"), "on": ("in", "at"), "at": ("in", "on"),
             "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to", "of"),
-            "of": ("for", "about", "from", "in"), "about": ("on", "of"), "from": ("of",),
+            "of": ("for", "from", "in"), "about": ("on", "of"), "from": ("of",),
             "with": ("by", "to"), "by": ("with",), "until": (), "since": ("for", "from"),
             "during": ("in", "for"), "throughout": ("during", "in"), "over": ("on", "across"),
             "across": ("over",), "like": (), "under": (), "among": (), "against": (),
@@ -425,8 +425,11 @@ def _site_ops(tokens: Sequence[Token], site: tuple[str, str, int]) -> list[Opera
         members = _article_members(tokens, site)
     elif kind == "Prep" and where.startswith("gap:"):
         members = EXTRANEOUS_PREPOSITIONS[where[4:]]
-    elif kind == "Prep" and i + 1 < len(tokens) and (tokens[i + 1].pos == "NUM" or tokens[i + 1].text[:1].isdigit()):
-        members = tuple(m for m in members if m != "about")   # "of ten dollars" -> "about ten dollars": approximately
+    elif kind == "Prep" and i + 1 < len(tokens) and (tokens[i + 1].pos == "NUM" or tokens[i + 1].text[:1].isdigit()
+                                                     or tokens[i + 1].lower in _DATES):
+        # "to 6.1 percent", "from 1.8 to 4.4", "by Saturday": before a number or a date the preposition
+        # carries the fact (a range, a deadline), and changing or dropping it changes the meaning
+        return []
     if where.startswith("gap"):
         return [Operation(kind, INSERT, i, "", m) for m in members]
     t = tokens[i]
@@ -479,6 +482,9 @@ FIXED_BIGRAMS = frozenset({
     ("far", "as"), ("long", "as"), ("soon", "as"), ("well", "as"), ("sort", "of"), ("kind", "of"), ("do", "with"),
     ("lot", "of"), ("lots", "of"), ("spur", "of"), ("the", "moment"), ("couple", "of"), ("plenty", "of"),
 })
+_DATES = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+                    "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                    "november", "december", "today", "tomorrow", "yesterday", "tonight", "noon", "midnight"})
 _QUANTIFIERS = frozenset({"not", "no", "many", "much", "few", "more", "most", "several", "enough", "all", "both",
                           "each", "every", "some", "any", "other", "such", "own", "less", "least", "little"})
 #: Nouns whose plural or singular is no number error (temporal adverbs parsed as nouns, letters).
