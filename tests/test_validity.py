@@ -195,3 +195,26 @@ def test_audit_command_draws_and_records(gec_repo, tmp_path):
     assert res.exit_code == 0 and f"{len(rows)}/{len(rows)} judged ok" in res.output, res.output
     res = CliRunner().invoke(app, ["audit", "gec_mnli", "--repo", str(repo), "--judged", str(out)])
     assert res.exit_code == 2 and "field config is 'gec_sst2'" in res.output
+
+
+def test_shipped_audits_show_on_the_card_of_a_matching_build(gec_sources, tmp_path, monkeypatch):
+    from robust_bench.data import repository
+    from robust_bench.data.repository import build_config
+
+    report = build_config("gec_sst2", out=tmp_path / "a" / "robust-bench", source=gec_sources)
+    hashes = {s: f["sha256"] for s, f in report.metadata["files"].items()}
+    entry = {"n": 100, "ok": 97, "share": 0.97, "wilson_95": [0.915, 0.9897], "defects": {"article": 3}, "seed": 11,
+             "drawn": "2026-11-24", "judged": "2026-11-24", "builder_version": report.metadata["builder_version"],
+             "data_sha256": hashes, "unchanged_share": 0.01, "reader": "blind", "file": "data/gec_sst2/audits/x.tsv",
+             "sha256": "ab" * 32}
+    shipped = tmp_path / "audits.json"
+    shipped.write_text(json.dumps({"gec_sst2": [entry]}), encoding="utf-8")
+    monkeypatch.setattr(repository, "SHIPPED_AUDITS", shipped)
+    build_config("gec_sst2", out=tmp_path / "b" / "robust-bench", source=gec_sources)
+    card = (tmp_path / "b" / "robust-bench" / "README.md").read_text(encoding="utf-8")
+    assert "97/100 (97.0%)" in card and "| current |" in card and "shipped in robust_bench/data/audits.json" in card
+    # the same audit on a build with other data is stale
+    entry["data_sha256"] = {s: "cd" * 32 for s in hashes}
+    shipped.write_text(json.dumps({"gec_sst2": [entry]}), encoding="utf-8")
+    build_config("gec_sst2", out=tmp_path / "c" / "robust-bench", source=gec_sources)
+    assert "stale: judged on another build" in (tmp_path / "c" / "robust-bench" / "README.md").read_text(encoding="utf-8")
