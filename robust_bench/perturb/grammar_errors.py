@@ -94,7 +94,7 @@ LEARNER_CONFUSIONS: dict[str, dict[str, dict[str, float]]] = {
     "Prep": {
         **_rows({
             "in": ("on", "at", "into"), "on": ("in", "at"), "at": ("in", "on"),
-            "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to", "of"),
+            "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to",),
             "of": ("for", "from", "in"), "about": ("on", "of"), "from": ("of",),
             "with": ("by", "to"), "by": ("with",), "until": (), "since": ("for", "from"),
             "during": ("in", "for"), "throughout": ("during", "in"), "over": ("on", "across"),
@@ -344,6 +344,8 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                         continue
                     if tokens[gap].pos not in ("ADJ", "NOUN") or tokens[gap].lower in _QUANTIFIERS:
                         continue    # "the not many attractions", "the several reasons"
+                    if gap > 0 and tokens[gap - 1].text in (")", "]", '"', "''", "'"):
+                        continue    # "BIOS (Basic Input Output System) the update": inside a compound
                     if not t.text.isalpha() or not t.text.islower() or len(t.text) < 3 or t.lower in _NO_NN:
                         continue    # "v" in a score line, a capitalised name read as a noun
                     if i in doubted or _left_edge(tokens, kids, i) in doubted:
@@ -480,7 +482,7 @@ FIXED_BIGRAMS = frozenset({
     ("as", "much"), ("much", "as"), ("as", "many"), ("many", "as"), ("as", "long"), ("as", "soon"), ("as", "far"),
     ("back", "and"), ("and", "forth"), ("quoted", "as"), ("as", "saying"), ("n", "/"), ("/", "a"),
     ("far", "as"), ("long", "as"), ("soon", "as"), ("well", "as"), ("sort", "of"), ("kind", "of"), ("do", "with"),
-    ("lot", "of"), ("lots", "of"), ("spur", "of"), ("the", "moment"), ("couple", "of"), ("plenty", "of"),
+    ("going", "to"), ("used", "to"), ("lot", "of"), ("lots", "of"), ("spur", "of"), ("the", "moment"), ("couple", "of"), ("plenty", "of"),
 })
 _DATES = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                     "february", "march", "april", "may", "june", "july", "august", "september", "october",
