@@ -24,9 +24,9 @@ def test_all_configs_build_with_the_expected_splits(gec):
     assert {c: sorted(d) for c, d in gec.items()} == {
         "gec_conll2003": ["test", "validation"], "gec_mnli": ["validation_matched", "validation_mismatched"],
         "gec_mrpc": ["test", "validation"], "gec_qnli": ["validation"], "gec_sst2": ["validation"]}
-    from tests.conftest import GEC_MSR_ROWS, GEC_QNLI_ROWS
+    from tests.conftest import GEC_MNLI_ROWS, GEC_MSR_ROWS, GEC_QNLI_ROWS
 
-    assert len(gec["gec_mnli"]["validation_matched"]) == 1000 and len(gec["gec_qnli"]["validation"]) == GEC_QNLI_ROWS
+    assert len(gec["gec_mnli"]["validation_matched"]) == GEC_MNLI_ROWS and len(gec["gec_qnli"]["validation"]) == GEC_QNLI_ROWS
     assert len(gec["gec_mrpc"]["validation"]) == 408 and len(gec["gec_mrpc"]["test"]) == GEC_MSR_ROWS
 
 

@@ -52,7 +52,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from robust_bench.models.classifiers import Classifier, Input
-from robust_bench.perturb.grammar_errors import (DELETE, articles_after, crowded, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
+from robust_bench.perturb.grammar_errors import (DELETE, articles_after, crowded, undoes_error, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
                                          error_budget)
 
 __all__ = ["SEARCHES", "AttackResult", "AttackTarget", "AttackJournal", "SearchState", "attack", "attack_many",
@@ -153,6 +153,8 @@ def _compatible(op: Operation, chosen: Sequence[Operation], sc: "SearchState | N
     if span(op) & used:
         return False
     if crowded([o.as_edit() for o in chosen], op):
+        return False
+    if sc is not None and undoes_error(sc.t.tokens, [o.as_edit() for o in chosen], op):
         return False
     return sc is None or articles_after(sc.words, sc.spaces, [o.as_edit() for o in chosen], op) <= sc.base_articles
 

@@ -51,6 +51,8 @@ CHECKS = {
     "distinct_word": "a word-choice substitute is not a spelling or derivation of the original "
                      "(offense/offence, hit/hitting)",
     "edit_spread": "no third edit within two tokens of two others, so the sentence stays readable",
+    "still_an_error": "edits together still make an error, not correct English with another meaning "
+                      "(SVA with the Nn of its subject, Nn with the ArtOrDet of its article)",
     "same_tag": "a word-choice substitute is re-tagged with the original's PTB tag (spaCy, in context); "
                 "tag-based edits skip words whose class a second tagger (en_core_web_sm) disputes",
     "meaning_kept": "sentence and in-context word similarity to the original stay above thresholds "

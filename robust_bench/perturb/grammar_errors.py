@@ -50,7 +50,7 @@ from typing import Collection, Iterable, Mapping, MutableMapping, NamedTuple, Se
 __all__ = [
     "ERROR_TYPES", "ARTICLES", "PREPOSITIONS", "TRANSITIONS", "CONFUSION_SETS", "Token", "Operation",
     "Confusions", "candidate_operations", "error_budget", "perturb", "apply_edits", "render", "tokens_from_doc",
-    "PerturbationResult", "realign_tags", "articles_after", "crowded", "LEARNER_CONFUSIONS", "EXTRANEOUS_PREPOSITIONS",
+    "PerturbationResult", "realign_tags", "articles_after", "crowded", "undoes_error", "LEARNER_CONFUSIONS", "EXTRANEOUS_PREPOSITIONS",
 ]
 
 ERROR_TYPES = ("ArtOrDet", "Prep", "Trans", "Nn", "SVA", "Vform", "Wchoice", "Worder")
@@ -96,7 +96,7 @@ LEARNER_CONFUSIONS: dict[str, dict[str, dict[str, float]]] = {
             "in": ("on", "at", "into"), "on": ("in", "at"), "at": ("in", "on"),
             "into": ("in", "to"), "to": ("for", "into", "at"), "for": ("to",),
             "of": ("for", "from", "in"), "about": ("on", "of"), "from": ("of",),
-            "with": ("by", "to"), "by": ("with",), "until": (), "since": ("for", "from"),
+            "with": ("by", "to"), "by": (), "until": (), "since": ("for", "from"),
             "during": ("in", "for"), "throughout": ("during", "in"), "over": ("on", "across"),
             "across": ("over",), "like": (), "under": (), "among": (), "against": (),
             "before": (), "after": (), "behind": (), "but": (), "out": (), "up": (), "down": (), "off": (),
@@ -393,7 +393,7 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                 ops.extend(ops_at(tokens[i], i, refusals))
         elif kind == "Worder":
             for i, t in enumerate(tokens):
-                if not free(i) or t.pos != "ADV" or not t.text.isalpha() or t.tag == "WRB":
+                if not free(i) or t.pos != "ADV" or not t.text.isalpha() or t.tag == "WRB" or t.lower in _APPROX:
                     continue        # "how bad" -> "bad how" is no learner's word order
                 for j in (i - 1, i + 1):
                     if not free(j):
@@ -487,6 +487,7 @@ FIXED_BIGRAMS = frozenset({
 _DATES = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                     "february", "march", "april", "may", "june", "july", "august", "september", "october",
                     "november", "december", "today", "tomorrow", "yesterday", "tonight", "noon", "midnight"})
+_APPROX = frozenset({"about", "around", "approximately", "nearly", "almost", "roughly", "some", "over", "under"})
 _QUANTIFIERS = frozenset({"not", "no", "many", "much", "few", "more", "most", "several", "enough", "all", "both",
                           "each", "every", "some", "any", "other", "such", "own", "less", "least", "little"})
 #: Nouns whose plural or singular is no number error (temporal adverbs parsed as nouns, letters).
@@ -538,7 +539,8 @@ def _nn_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
     return [i for i, t in enumerate(tokens)
             if i not in protected and t.pos == "NOUN" and t.tag in ("NN", "NNS") and t.text.isalpha() and not _named(tokens, i)
             and len(t.text) > 2 and t.lower not in _NO_NN and not _word_part(tokens, i)
-            and t.dep != "compound" and not _fixed(tokens, i)]
+            and t.dep != "compound" and not _fixed(tokens, i) and not _is_unit(t.lemma.lower(), "n")
+            and tokens[t.head].pos != "ADJ"]
 
 
 def _nn_ops(t: Token, i: int, refusals=None) -> list[Operation]:
@@ -577,6 +579,8 @@ def _vform_ops(t: Token, i: int, refusals=None) -> list[Operation]:
     third = t.tag == "VBZ" or (t.feat("Person") == "3" and t.feat("Number") == "Sing")
     seen = {t.lower}
     out = []
+    if _inflect(lemma, t.tag) not in (t.lower, None) and t.tag != "VBP":
+        return []           # a wrong lemma ("fined" read as "fin") would make "finned"
     passive = t.tag == "VBN" and t.feat("Voice") == "Pass"
     for tag in ("VBZ" if third else "VBP", "VBD", "VBG", "VBN"):
         if passive and tag == "VBG":
@@ -609,6 +613,8 @@ def _wchoice_ops(t: Token, i: int, refusals=None) -> list[Operation]:
     out = []
     if t.lemma.lower() in _NO_WCHOICE or t.tag not in _LEMMINFLECT_TAGS or _is_unit(t.lemma.lower(), _WN_POS[t.pos]):
         return out
+    if t.pos == "NOUN" and t.lower.endswith("ing"):
+        return out          # a gerund ("time cooking" -> "time cookery"): its noun synonyms change the part of speech
     for syn in _synonyms(t.lemma.lower(), _WN_POS[t.pos]):
         form = syn if t.tag in ("NN", "VB", "JJ", "RB") else _inflect(syn, t.tag)
         if not form or form.lower() == t.lower:
@@ -935,6 +941,14 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             pos = rng.choice(positions)
             cands = [op for op in avail[kind] if op.position == pos]
         op = rng.choice(cands) if uniform else rng.choices(cands, weights=[conf.op_weight(o) for o in cands])[0]
+        if undoes_error(tokens, edits, op):
+            # together with an earlier edit it makes correct English with another meaning ("the companies
+            # want" -> "the company wants", "a plan" -> "the plans")
+            _count(refusals, "still_an_error")
+            cands.remove(op)
+            if kind not in lazy:
+                by_type[kind].remove(op)
+            continue
         if crowded(edits, op):
             # a third edit within two tokens of two others ("a spur of the moment" -> "spurs moment")
             _count(refusals, "edit_spread")
@@ -969,6 +983,46 @@ def _articles(words: Sequence[str]) -> set[int]:
     from robust_bench.perturb.checks import article_errors
 
     return article_errors(words)
+
+
+def undoes_error(tokens: Sequence[Token], edits: Sequence[Mapping], op: Operation) -> bool:
+    """The ``still_an_error`` check: whether ``op`` with an earlier edit yields correct English with
+    another meaning instead of an error: an agreement (SVA) change of a verb whose subject's number an Nn
+    edit changed ("the companies want" -> "the company wants"), or a number change of a noun whose own
+    article an ArtOrDet edit changed ("a plan" -> "the plans", "in a restaurant" -> "in restaurants")."""
+    if op.type not in ("SVA", "Nn", "ArtOrDet") or not tokens:
+        return False
+    n = len(tokens)
+
+    def article_of(i: int) -> int | None:
+        for j in range(max(0, i - 4), i):
+            if tokens[j].head == i and tokens[j].lower in ARTICLES:
+                return j
+        return None
+
+    for e in edits:
+        p = int(e["position"])
+        if not 0 <= p < n and e["operation"] != INSERT:
+            continue
+        pair = {e["type"], op.type}
+        if pair == {"SVA", "Nn"}:
+            verb, noun = (op.position, p) if op.type == "SVA" else (p, op.position)
+            if noun < n and tokens[noun].head == verb and tokens[noun].dep.startswith("nsubj"):
+                return True
+        elif pair == {"ArtOrDet", "Nn"}:
+            art, noun = (op, p) if op.type == "ArtOrDet" else (None, op.position)
+            if art is None:          # op is Nn: did an earlier ArtOrDet edit touch this noun's article?
+                a = article_of(noun)
+                if (a is not None and p == a) or (e["operation"] == INSERT and noun >= p >= noun - 3):
+                    return True
+            else:                    # op is ArtOrDet: was its noun's number changed?
+                target = op.position if op.operation == INSERT else tokens[op.position].head
+                if op.operation == INSERT:
+                    if p >= op.position and p <= op.position + 3:
+                        return True
+                elif p == target:
+                    return True
+    return False
 
 
 def crowded(edits: Sequence[Mapping], op: Operation) -> bool:
