@@ -218,3 +218,20 @@ def test_shipped_audits_show_on_the_card_of_a_matching_build(gec_sources, tmp_pa
     shipped.write_text(json.dumps({"gec_sst2": [entry]}), encoding="utf-8")
     build_config("gec_sst2", out=tmp_path / "c" / "robust-bench", source=gec_sources)
     assert "stale: judged on another build" in (tmp_path / "c" / "robust-bench" / "README.md").read_text(encoding="utf-8")
+
+
+def test_edits_that_together_make_correct_english_are_refused():
+    from robust_bench.perturb.grammar_errors import Operation, crowded, undoes_error
+
+    # "the companies want": SVA on "want" after Nn on "companies" gives "the company wants" (no error)
+    toks = [Token("the", "DT", "DET", "det", 1, "the"), Token("companies", "NNS", "NOUN", "nsubj", 2, "company"),
+            Token("want", "VBP", "VERB", "root", 2, "want"), Token("it", "PRP", "PRON", "obj", 2, "it", space=False)]
+    nn = {"type": "Nn", "position": 1, "operation": "substitute", "original": "companies", "replacement": "company"}
+    assert undoes_error(toks, [nn], Operation("SVA", "substitute", 2, "want", "wants"))
+    assert not undoes_error(toks, [], Operation("SVA", "substitute", 2, "want", "wants"))
+    # "the companies": a number change beside its article's change ("a plan" -> "the plans")
+    art = {"type": "ArtOrDet", "position": 0, "operation": "substitute", "original": "the", "replacement": "a"}
+    assert undoes_error(toks, [art], Operation("Nn", "substitute", 1, "companies", "company"))
+    # a third edit within two tokens of two others is refused
+    e = [{"position": 1}, {"position": 2}]
+    assert crowded(e, Operation("Nn", "substitute", 3, "x", "y")) and not crowded(e[:1], Operation("Nn", "substitute", 3, "x", "y"))

@@ -1007,7 +1007,9 @@ def undoes_error(tokens: Sequence[Token], edits: Sequence[Mapping], op: Operatio
         pair = {e["type"], op.type}
         if pair == {"SVA", "Nn"}:
             verb, noun = (op.position, p) if op.type == "SVA" else (p, op.position)
-            if noun < n and tokens[noun].head == verb and tokens[noun].dep.startswith("nsubj"):
+            # the subject hangs from the verb, or from the main verb the auxiliary belongs to ("attorneys have given")
+            if noun < n and verb < n and tokens[noun].dep.startswith("nsubj") and (
+                    tokens[noun].head == verb or tokens[noun].head == tokens[verb].head):
                 return True
         elif pair == {"ArtOrDet", "Nn"}:
             art, noun = (op, p) if op.type == "ArtOrDet" else (None, op.position)
