@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 __all__ = ["AuditError", "AUDIT_COLUMNS", "VERDICTS", "audit_sample", "write_audit_tsv", "read_judgements",
-           "judged_shares", "wilson_interval", "summarise_judged", "record_audit", "describe_row"]
+           "wilson_interval", "summarise_judged", "record_audit", "describe_row"]
 
 #: Columns of the blind TSV; the reader fills ``judgement`` (``ok`` or ``bad``), and for ``bad`` rows
 #: ``defect`` (a short class name) and ``reason``.
@@ -58,8 +58,7 @@ def _edits_in_words(edits: Sequence[dict]) -> str:
             body = f"swap '{orig}' -> '{repl}'"
         else:
             body = f"'{orig}' -> '{repl}'"
-        extra = "".join(f", {k} {e[k]}" for k in ("entity_type", "kind", "name_part") if e.get(k) and k != "kind"
-                        or (k == "kind" and e.get("type") and e.get(k)))
+        extra = "".join(f", {k} {e[k]}" for k in ("entity_type", "name_part") if e.get(k))
         parts.append(f"{kind}{':' if kind else ''} {body}{where}{extra}".strip())
     return "; ".join(parts)
 
@@ -296,23 +295,6 @@ def wilson_interval(ok: int, n: int, *, alpha: float = 0.05) -> tuple[float, flo
 
     lo, hi = proportion_confint(ok, n, alpha=alpha, method="wilson")
     return float(lo), float(hi)
-
-
-def judged_shares(rows: Sequence[dict[str, str]], key: str | None = None) -> dict[str, dict[str, float | int]]:
-    """Share judged ``ok``, overall (``"all"``) and per value of ``key`` (unjudged rows skipped).
-
-    Returns
-    -------
-    dict
-        ``result[k] = {"judged": int, "ok": int, "share": float in [0, 1]}``.
-    """
-    counts: dict[str, Counter] = {}
-    for r in rows:
-        if r["verdict"]:
-            for k in ("all",) + ((r.get(key, ""),) if key else ()):
-                counts.setdefault(k, Counter())[r["verdict"]] += 1
-    return {k: {"judged": c["ok"] + c["bad"], "ok": c["ok"], "share": c["ok"] / (c["ok"] + c["bad"])}
-            for k, c in counts.items()}
 
 
 def summarise_judged(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
