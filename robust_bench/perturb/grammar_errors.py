@@ -105,7 +105,7 @@ LEARNER_CONFUSIONS: dict[str, dict[str, dict[str, float]]] = {
     },
     "Trans": _rows({
         "but": ("however",), "however": ("but",), "so": ("therefore", "thus"), "therefore": ("so", "thus"),
-        "thus": ("so", "therefore"), "because": ("as",), "as": ("because",), "moreover": ("besides",),
+        "thus": ("so", "therefore"), "because": ("as",), "as": (), "moreover": ("besides",),
         "besides": ("moreover",), "which": (), "that": (), "where": (),
         "and": (), "also": (), "if": (), "although": (), "of": (), "": (),
     }),
@@ -340,8 +340,9 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                     if t.dep in ("compound",):
                         continue
                     gap = _left_edge(tokens, kids, i)
-                    if gap > 0 and tokens[gap - 1].pos in ("DET", "PRON", "ADJ", "NOUN", "PROPN", "NUM"):
-                        continue
+                    if gap > 0 and (tokens[gap - 1].pos in ("DET", "PRON", "ADJ", "NOUN", "PROPN", "NUM")
+                                    or tokens[gap - 1].tag in ("VBG", "VBN") and tokens[gap - 1].head == i):
+                        continue    # "printed packaging a company": a participle modifying the noun
                     if tokens[gap].pos not in ("ADJ", "NOUN") or tokens[gap].lower in _QUANTIFIERS:
                         continue    # "the not many attractions", "the several reasons"
                     if gap > 0 and tokens[gap - 1].text in (")", "]", '"', "''", "'"):
@@ -355,7 +356,7 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
         elif kind == "Prep":
             for i, t in enumerate(tokens):
                 if free(i) and t.lower in PREPOSITIONS and t.pos == "ADP" and not _fixed(tokens, i) \
-                        and not (caps and t.text.isupper()) and not _in_title(tokens, i):
+                        and not (caps and t.text.isupper()) and not _in_title(tokens, i) and i not in doubted:
                     set_ops(kind, i, PREPOSITIONS)
             for i, t in enumerate(tokens):
                 verb = tokens[t.head]
@@ -491,7 +492,11 @@ _APPROX = frozenset({"about", "around", "approximately", "nearly", "almost", "ro
 _QUANTIFIERS = frozenset({"not", "no", "many", "much", "few", "more", "most", "several", "enough", "all", "both",
                           "each", "every", "some", "any", "other", "such", "own", "less", "least", "little"})
 #: Nouns whose plural or singular is no number error (temporal adverbs parsed as nouns, letters).
-_NO_NN = frozenset({"yesterday", "today", "tomorrow", "tonight", "v", "vs", "etc"})
+_NO_NN = frozenset({"yesterday", "today", "tomorrow", "tonight", "v", "vs", "etc",
+                    # sports and other mass nouns whose plural names something else ("crickets", "squashes")
+                    "cricket", "squash", "football", "soccer", "tennis", "golf", "rugby", "baseball", "basketball",
+                    "hockey", "athletics", "boxing", "cycling", "swimming", "skiing", "sailing", "rowing", "racing",
+                    "polo", "mom", "dad", "mum"})
 
 
 def _in_title(tokens: Sequence[Token], i: int) -> bool:
@@ -558,6 +563,8 @@ def _sva_positions(tokens: Sequence[Token], protected: set[int]) -> list[int]:
 
 def _sva_ops(t: Token, i: int, refusals=None) -> list[Operation]:
     """3SG <-> non-3SG of a present-tense verb or auxiliary."""
+    if t.tag == "VBP" and _inflect(t.lemma.lower(), "VBD") == t.lower:
+        return []           # "beat", "put", "cut": the same form is past tense, so "beats" changes the tense
     target = _PRESENT_BE.get(t.lower) or _inflect(t.lemma.lower(), "VBP" if t.tag == "VBZ" else "VBZ")
     if target and target.lower() != t.lower and _known(target, refusals):
         return [Operation("SVA", SUBSTITUTE, i, t.text, _case_like(t.text, target))]
@@ -600,7 +607,9 @@ def _wchoice_positions(tokens: Sequence[Token], protected: set[int]) -> list[int
     return [i for i, t in enumerate(tokens) if i not in protected and t.pos in _WN_POS and t.text.isalpha()
             and t.tag != "MD" and not _word_part(tokens, i) and not _fixed(tokens, i) and not _named(tokens, i)
             # not a verb before its own subject ('" ...," said Casesa' -> "told Casesa" swaps the roles)
-            and not (t.pos == "VERB" and any(tokens[c].dep.startswith("nsubj") and c > i for c in kids[i]))]
+            and not (t.pos == "VERB" and any(tokens[c].dep.startswith("nsubj") and c > i for c in kids[i]))
+            # not a degree adverb ("simply too good" -> "merely too good")
+            and not (t.pos == "ADV" and tokens[t.head].pos in ("ADJ", "ADV"))]
 
 
 def _wchoice_ops(t: Token, i: int, refusals=None) -> list[Operation]:
@@ -616,6 +625,8 @@ def _wchoice_ops(t: Token, i: int, refusals=None) -> list[Operation]:
     if t.pos == "NOUN" and t.lower.endswith("ing"):
         return out          # a gerund ("time cooking" -> "time cookery"): its noun synonyms change the part of speech
     for syn in _synonyms(t.lemma.lower(), _WN_POS[t.pos]):
+        if _main_pos(syn) not in (_WN_POS[t.pos], "s" if _WN_POS[t.pos] == "a" else None):
+            continue        # "travel" -> "trip": a word mostly used as another part of speech
         form = syn if t.tag in ("NN", "VB", "JJ", "RB") else _inflect(syn, t.tag)
         if not form or form.lower() == t.lower:
             continue
@@ -655,6 +666,19 @@ def _variant(a: str, b: str) -> bool:
     short, long_ = sorted((a, b), key=len)
     # a derivation of the same word ("hit" -> "hitting", "smoking" -> "smoke") is no word choice
     return norm(a) == norm(b) or (len(short) >= 3 and long_.startswith(short[:-1] if short.endswith("e") else short))
+
+
+@lru_cache(maxsize=50_000)
+def _main_pos(word: str) -> str | None:
+    """The WordNet part of speech of ``word``'s most frequent sense (SemCor counts over its lemmas)."""
+    from nltk.corpus import wordnet as wn
+
+    best, pos = -1, None
+    for syn in wn.synsets(word):
+        count = sum(lem.count() for lem in syn.lemmas() if lem.name().lower() == word.lower())
+        if count > best:
+            best, pos = count, syn.pos()
+    return pos
 
 
 @lru_cache(maxsize=50_000)
