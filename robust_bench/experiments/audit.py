@@ -378,7 +378,9 @@ def record_audit(repo: str | os.PathLike, config: str, judged: str | os.PathLike
             import shutil
 
             (folder / "audits").mkdir(exist_ok=True)
-            shutil.copyfile(judged, folder / "audits" / name)
+            part = folder / "audits" / f".{name}.part"      # copied whole, then renamed: never half a file
+            shutil.copyfile(judged, part)
+            os.replace(part, folder / "audits" / name)
             entry["sha256"] = sha256_file(folder / "audits" / name)
             m["audits"] = [a for a in m.get("audits", []) if a.get("file") != entry["file"]] + [entry]
             return m

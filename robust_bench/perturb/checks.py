@@ -264,11 +264,11 @@ class MeaningKept:
 
         enc = self._encoder()
         outs = enc.encode(texts, output_value=None, batch_size=self.batch_size, show_progress_bar=False)
-        tok = enc.tokenizer
+        # the same tokenizer and truncation as the encoder's, once for all texts, for the word spans
+        all_offsets = enc.tokenizer(texts, return_offsets_mapping=True, truncation=True,
+                                    max_length=enc.max_seq_length)["offset_mapping"]
         res = []
-        for text, (a, b), out in zip(texts, spans, outs):
-            offsets = tok(text, return_offsets_mapping=True, truncation=True,
-                          max_length=enc.max_seq_length)["offset_mapping"]
+        for (a, b), out, offsets in zip(spans, outs, all_offsets):
             emb = out["token_embeddings"]
             sel = [j for j, (s, e) in enumerate(offsets) if e > s and s < b and e > a and j < len(emb)]
             word = emb[sel].mean(0) if sel else out["sentence_embedding"]
@@ -388,23 +388,28 @@ def _coarse(tag: str) -> str:
     return tag[:2] if tag[:2] in ("NN", "VB", "JJ", "RB") else tag
 
 
+@lru_cache(maxsize=2)
+def _second_tagger(name: str):
+    import spacy
+
+    try:
+        return spacy.load(name, exclude=["parser", "ner", "lemmatizer", "senter"])
+    except OSError as exc:
+        raise OSError(f"second tagger {name!r} cannot be loaded (python -m spacy download en_core_web_sm, or set "
+                      f"{ERRANT_MODEL_ENV} to its folder): {exc}") from exc
+
+
 def load_second_tagger(name: str | None = None):
     """The second, independent tagger: ``name``, else ``$ROBUST_BENCH_ERRANT_MODEL``, else
-    ``en_core_web_sm`` (spaCy's own English pipeline, which ERRANT also uses), tagger only.
+    ``en_core_web_sm`` (spaCy's own English pipeline, which ERRANT also uses), tagger only; loaded once
+    per process.
 
     Raises
     ------
     OSError
         If the pipeline cannot be loaded.
     """
-    import spacy
-
-    name = name or os.environ.get(ERRANT_MODEL_ENV) or "en_core_web_sm"
-    try:
-        return spacy.load(name, exclude=["parser", "ner", "lemmatizer", "senter"])
-    except OSError as exc:
-        raise OSError(f"second tagger {name!r} cannot be loaded (python -m spacy download en_core_web_sm, or set "
-                      f"{ERRANT_MODEL_ENV} to its folder): {exc}") from exc
+    return _second_tagger(name or os.environ.get(ERRANT_MODEL_ENV) or "en_core_web_sm")
 
 
 def tag_disagreements(nlp2, sentences: Sequence[Sequence[tuple[str, str]]],
