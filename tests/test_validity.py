@@ -136,6 +136,16 @@ def test_judged_audit_goes_on_the_card_and_goes_stale(request, config, fixture, 
     assert "### Validity" in card and f"{n - 1}/{n}" in card and "current" in card
     stored = repo / entry["file"]
     assert stored.is_file() and stored.read_bytes() == path.read_bytes()
+    # a second reader of the same sample: both verdicts stay on the card, neither replaces the other
+    from robust_bench.experiments.audit import write_audit_tsv
+
+    rows[1]["judgement"], rows[1]["defect"], rows[1]["reason"] = "bad", "not-an-error", "standard English"
+    second = record_audit(repo, config, write_audit_tsv(rows, tmp_path / "judged_b.tsv", meta), reader="reader B")
+    assert second["file"] != entry["file"] and second["ok"] == n - 2
+    recorded = [a for a in read_metadata(repo)[config]["audits"] if not a.get("shipped")]
+    assert sorted(a["ok"] for a in recorded) == [n - 2, n - 1]
+    assert record_audit(repo, config, path, reader="test reader")["file"] == entry["file"]    # same file: replaced
+    assert len([a for a in read_metadata(repo)[config]["audits"] if not a.get("shipped")]) == 2
     # a build of another builder version: the audit stays on the card, marked stale
     m = read_metadata(repo)[config]
     m["builder_version"] = "0.0.1"

@@ -241,7 +241,7 @@ def _validity_lines(m: dict) -> list[str]:
     lines += ["Blind audits (`../shared/VALIDITY.md`): a reader who saw only the original, the perturbed text and "
               "the edits judged each row ok or bad.", "",
               "| judged ok | N | 95% Wilson interval | seed | drawn / judged | builder version | rows left unchanged "
-              "| defect classes (count) | file | status |", "|---:|---:|---|---:|---|---|---:|---|---|---|"]
+              "| defect classes (count) | reader | file | status |", "|---:|---:|---|---:|---|---|---:|---|---|---|---|"]
     for a in audits:
         same = a.get("builder_version") == m["builder_version"] and all(
             current.get(s) == h for s, h in (a.get("data_sha256") or {}).items())
@@ -249,7 +249,7 @@ def _validity_lines(m: dict) -> list[str]:
         defects = ", ".join(f"{k} ({v})" for k, v in a.get("defects", {}).items()) or "none"
         lines.append(f"| {a['ok']}/{a['n']} ({a['share']:.1%}) | {a['n']} | [{lo:.1%}, {hi:.1%}] | {a['seed']} | "
                      f"{a.get('drawn', '')} / {a.get('judged', '')} | {a.get('builder_version', '')} | "
-                     f"{a.get('unchanged_share', 0):.1%} | {defects} | `{a['file']}`"
+                     f"{a.get('unchanged_share', 0):.1%} | {defects} | {' '.join((a.get('reader') or '').replace('|', '/').split())} | `{a['file']}`"
                      f"{' (recorded by the maintainers; shipped in robust_bench/data/audits.json)' if a.get('shipped') else ''}"
                      f" (sha256 {a.get('sha256', '')[:16]}…) "
                      f"| {'current' if same else 'stale: judged on another build'} |")

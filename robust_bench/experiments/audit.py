@@ -371,7 +371,9 @@ def record_audit(repo: str | os.PathLike, config: str, judged: str | os.PathLike
                  "judged": _dt.date.today().isoformat(), "builder_version": meta["builder_version"],
                  "data_sha256": drawn["data_sha256"], "unchanged_share": drawn["unchanged_share"],
                  "reader": reader}
-        name = f"audit_seed{drawn['seed']}_{entry['judged']}.tsv"
+        # the judged file's own hash in the name: a second reader's verdicts on the same sample sit beside
+        # the first reader's instead of replacing them; recording the same file again replaces itself
+        name = f"audit_seed{drawn['seed']}_{entry['judged']}_{sha256_file(judged)[:8]}.tsv"
         entry["file"] = f"data/{config}/audits/{name}"
 
         def change(m: dict, folder: Path) -> dict:
