@@ -124,7 +124,17 @@ _FIELDS = {"mnli": (("premise", "hypothesis"), NLI_LABELS), "mrpc": (("sentence1
 _CHUNK = 256
 #: 2.0.0: validity checks (a/an, known words, word-choice senses, frequency and meaning), learner
 #: confusion classes for Prep and Trans, no insertions into headlines; rows differ from 1.x.
-_VERSION = datasets.Version("2.0.0")
+#: 2.1.0: every edit must be an error in its sentence, not another standard English (ninth blind
+#: audits): no article substituted for another, no "the" inserted, articles deleted only before a
+#: singular common noun; number changes only where a determiner, numeral or verb fixes the number;
+#: past/present switches only where the sentence fixes the time; agreement changes not with proper or
+#: collective subjects; word-order swaps only into orders English does not have ("enough big", an
+#: adverb between participle and object); no verb edits on words parsed as nominals, unlicensed base
+#: forms or the going-to future; no word choice on numbers, amounts, WordNet compounds or tables;
+#: no connective swapped at a sentence start, no verb form inside fixed expressions ("according to"),
+#: no preposition inside hyphenated words; fewer learner preposition and connective partners (see
+#: LEARNER_CONFUSIONS).
+_VERSION = datasets.Version("2.1.0")
 #: Rounds of in-context checking: drawn word-choice substitutes that a check refuses are banned and
 #: the row drawn again (same seed), at most this many times; then without word choice.
 _ROUNDS = 4
@@ -380,7 +390,12 @@ class GrammaticalErrors(RobustBenchBuilder):
                      "give an extraneous preposition, see `LEARNER_CONFUSIONS` and `EXTRANEOUS_PREPOSITIONS`)."
                      if not self.config.confusions else "."))
         lines.append("Examples without error: the parse offers no plausible position ('no applicable operation'), "
-                     "or every applicable operation exceeds the budget.")
+                     "or every applicable operation exceeds the budget. An operation is only proposed where its "
+                     "result is an error and not another standard English: no article swapped for another or "
+                     "'the' added, number only where a determiner, numeral or verb fixes it, past/present only "
+                     "where the sentence fixes the time, no article, number or tense change in headlines, word "
+                     "order only into orders English does not have. Headlines, tables and name lists therefore "
+                     "get few or no errors.")
         lines += ["", "**Validity checks** (`robust_bench.perturb.checks`; refused candidates are never written). "
                   "Checks run: " + ", ".join(f"`{c}`" for c in _checks_run(self.config.checks)) + ".", "",
                   "| split | rows with an edit | " + " | ".join(f"refused: {c}" for c in CHECKS)
