@@ -195,6 +195,19 @@ BAD_ARGUMENTS = [
     (["fit-confusions", "{m2}", "-o", "{dir}"], "--output: {dir} is a folder; give a file path"),
     (["attack-parser", "--parser", "spacy:x", "--vectors", "{missing}"], "--vectors: {missing} does not exist"),
     (["nope"], "robust-bench: No such command 'nope'"),
+    # issue 28: an empty path is not the current folder; seeds are what NumPy and PyTorch take; shards are i/N
+    (["build", "gec_mrpc", "--out", ""], "--out: empty value"),
+    (["build", "gec_mrpc", "--out="], "--out: empty value"),
+    (["attack", "--model", "m", "--config", "gec_mrpc", "--output-dir", " "], "--output-dir: empty value"),
+    (["build", "gec_mrpc", "--seed", "-1"], "--seed': must be in [0, 2**32), got -1"),
+    (["build", "gec_mrpc", "--seed", "9" * 401], "--seed': must be in [0, 2**32), got 99999999999999999999..."),
+    (["run", "--model", "m", "--seed", str(2 ** 32)], "--seed': must be in [0, 2**32)"),
+    (["audit", "lit_mnli", "--seed", "-5"], "--seed': must be in [0, 2**32)"),
+    (["probe", "--model", "m", "--seed", "-1"], "--seed': must be in [0, 2**32)"),
+    (["attack-parser", "--parser", "spacy:x", "--seed", "-1"], "--seed': must be in [0, 2**32)"),
+    (["attack", "--model", "m", "--config", "gec_mrpc", "--seed", "-1"], "--seed': must be in [0, 2**32)"),
+    (["run", "--model", "m", "--shard", "3/2"], "--shard must be i/N with 1 <= i <= N, e.g. 1/2; got '3/2'"),
+    (["run", "--model", "m", "--shard", "0/0"], "--shard must be i/N with 1 <= i <= N, e.g. 1/2; got '0/0'"),
 ]
 
 
@@ -263,3 +276,60 @@ def test_written_records_are_strict_json_and_undefined_details_become_null(tmp_p
     with pytest.raises(RecordError, match="metrics/stability"):
         make_record(model_id="m", revision=None, config="c", split="s", corpus_sha256="a" * 64,
                     metrics={"stability": math.nan}, seed=0)
+
+
+def test_build_never_replaces_a_readme_that_is_not_its_card(tmp_path, monkeypatch, sources):
+    """`build --out ""` once wrote data/ into the current folder and replaced the user's README.md: an
+    empty path is refused (above), and a folder whose README.md is not a robust-bench card is never
+    written into."""
+    from robust_bench.data.repository import ForeignReadmeError, build_config, write_card
+
+    own = tmp_path / "project"
+    own.mkdir()
+    (own / "README.md").write_text("# My project\n\nMy own notes.\n", encoding="utf-8")
+    monkeypatch.chdir(own)
+    code, out, err = _invoke(["build", "gec_mrpc", "--out", ""])
+    assert code == 2 and "--out: empty value" in err
+    code, out, err = _invoke(["build", "jabberwocky_ewt", "--out", str(own), "--source", str(sources)])
+    assert code == 2 and "is not a robust-bench dataset card" in err and "Traceback" not in err, err
+    with pytest.raises(ForeignReadmeError):
+        build_config("jabberwocky_ewt", out=own, source=sources)
+    with pytest.raises(ForeignReadmeError):
+        write_card(own)
+    assert (own / "README.md").read_text(encoding="utf-8") == "# My project\n\nMy own notes.\n"
+    assert sorted(p.name for p in own.iterdir()) == ["README.md"]
+
+
+def test_a_missing_spacy_model_is_one_line_not_a_datasets_traceback(tmp_path, sources):
+    code, out, err = _invoke(["build", "gec_mrpc", "--out", str(tmp_path / "rb"), "--source", str(sources),
+                              "--spacy-model", str(tmp_path / "does" / "not" / "exist")])
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]   # besides datasets' progress bars
+    assert code == 2 and len(errors) == 1 and "does/not/exist" in errors[0], err
+    assert "Traceback" not in err and "DatasetGenerationError" not in err, err
+    assert not (tmp_path / "rb" / "data").exists()
+
+
+def test_control_characters_and_relationless_heads_are_refused_with_file_and_line(tmp_path):
+    from robust_bench.io.conll2012 import CorefDataError, read_conll2012
+    from robust_bench.io.conllu_io import ConlluError, read_conllu
+
+    good = "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t0\troot\t_\t_\n\n"
+    (tmp_path / "ok.conllu").write_text(good, encoding="utf-8")
+    assert len(read_conllu(tmp_path / "ok.conllu")) == 1
+    for name, text, line, field in (("nul.conllu", good.replace("dog\tdog", "d\x00og\tdog"), 2, "FORM"),
+                                    ("esc.conllu", good.replace("\tthe\t", "\tth\x1be\t"), 1, "LEMMA"),
+                                    ("norel.conllu", good.replace("\tdet\t", "\t_\t"), 1, "DEPREL"),
+                                    ("empty.conllu", good.replace("\tdet\t", "\t\t"), 1, "DEPREL")):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        with pytest.raises(ConlluError) as exc:
+            read_conllu(tmp_path / name)
+        assert f"{name}:{line}: {field}:" in str(exc.value), str(exc.value)
+    doc = "#begin document (d); part 000\nd\t0\t0\tHe\tPRP\t-\t-\t-\t-\t-\t*\t(0)\n\n#end document\n"
+    (tmp_path / "nul.conll").write_text(doc.replace("\tHe\t", "\tH\x00e\t"), encoding="utf-8")
+    with pytest.raises(CorefDataError, match=r"nul.conll:2: word column: control character U\+0000"):
+        read_conll2012(tmp_path / "nul.conll")
+    (tmp_path / "empty.conll").write_text("", encoding="utf-8")
+    with pytest.raises(CorefDataError, match=r"empty.conll: no document"):
+        read_conll2012(tmp_path / "empty.conll")
+    (tmp_path / "ok.conll").write_text(doc, encoding="utf-8")
+    assert read_conll2012(tmp_path / "ok.conll")[0].tokens == ["He"]

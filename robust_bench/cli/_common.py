@@ -27,6 +27,18 @@ def check_positive(option: str, value: Optional[int]) -> None:
         check(option, value >= 1, f"must be at least 1, got {value}")
 
 
+#: Seeds are what NumPy, PyTorch and Python's random all take: 0 <= seed < 2**32.
+SEED_MAX = 2 ** 32
+
+
+def seed_in_range(value: Optional[int]) -> Optional[int]:
+    """Typer callback of every ``--seed``: the :func:`check_seed` rule as a usage error (exit 2, one line)."""
+    if value is not None and not 0 <= value < SEED_MAX:
+        shown = value if abs(value) < 10 ** 20 else str(value)[:20] + "..."
+        raise typer.BadParameter(f"must be in [0, 2**32), got {shown}")
+    return value
+
+
 def check_fraction(option: str, value: Optional[float], *, zero: bool = False, one: bool = True) -> None:
     """A share in (0, 1] (``zero``/``one`` include the ends); NaN and infinities are refused."""
     import math

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import (check_choice, check_fraction, check_model, check_output_dir, check_positive,
+from robust_bench.cli._common import (seed_in_range, check_choice, check_fraction, check_model, check_output_dir, check_positive,
                                       fail, known_errors, model_slug, parse_label_map)
 from robust_bench.data.repository import DEFAULT_REPO
 
@@ -32,7 +32,7 @@ def attack(
     curve: bool = typer.Option(True, "--curve/--no-curve", help="Also plot success rate for budgets 15%-45% (Fig. 1)."),
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
     dtype: str = typer.Option("auto", "--dtype"),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", callback=seed_in_range),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository; adversarial examples go there too."),
     output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where the record and the plot go."),
 ) -> None:

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import (check_input_file, check_output_dir, check_output_file, check_positive, fail,
+from robust_bench.cli._common import (seed_in_range, check_input_file, check_output_dir, check_output_file, check_positive, fail,
                                       known_errors, model_slug)
 from robust_bench.data.repository import DEFAULT_REPO
 
@@ -40,7 +40,7 @@ def attack_parser(
                                                         "as CoNLL-U, for adversarial training (§4.4)."),
     spacy_model: Optional[str] = typer.Option(None, "--spacy-model", help="spaCy pipeline of the POS filter."),
     source: Optional[Path] = typer.Option(None, "--source", help="Local mirror of the source corpora."),
-    seed: int = typer.Option(0, "--seed", help="Seeds the masked-LM draws."),
+    seed: int = typer.Option(0, "--seed", callback=seed_in_range, help="Seeds the masked-LM draws."),
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--out", help="Dataset repository; adv_<parser>_<config> goes there."),
     output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where the record, tables and plots go."),

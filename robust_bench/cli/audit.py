@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail, known_errors, check_positive, check_output_file, check_input_file
+from robust_bench.cli._common import seed_in_range, fail, known_errors, check_positive, check_output_file, check_input_file
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -17,7 +17,7 @@ from robust_bench.data.repository import DEFAULT_REPO
 def audit(
     config: str = typer.Argument(..., help="A built config, of any family (gec_mnli, names_mrpc, lit_mnli, ...)."),
     sample: int = typer.Option(100, "--sample", help="Changed rows to draw at random (100 or more for a card)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the draw; use a new one after fixing the builder."),
+    seed: int = typer.Option(0, "--seed", callback=seed_in_range, help="Seed of the draw; use a new one after fixing the builder."),
     split: Optional[str] = typer.Option(None, "--split", help="One split (default: all splits pooled)."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built config."),
     out: Optional[Path] = typer.Option(None, "--out", help="TSV to write (default: audit_<config>_<seed>.tsv)."),

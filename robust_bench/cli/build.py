@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import (check_fraction, check_input_file, check_output_dir, check_positive, fail,
+from robust_bench.cli._common import (seed_in_range, check_fraction, check_input_file, check_output_dir, check_positive, fail,
                                       known_errors)
 from robust_bench.data.repository import DEFAULT_REPO
 
@@ -32,7 +32,7 @@ def build(
     source: Optional[Path] = typer.Option(None, "--source",
                                           help="Local mirror of the source corpora (like ../shared/data). "
                                                "Default: $ROBUST_BENCH_SOURCES, else download."),
-    seed: int = typer.Option(0, "--seed", help="Base seed; the same seed gives identical Parquet files."),
+    seed: int = typer.Option(0, "--seed", callback=seed_in_range, help="Base seed; the same seed gives identical Parquet files."),
     num_proc: Optional[int] = typer.Option(None, "--num-proc", help="Worker processes for generation."),
     error_rate: Optional[float] = typer.Option(None, "--error-rate",
                                                help="gec_*: share of the segment's tokens to modify (default 0.15)."),

@@ -10,7 +10,7 @@ import typer
 from robust_bench.cli._app import app
 from robust_bench.experiments.probe_report import rep_name
 from robust_bench.leaderboard.records import make_record
-from robust_bench.cli._common import (check_choice, check_input_file, check_model, check_output_dir,
+from robust_bench.cli._common import (seed_in_range, check_choice, check_input_file, check_model, check_output_dir,
                                       check_output_file, check_positive, fail, known_errors, parse_layers)
 from robust_bench.data.repository import DEFAULT_REPO
 
@@ -31,7 +31,7 @@ def probe(
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
     dtype: str = typer.Option("auto", "--dtype", help="auto (bf16/fp16 on GPU, fp32 on CPU), float32, bfloat16, float16."),
     pooling: str = typer.Option("first", "--pooling", help="first subword (the paper) or mean."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", callback=seed_in_range),
     variant: str = typer.Option("scaled", "--variant", help="scaled (default: B initialised at the gold distances' "
                                 "scale) or paper (App. B exactly); both search App. B's space."),
     precision: str = typer.Option("auto", "--precision", help="auto (bf16 projections on bf16 hardware), float32 "

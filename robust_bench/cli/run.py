@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail, known_errors, model_slug, check_positive, check_choice, check_output_dir
+from robust_bench.cli._common import seed_in_range, fail, known_errors, model_slug, check_positive, check_choice, check_output_dir
 from robust_bench.data.repository import DEFAULT_REPO
 
 suite_app = typer.Typer(help="Suite files: list, show, pin data hashes.", no_args_is_help=True)
@@ -36,7 +36,7 @@ def run_cmd(
     executor: str = typer.Option("local", "--executor", help="local, or ray: run --shards shards as Ray tasks on the "
                                                             "Ray cluster (RAY_ADDRESS, else a local instance), then merge."),
     shards: int = typer.Option(2, "--shards", help="--executor ray: number of shards (one per GPU when there are GPUs)."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", callback=seed_in_range),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built configs."),
     output_dir: Path = typer.Option(Path("runs"), "--output-dir", help="The run folder is OUTPUT_DIR/<model>."),
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
@@ -51,6 +51,11 @@ def run_cmd(
     check_output_dir("--output-dir", output_dir)
     from robust_bench.suite.runner import parse_shard, run_suite
 
+    if shard:
+        try:
+            parse_shard(shard)
+        except ValueError as exc:      # "3/2", "0/0": a usage error, one line, exit 2
+            fail(exc)
     try:
         if executor not in ("local", "ray"):
             raise typer.BadParameter(f"--executor must be local or ray, got {executor!r}")

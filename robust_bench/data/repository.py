@@ -64,6 +64,34 @@ class BuildReport:
     seconds: float
 
 
+#: The line every dataset card carries: a README.md without it is someone else's, and is never replaced.
+CARD_MARKER = "Written by `robust-bench build`; do not edit by hand."
+
+
+class ForeignReadmeError(ValueError):
+    """The output folder holds a README.md that is not a robust-bench dataset card."""
+
+
+def check_card_replaceable(repo: str | os.PathLike) -> None:
+    """Refuse to write into a folder whose README.md is not a robust-bench card.
+
+    Raises
+    ------
+    ForeignReadmeError
+        If ``repo/README.md`` exists and lacks :data:`CARD_MARKER` (a project's own README, a
+        different dataset's card): building there would replace it.
+    """
+    card = Path(repo) / "README.md"
+    if card.is_file():
+        try:
+            text = card.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if CARD_MARKER not in text:
+            raise ForeignReadmeError(f"{card} is not a robust-bench dataset card (it lacks the line "
+                                     f"{CARD_MARKER!r}); refusing to replace it: give --out a folder of its own")
+
+
 def _versions() -> dict[str, str]:
     import datasets
     import pyarrow
@@ -118,17 +146,27 @@ def build_config(config: str, *, out: str | os.PathLike = DEFAULT_REPO, source: 
         if bad or not options["splits"]:
             raise ValueError(f"{config!r} has no split(s) {bad}; its splits are {list(entry.splits)}")
     out = Path(out).resolve()
+    check_card_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with repository_lock(out):
         return _build_locked(entry, config, out, source, seed, num_proc, options, start)
 
 
 def _build_locked(entry, config, out, source, seed, num_proc, options, start) -> BuildReport:
+    import datasets
+
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-staging-", dir=out.parent))
     try:
         builder = entry.builder(config_name=config, cache_dir=str(staging / "cache"), seed=seed,
                                 source_dir=None if source is None else str(source), **options)
-        builder.download_and_prepare(num_proc=num_proc)
+        try:
+            builder.download_and_prepare(num_proc=num_proc)
+        except datasets.exceptions.DatasetGenerationError as exc:
+            # datasets wraps whatever the generator raised ("An error occurred while generating the
+            # dataset"); the user needs the cause (a missing spaCy model, a malformed source line)
+            if exc.__cause__ is not None:
+                raise exc.__cause__ from None
+            raise
         dataset = builder.as_dataset()
         stage_cfg = staging / "data" / config
         stage_cfg.mkdir(parents=True)
@@ -279,6 +317,7 @@ def write_derived_config(out: str | os.PathLike, config: str, dataset, *, family
         The config's metadata.
     """
     out = Path(out).resolve()
+    check_card_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with repository_lock(out):
         return _write_derived_locked(out, config, dataset, family=family, description=description,
@@ -510,7 +549,7 @@ def render_card(metas: dict[str, dict[str, Any]]) -> str:
     parts = ["---", yaml.safe_dump(header, sort_keys=False).rstrip(), "---", "",
              "# robust-bench", "",
              "Perturbed corpora for testing how robust NLP models are to natural, linguistically controlled "
-             "perturbations. Written by `robust-bench build`; do not edit by hand.", "",
+             "perturbations. " + CARD_MARKER, "",
              "```python", "from datasets import load_dataset",
              *[f'ds = load_dataset("robust-bench", "{name}")' for name in metas], "```", ""]
     for name, m in metas.items():
@@ -552,4 +591,5 @@ def _files_read(meta: dict) -> list[str]:
 def write_card(repo: str | os.PathLike) -> Path:
     """Rewrite ``repo/README.md`` from the metadata of every config, atomically."""
     repo = Path(repo)
+    check_card_replaceable(repo)
     return atomic_write_text(repo / "README.md", render_card(read_metadata(repo)))

@@ -80,6 +80,10 @@ def _parse_coref(cell: str, index: int, opened: dict, spans: dict, where: str) -
             raise CorefDataError(f"{where}: coreference column: {part!r} has no bracket")
 
 
+#: C0 controls and DEL in a word: a NUL or an escape is corruption, never a word.
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def read_conll2012(path: str | os.PathLike) -> list[CorefDocument]:
     """Read every document of a CoNLL-2012 file.
 
@@ -95,7 +99,8 @@ def read_conll2012(path: str | os.PathLike) -> list[CorefDocument]:
     ------
     CorefDataError
         On a token line outside a document, too few columns, an unreadable coreference or
-        named-entity cell, a cluster closed before it opens or left open, or a document without tokens.
+        named-entity cell, a cluster closed before it opens or left open, a document without tokens,
+        a control character (NUL, escape) in a word, or a file with no document at all.
     FileNotFoundError
         If ``path`` does not exist.
     """
@@ -147,8 +152,12 @@ def read_conll2012(path: str | os.PathLike) -> list[CorefDocument]:
         if not in_sentence:
             doc.sentence_starts.append(index)
             in_sentence = True
-        doc.tokens.append(cols[3])
         where = f"{path}:{lineno}"
+        bad = _CONTROL_CHARS.search(cols[3])
+        if bad:
+            raise CorefDataError(f"{where}: word column: control character U+{ord(bad.group()):04X} in {cols[3]!r} "
+                                 "(a binary or corrupted file?)")
+        doc.tokens.append(cols[3])
         _parse_coref(cols[-1], index, opened, spans, where)
         if len(cols) > 11:
             ne = cols[10]
@@ -167,6 +176,9 @@ def read_conll2012(path: str | os.PathLike) -> list[CorefDocument]:
                 ne_open = None
     if doc is not None:
         raise CorefDataError(f"{path}: document {doc.key} has no #end document")
+    if not docs:
+        raise CorefDataError(f"{path}: no document (an empty or truncated file?); a source file must hold at "
+                             "least one '#begin document' ... '#end document'")
     return docs
 
 

@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 _N_COLUMNS = 10
+#: C0 controls and DEL in a word form or lemma: a NUL or an escape is corruption, never a word.
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _ID_WORD = re.compile(r"^[1-9][0-9]*$")
 _ID_RANGE = re.compile(r"^([1-9][0-9]*)-([1-9][0-9]*)$")
 _ID_EMPTY = re.compile(r"^([0-9]+)\.([1-9][0-9]*)$")
@@ -268,6 +270,11 @@ def _parse_block(path: str, start: int, block: list[tuple[int, str]], index: int
             raise ConlluError(path, lineno, None,
                               f"expected {_N_COLUMNS} tab-separated columns, found {len(cols)}")
         tid, head = cols[0], cols[6]
+        for k, field in ((1, "FORM"), (2, "LEMMA")):
+            bad = _CONTROL_CHARS.search(cols[k])
+            if bad:
+                raise ConlluError(path, lineno, field, f"control character U+{ord(bad.group()):04X} at column "
+                                                       f"{bad.start() + 1} (a binary or corrupted file?)")
         if _ID_WORD.match(tid):
             word_lines.append(lineno)
             if int(tid) != len(word_lines):
@@ -275,6 +282,8 @@ def _parse_block(path: str, start: int, block: list[tuple[int, str]], index: int
                                   f"word id {tid} out of sequence (expected {len(word_lines)})")
             if not re.fullmatch(r"[0-9]+", head):
                 raise ConlluError(path, lineno, "HEAD", f"non-integer head {head!r}")
+            if cols[7].strip() in ("", "_"):
+                raise ConlluError(path, lineno, "DEPREL", f"word with head {head} has no relation ({cols[7]!r})")
         elif (m := _ID_RANGE.match(tid)):
             a, b = int(m.group(1)), int(m.group(2))
             if b <= a:
