@@ -18,7 +18,12 @@ submitted HTML or SVG is ever served.
 * every record against the v2 schema, the suite's task definition (config, split, evaluation,
   family, primary) and the run's manifest; its data hash equal to the one the suite version pins;
   its log's SHA-256 equal to ``log_sha256``, one JSON object per example with unique ids;
-* every metric finite and within the suite's range, every interval finite, ordered, around its value.
+* every metric finite and within the suite's range, every interval finite, ordered, around its value;
+* every metric and interval recomputed from the per-example log, exactly as ``run`` computes them,
+  equal to the record's, and each log line's outcome consistent with its own prediction and gold
+  label where the evaluation writes both (:func:`validate_run`, :func:`check_outcomes`).
+
+The CI gate (``robust-bench check``) runs the same :func:`validate_run` on both runs.
 
 A task the suite version leaves unpinned cannot be compared across submissions; its record is
 left out of the submission and the reason is kept in ``submission.json`` (never silently).
@@ -41,6 +46,7 @@ from robust_bench.io.sources import sha256_file
 from robust_bench.leaderboard.records import RecordError, validate_record
 
 __all__ = ["SubmissionError", "Submission", "LIMITS", "MAX_TOTAL_BYTES", "RUN_SCHEMA", "validate_submission",
+           "validate_run", "ValidatedRun", "read_manifest", "check_outcomes",
            "validate_model_id", "validate_revision", "model_key", "stage_submission", "SUBMISSION_FILE"]
 
 SUBMISSION_FILE = "submission.json"
@@ -259,6 +265,80 @@ def _check_log(path: Path, rec: dict, where: str) -> int:
     return size
 
 
+#: How far a record's value may be from the one recomputed from its log: metrics are exact sums and
+#: ratios (the record rounds to 10 decimals); intervals are seeded bootstraps, equal on one NumPy.
+METRIC_TOLERANCE, INTERVAL_TOLERANCE = 1e-9, 1e-6
+
+
+def _label_of(value):
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def check_outcomes(evaluation: str, examples, where: str) -> None:
+    """Check each log line's outcome against its own prediction and gold label, where the evaluation
+    writes both (classifier attacks and contrast sets): ``clean_correct`` must say whether the clean
+    prediction equals the gold label, an attack succeeds only on an attacked, correctly predicted example
+    whose adversarial prediction is wrong, and so on. A log edited to show other outcomes is caught at
+    the example that was edited.
+
+    Raises
+    ------
+    SubmissionError
+        Naming the log line, the example id and the outcome field.
+    """
+    for k, e in enumerate(examples, 1):
+        o, pred, gold = e["outcome"], e.get("prediction"), e.get("gold")
+        checks = []
+        if evaluation == "attack" and isinstance(pred, dict) and _label_of(gold) is not None \
+                and _label_of(pred.get("clean")) is not None and "clean_correct" in o:
+            clean_ok = pred["clean"] == gold
+            adv_ok = pred.get("adversarial", pred["clean"]) == gold
+            success = bool(o.get("success", 0))
+            checks = [("clean_correct", int(clean_ok)), ("adversarial_correct", int(clean_ok and adv_ok)),
+                      ("success", int(bool(o.get("attacked", 0)) and clean_ok and not adv_ok))]
+            if success and not o.get("attacked", 0):
+                checks.append(("attacked", 1))
+        elif evaluation == "contrast-set" and isinstance(pred, dict) and isinstance(gold, dict) \
+                and "ori_correct" in o:
+            checks = [("ori_correct", int(pred.get("original") == gold.get("original"))),
+                      ("ctr_correct", int(pred.get("contrast") == gold.get("contrast")))]
+        for field, expect in checks:
+            if field in o and int(o[field]) != expect:
+                raise SubmissionError(f"{where}, line {k}", f"outcome.{field}",
+                                      f"example {ascii(e['id'])[:80]}: {o[field]} disagrees with its own prediction "
+                                      f"and gold label (expected {expect}); the log was edited")
+
+
+def _check_recomputed(task, suite: Suite, rec: dict, log: Path, where: str) -> None:
+    """Recompute the record from its log (:func:`robust_bench.suite.runner.record_from_log`) and
+    compare every metric and interval; a log edited (and re-hashed) to show other outcomes than the
+    record claims, or a record edited to claim other scores, is refused naming the metric."""
+    from robust_bench.suite.runner import RunError, read_log, record_from_log
+
+    try:
+        examples = read_log(log)
+    except (RunError, UnicodeDecodeError) as exc:
+        raise SubmissionError(str(log), "<line>", str(exc)) from None
+    check_outcomes(task.evaluation, examples, str(log))
+    try:
+        again = record_from_log(task, suite, examples, log_sha256=rec["log_sha256"], model_id=rec["model"]["id"],
+                                revision=rec["model"]["revision"], corpus_sha256=rec["corpus_sha256"],
+                                seed=rec["seed"], limit=(rec.get("details") or {}).get("limit"),
+                                versions=rec.get("versions") or {}, timestamp=rec["timestamp"])
+    except (RunError, RecordError, KeyError, TypeError, ValueError) as exc:
+        raise SubmissionError(str(log), "<log>", f"its examples do not give a valid record: {exc}") from None
+    for name, value in rec["metrics"].items():
+        other = again["metrics"].get(name)
+        if (value is None) != (other is None) or (value is not None and abs(value - other) > METRIC_TOLERANCE):
+            raise SubmissionError(where, f"metrics.{name}", f"{value} differs from {other}, the value its log "
+                                                            f"{log.name} gives ({len(examples)} examples)")
+        for side, a, b in zip(("low", "high"), rec["intervals"].get(name) or [None, None],
+                              again["intervals"].get(name) or [None, None]):
+            if (a is None) != (b is None) or (a is not None and abs(a - b) > INTERVAL_TOLERANCE):
+                raise SubmissionError(where, f"intervals.{name}", f"{side} end {a} differs from {b}, the bootstrap "
+                                                                  f"of its log {log.name} (seed {rec['seed']})")
+
+
 def _unpinned(suite: Suite, task) -> str:
     return (f"suite {suite.name} v{suite.version} pins no data hash for {task.name}, so its scores cannot be "
             "compared across submissions")
@@ -286,7 +366,46 @@ def validate_submission(run_dir: str | Path, suites: Mapping[tuple[str, int], Su
     Raises
     ------
     SubmissionError
-        At the first problem, naming the file and the field (see the module docstring).
+        At the first problem, naming the file and the field (see the module docstring and
+        :func:`validate_run`).
+    """
+    manifest = read_manifest(run_dir)
+    key = (manifest["suite"]["name"], manifest["suite"]["version"])
+    if key not in suites:
+        accepted = ", ".join(f"{n} v{v}" for n, v in sorted(suites)) or "none"
+        raise SubmissionError(str(Path(run_dir) / "run.json"), "suite",
+                              f"{ascii(key[0][:64])} v{key[1]} is not a suite version this leaderboard "
+                              f"accepts ({accepted})")
+    run = validate_run(run_dir, suites[key], model_id=model_id, revision=revision)
+    if not run.records:
+        why = "; ".join(f"{t}: {r}" for t, r in run.excluded.items()) or "the run finished no task"
+        raise SubmissionError(str(Path(run_dir) / "run.json"), "tasks", f"no task can go to the leaderboard ({why})")
+    return Submission(model_id=run.model_id, revision=run.revision, suite=run.suite, run_dir=Path(run_dir),
+                      manifest=run.manifest, records=run.records, excluded=run.excluded,
+                      submitted_at=submitted_at or datetime.now(timezone.utc).isoformat(timespec="seconds"))
+
+
+@dataclass(frozen=True)
+class ValidatedRun:
+    """A run folder that passed :func:`validate_run`: its manifest, the model it lists, the records
+    that can be compared (pinned data) and the tasks left out with the reason."""
+
+    suite: Suite
+    manifest: dict
+    model_id: str
+    revision: str | None
+    records: dict
+    excluded: dict
+
+
+def read_manifest(run_dir: str | Path) -> dict:
+    """``run.json`` of a run folder, strictly: a plain folder, a plain UTF-8 file within
+    :data:`LIMITS`, strict JSON (no NaN), the fields of :data:`RUN_SCHEMA`.
+
+    Raises
+    ------
+    SubmissionError
+        Naming the file and the field.
     """
     import jsonschema
 
@@ -299,16 +418,52 @@ def validate_submission(run_dir: str | Path, suites: Mapping[tuple[str, int], Su
     if errors:
         e = errors[0]
         raise SubmissionError(where, "/".join(map(str, e.absolute_path)) or "<run>", e.message[:300])
-    key = (manifest["suite"]["name"], manifest["suite"]["version"])
-    if key not in suites:
-        accepted = ", ".join(f"{n} v{v}" for n, v in sorted(suites)) or "none"
-        raise SubmissionError(where, "suite", f"{ascii(key[0][:64])} v{key[1]} is not a suite version this leaderboard "
-                                              f"accepts ({accepted})")
-    suite = suites[key]
-    mid = validate_model_id(model_id if model_id is not None else manifest["model"], where,
-                            "model" if model_id is None else "--model-id")
-    rev = validate_revision(revision if revision is not None else manifest.get("revision"), where,
-                            "revision" if revision is None else "--revision")
+    return manifest
+
+
+def validate_run(run_dir: str | Path, suite: Suite, *, model_id: str | None = None,
+                 revision: str | None = None, unpinned: bool = False, listed: bool = True) -> ValidatedRun:
+    """Everything a run folder must satisfy before its scores are believed, for ``submit``,
+    ``leaderboard build`` and the CI gate (``check``) alike; nothing is written.
+
+    The checks of the module docstring, and every metric and interval **recomputed from the
+    per-example log** (:func:`robust_bench.suite.runner.record_from_log`, the function ``run``
+    itself uses) and compared with the record, after the log's outcomes are checked against its
+    predictions and gold labels where the evaluation records both (:func:`check_outcomes`).
+
+    Parameters
+    ----------
+    run_dir : path-like
+    suite : Suite
+        The suite version the run says it ran (the caller checks the name and version).
+    model_id, revision : str, optional
+        Override the run's model and revision (``submit --model-id``).
+    unpinned : bool
+        Keep records of tasks whose data the suite does not pin (the CI gate compares two runs of one
+        private suite); by default they go to ``excluded`` with the reason.
+    listed : bool
+        The model id and revision will be listed publicly, so they must be a Hub id and revision
+        (:func:`validate_model_id`); the CI gate also compares local models and adapters
+        (``module.py:attribute``), so it passes False.
+
+    Raises
+    ------
+    SubmissionError
+        At the first problem, naming the file and the field (a log line names the example).
+    """
+    run_dir = Path(run_dir)
+    manifest = read_manifest(run_dir)
+    where = str(run_dir / "run.json")
+    if (manifest["suite"]["name"], manifest["suite"]["version"]) != (suite.name, suite.version):
+        raise SubmissionError(where, "suite", f"{ascii(manifest['suite']['name'])[:64]} v{manifest['suite']['version']} "
+                                              f"is not suite {suite.name} v{suite.version}")
+    if listed:
+        mid = validate_model_id(model_id if model_id is not None else manifest["model"], where,
+                                "model" if model_id is None else "--model-id")
+        rev = validate_revision(revision if revision is not None else manifest.get("revision"), where,
+                                "revision" if revision is None else "--revision")
+    else:
+        mid, rev = manifest["model"], manifest.get("revision")
     total = _file_size(run_dir / "run.json", where)
     records: dict[str, dict] = {}
     excluded: dict[str, str] = {}
@@ -328,7 +483,7 @@ def validate_submission(run_dir: str | Path, suites: Mapping[tuple[str, int], Su
     for task in suite.tasks:
         path = run_dir / "records" / f"{task.name}.json"
         if not path.exists() and not path.is_symlink():
-            if task.name in done and task.data_sha256:
+            if task.name in done and (task.data_sha256 or unpinned):
                 raise SubmissionError(str(path), "<file>", "missing; run.json says the task is done")
             if task.name in done:
                 excluded[task.name] = _unpinned(suite, task)
@@ -356,28 +511,25 @@ def validate_submission(run_dir: str | Path, suites: Mapping[tuple[str, int], Su
         for k in ("log_sha256", "corpus_sha256"):
             if state.get(k) != rec[k]:
                 raise SubmissionError(w, k, "differs from run.json")
-        if not task.data_sha256:
+        if not task.data_sha256 and not unpinned:
             excluded[task.name] = _unpinned(suite, task)
             continue
-        if rec["corpus_sha256"] != task.data_sha256:
+        if task.data_sha256 and rec["corpus_sha256"] != task.data_sha256:
             raise SubmissionError(w, "corpus_sha256", f"{rec['corpus_sha256'][:12]}… is not the data suite {suite.name} "
                                                       f"v{suite.version} pins ({task.data_sha256[:12]}…)")
-        if rec["data_pinned"] is not True:
+        if task.data_sha256 and rec["data_pinned"] is not True:
             raise SubmissionError(w, "data_pinned", "must be true for pinned data")
         _check_metrics(rec, task, w)
-        total += _check_log(run_dir / "logs" / f"{task.name}.jsonl", rec, str(run_dir / "logs" / f"{task.name}.jsonl"))
+        log = run_dir / "logs" / f"{task.name}.jsonl"
+        total += _check_log(log, rec, str(log))
+        _check_recomputed(task, suite, rec, log, w)
         if total > MAX_TOTAL_BYTES:
             raise SubmissionError(str(run_dir), "<folder>", f"over {MAX_TOTAL_BYTES} bytes in all")
         records[task.name] = rec
     missing = sorted(done - {t.name for t in suite.tasks})
     if missing:
         raise SubmissionError(where, "tasks", f"{ascii(missing)[:200]} are not tasks of suite {suite.name} v{suite.version}")
-    if not records:
-        why = "; ".join(f"{t}: {r}" for t, r in excluded.items()) or "the run finished no task"
-        raise SubmissionError(where, "tasks", f"no task can go to the leaderboard ({why})")
-    return Submission(model_id=mid, revision=rev, suite=suite, run_dir=run_dir, manifest=manifest, records=records,
-                      excluded=excluded,
-                      submitted_at=submitted_at or datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    return ValidatedRun(suite=suite, manifest=manifest, model_id=mid, revision=rev, records=records, excluded=excluded)
 
 
 def stage_submission(sub: Submission, dest: str | Path) -> Path:

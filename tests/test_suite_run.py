@@ -131,7 +131,8 @@ def test_gate(smoke_repo, models, tmp_path):
     doc["corpus_sha256"] = "0" * 64
     rec.write_text(json.dumps(doc))
     mismatch = run(["check", "--baseline", str(a), "--candidate", str(bad), *suite], tmp_path, check=False)
-    assert mismatch.returncode == 2 and "data hashes differ" in mismatch.stderr
+    # the record no longer matches its run.json: refused as submit refuses it, naming the field
+    assert mismatch.returncode == 2 and "field 'corpus_sha256'" in mismatch.stderr
     (bad / "logs" / "gec_mnli.jsonl").write_text("")
     doc["corpus_sha256"] = json.loads((a / "records" / "lit_mnli.json").read_text())["corpus_sha256"]
     rec.write_text(json.dumps(doc))

@@ -24,7 +24,6 @@ from robust_bench.benchmarks import Suite, load_suite
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.scoring.intervals import mcnemar_difference, paired_difference
 from robust_bench.suite.evaluations import METRICS
-from robust_bench.leaderboard.report import load_records
 from robust_bench.suite.runner import log_columns, read_log
 
 __all__ = ["GateError", "TaskVerdict", "check_runs", "format_verdict", "write_junit", "write_summary"]
@@ -50,11 +49,28 @@ class TaskVerdict:
     regressed: bool
 
 
-def _records(run: Path) -> dict[str, dict]:
-    recs = load_records(run)
-    if not recs:
+def _validated(run: Path, suite: Suite | str | None) -> tuple[Suite, dict[str, dict]]:
+    """A run folder checked as strictly as ``submit`` checks it (:func:`robust_bench.leaderboard.
+    submission.validate_run`: strict JSON, schema v2, finite in-range metrics and intervals, no links,
+    log hashes, metrics recomputed from the logs), with its records; unpinned tasks are kept."""
+    from robust_bench.benchmarks import SuiteError
+    from robust_bench.leaderboard.submission import SubmissionError, read_manifest, validate_run
+
+    try:
+        manifest = read_manifest(run)
+        name, version = manifest["suite"]["name"], manifest["suite"]["version"]
+        chosen = suite if isinstance(suite, Suite) else load_suite(suite or name)
+        if (chosen.name, chosen.version) != (name, version):
+            raise GateError(f"{run / 'run.json'}: the run used suite {name!r} v{version}, the suite given is "
+                            f"{chosen.name!r} v{chosen.version}")
+        records = validate_run(run, chosen, unpinned=True, listed=False).records
+    except SubmissionError as exc:
+        raise GateError(f"invalid run: {exc}") from None
+    except SuiteError as exc:
+        raise GateError(f"{run / 'run.json'}: {exc}") from None
+    if not records:
         raise GateError(f"{run} has no records (is it a run folder, and did the run finish?)")
-    return {r["task"]: r for r in recs}
+    return chosen, records
 
 
 def _log(run: Path, rec: dict) -> list[dict]:
@@ -88,25 +104,24 @@ def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float 
     Raises
     ------
     GateError
-        Different suites or versions, different data hashes, a task done in one run only,
-        different example ids, or a log that does not match its record.
+        An invalid run (anything ``submit`` refuses: malformed or non-finite records, links, a log
+        that does not match its record or whose outcomes give other metrics), different suites or
+        versions, different data hashes, a task done in one run only, or different example ids.
     """
     if not 0 < alpha < 1:
         raise GateError(f"--alpha must be in (0, 1), got {alpha}")
     if tolerance < 0:
         raise GateError(f"--tolerance must be >= 0, got {tolerance}")
     a_dir, b_dir = Path(baseline), Path(candidate)
-    a, b = _records(a_dir), _records(b_dir)
-    first = next(iter(a.values()))
-    for r in b.values():
-        if r["suite"] != first["suite"]:
-            raise GateError(f"suite mismatch: baseline ran {first['suite']}, candidate ran {r['suite']}")
+    suite_a, a = _validated(a_dir, suite)
+    suite_b, b = _validated(b_dir, suite)
+    if (suite_a.name, suite_a.version) != (suite_b.name, suite_b.version):
+        raise GateError(f"suite mismatch: baseline ran {suite_a.name} v{suite_a.version}, candidate ran "
+                        f"{suite_b.name} v{suite_b.version}")
+    suite = suite_a
     missing = sorted(set(a) ^ set(b))
     if missing:
         raise GateError(f"tasks scored in one run only: {', '.join(missing)}")
-    suite = suite if isinstance(suite, Suite) else load_suite(suite or first["suite"]["name"])
-    if suite.version != first["suite"]["version"]:
-        raise GateError(f"the runs used suite {suite.name!r} v{first['suite']['version']}, the suite file is v{suite.version}")
     out = []
     for name in sorted(a):
         ra, rb = a[name], b[name]
