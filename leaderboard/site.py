@@ -97,6 +97,17 @@ def _cell(inner: str, value: str) -> str:
     return f'<td data-value="{_E(value)}">{inner}</td>'
 
 
+#: Characters of a revision shown in a table; a 40- or 64-character commit hash would push the table past
+#: a laptop window (1,300 pixels), so the cell shows its start and the full value on hover.
+REVISION_CHARS = 10
+
+
+def _revision_cell(revision: str | None) -> str:
+    rev = revision or ""
+    short = rev if len(rev) <= REVISION_CHARS + 1 else rev[:REVISION_CHARS] + "…"
+    return f'<td data-value="{_E(rev)}" title="{_E(rev)}"><code>{_E(short)}</code></td>'
+
+
 def _report_href(sub: Submission) -> str:
     return f"models/{model_key(sub.model_id)}/{sub.suite.name}-v{sub.suite.version}/{sub.revision}/report.html"
 
@@ -168,7 +179,7 @@ def _render(suites: dict, subs: list[Submission], out: Path) -> None:
         for rank, (sub, agg) in enumerate(mine, 1):
             cells = [_cell(str(rank), str(rank)),
                      _cell(f'<a href="{_E(_report_href(sub))}">{_E(sub.model_id)}</a>', sub.model_id),
-                     _cell(f"<code>{_E(sub.revision)}</code>", sub.revision),
+                     _revision_cell(sub.revision),
                      _cell(*_fmt(agg["overall"]))]
             cells += [_cell(*_fmt(agg["families"][f])) for f in fams]
             ov = agg["overall"]
@@ -203,7 +214,7 @@ def _family_page(out: Path, key: str, fam: str, tasks, rows: list[tuple[Submissi
     body_rows = []
     for sub, agg in rows:
         cells = [_cell(f'<a href="../../{_E(_report_href(sub))}">{_E(sub.model_id)}</a>', sub.model_id),
-                 _cell(f"<code>{_E(sub.revision)}</code>", sub.revision), _cell(*_fmt(agg["families"][fam]))]
+                 _revision_cell(sub.revision), _cell(*_fmt(agg["families"][fam]))]
         for t in tasks:
             c = agg["tasks"].get(t.name)
             raw = None if c is None else {"value": c["raw"], "low": (c["raw_interval"] or [None])[0],

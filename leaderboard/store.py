@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -77,6 +78,10 @@ def _store_info(path: Path) -> dict:
     return info
 
 
+#: A staging folder older than this belongs to a killed submit (a live one finishes in seconds).
+_STALE_STAGING_S = 3600
+
+
 class LocalStore:
     """A store in a local folder (see the module docstring for its layout).
 
@@ -89,6 +94,23 @@ class LocalStore:
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
         self.info = _store_info(self.root / STORE_FILE)
+        self._recover()
+
+    def _recover(self) -> None:
+        """Finish what a killed :meth:`put` left: a submission moved aside for ``--overwrite`` whose
+        replacement never arrived is put back (the store keeps the whole old submission), one whose
+        replacement did arrive is deleted; a staging folder of a killed submit is removed."""
+        for trash in self.root.glob("**/.*.replaced-*"):
+            target = trash.with_name(trash.name[1:].rsplit(".replaced-", 1)[0])
+            if target.exists():
+                shutil.rmtree(trash, ignore_errors=True)
+            else:
+                os.replace(trash, target)
+        staging = self.root / ".staging"
+        if staging.is_dir():
+            for old in staging.iterdir():
+                if time.time() - old.stat().st_mtime > _STALE_STAGING_S:
+                    shutil.rmtree(old, ignore_errors=True)
 
     def __str__(self) -> str:
         return str(self.root)

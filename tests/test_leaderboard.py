@@ -75,6 +75,20 @@ def _deep(r: Path):
     (r / "run.json").write_text("[" * 100_000 + "]" * 100_000)
 
 
+def _tamper_log(r: Path, *, consistent: bool) -> None:
+    """Edit one example of the lit_mnli log to count as correct on the contrast side, then re-hash the
+    log into the record and run.json, as a cheat would. ``consistent``: also change its prediction,
+    so that only the recomputed metric gives it away."""
+    log = r / "logs" / "lit_mnli.jsonl"
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    k = next(i for i, e in enumerate(lines) if e["outcome"]["ctr_correct"] == 0)
+    lines[k]["outcome"]["ctr_correct"] = 1
+    if consistent:
+        lines[k]["prediction"]["contrast"] = lines[k]["gold"]["contrast"]
+    log.write_text("".join(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n" for e in lines))
+    _rehash_log(r, "lit_mnli")
+
+
 REC = "records/lit_mnli.json"
 #: name -> (how to spoil a copy of a valid run, submit keyword arguments, what the rejection must say)
 HOSTILE = {
@@ -114,6 +128,17 @@ HOSTILE = {
     "record of another task": (lambda r: _edit(r / REC, lambda d: d.update(task="gec_mnli")), {}, "field 'task'"),
     "duplicate of a stored submission": (None, {"model_id": "tiny/nli-clf", "revision": None},
                                          "already on the leaderboard"),
+    # issue 28: a log edited and re-hashed; the metrics are recomputed from the log
+    "log outcome edited, hash recomputed": (lambda r: _tamper_log(r, consistent=False), {},
+                                            "disagrees with its own prediction and gold label"),
+    "log outcome and prediction edited, hash recomputed": (lambda r: _tamper_log(r, consistent=True), {},
+                                                           "the value its log lit_mnli.jsonl gives"),
+    "record claims another score": (lambda r: _edit(r / REC, _set_metric("consistency", 0.0, [0.0, 0.0])), {},
+                                    "field 'metrics.consistency'"),
+    "run.json not JSON": (lambda r: (r / "run.json").write_text("{not json"), {}, "not JSON"),
+    "log is a symbolic link": (lambda r: ((r / "logs/lit_mnli.jsonl").rename(r / "elsewhere.jsonl"),
+                                          (r / "logs/lit_mnli.jsonl").symlink_to(r / "elsewhere.jsonl")), {},
+                               "symbolic link"),
 }
 
 
@@ -225,6 +250,22 @@ def test_site_in_a_real_browser(board):
         body = lambda: [[c.get_attribute("data-value") for c in r.find_elements(By.TAG_NAME, "td")]
                         for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
         assert len(body()) == 3
+        # the table fits a 1,300-pixel window: revisions (here 70-character local hashes) are cut, the full
+        # value is on hover (title) and in the sort key
+        d.set_window_size(1300, 900)
+        d.get((site / "index.html").as_uri())
+        table = d.find_element(By.CSS_SELECTOR, "table.sortable")
+        width = d.execute_script("return document.documentElement.clientWidth")
+        assert d.execute_script("return document.documentElement.scrollWidth") <= width <= 1300
+        assert d.execute_script("return arguments[0].getBoundingClientRect().right", table) <= width
+        import struct
+
+        png = d.get_screenshot_as_png()
+        assert struct.unpack(">I", png[16:20])[0] <= 1300          # the PNG header's width
+        rev = heads.index("Revision")
+        cells = [r.find_elements(By.TAG_NAME, "td")[rev] for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        assert all(c.get_attribute("title") == c.get_attribute("data-value") for c in cells)
+        assert any(len(c.get_attribute("title")) > 40 and len(c.text) <= 11 for c in cells), [c.text for c in cells]
         model = heads.index("Model")
         table.find_elements(By.CSS_SELECTOR, "thead th")[model].click()
         assert [r[model] for r in body()] == sorted(r[model] for r in body())
@@ -303,3 +344,103 @@ def test_submission_to_a_hub_store_opens_a_pull_request(board, smoke_runs):
     with pytest.raises(SubmissionError, match="already on the leaderboard"):
         submit(smoke_runs["nli"][0], store, model_id="tiny/nli-clf")
     assert len(api.uploads) == 1
+
+
+def test_check_refuses_every_run_that_submit_rejects(board, smoke_runs, smoke_repo, tmp_path):
+    """The CI gate validates both runs with submit's own code: every spoiled run of HOSTILE that submit
+    rejects makes `check` unusable (exit 2, naming the file and field), never a pass."""
+    from robust_bench.leaderboard.store import LocalStore, submit
+    from robust_bench.leaderboard.submission import SubmissionError
+    from robust_bench.suite.gate import GateError, check_runs
+
+    repo, suites = smoke_repo
+    good = smoke_runs["nli"][0]
+    store = LocalStore(board["store"])
+    outcomes = []
+    for name, (spoil, kwargs, expected) in HOSTILE.items():
+        if spoil is None:
+            continue            # model ids and duplicates belong to the leaderboard, not to the runs
+        run_dir = tmp_path / re.sub(r"\W+", "_", name)
+        shutil.copytree(good, run_dir, symlinks=True)
+        spoil(run_dir)
+        with pytest.raises(SubmissionError):
+            submit(run_dir, store, model_id="tiny/hostile", revision="r1")
+        with pytest.raises(GateError) as err:
+            check_runs(good, run_dir, suite=str(suites / "smoke.yaml"))
+        outcomes.append((name, str(err.value)))
+    assert len(outcomes) >= 20
+    # the three cases of the issue, on the command line: exit 2 with the file and field, not "pass"
+    for name in ("NaN metric", "run.json not JSON", "log is a symbolic link"):
+        bad = tmp_path / re.sub(r"\W+", "_", name)
+        cli = run(["check", "--baseline", str(good), "--candidate", str(bad), "--suite", str(suites / "smoke.yaml")],
+                  tmp_path, check=False)
+        assert cli.returncode == 2 and "pass" not in cli.stdout and str(bad) in cli.stderr, (name, cli.stderr)
+    tampered = dict(outcomes)["log outcome and prediction edited, hash recomputed"]
+    assert "metrics." in tampered and "lit_mnli.jsonl" in tampered
+    example = dict(outcomes)["log outcome edited, hash recomputed"]
+    assert "outcome.ctr_correct" in example and "example " in example and "line " in example
+
+
+#: submit in a child that SIGKILLs itself at its k-th file-system write of the submission (a copy or a rename)
+_KILLER = """
+import os, shutil, signal, sys
+from robust_bench.leaderboard.store import LocalStore, submit
+run_dir, store, kill_at, overwrite = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+calls = {"n": 0}
+def killing(fn):
+    def wrapped(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return fn(*a, **k)
+    return wrapped
+st = LocalStore(store)                      # opened (and recovered) before the writes are counted
+shutil.copyfile, os.replace = killing(shutil.copyfile), killing(os.replace)
+submit(run_dir, st, model_id="tiny/killed", revision="r1", overwrite=overwrite)
+"""
+
+
+def _visible(root: Path) -> dict:
+    """The store's files as readers see them (hidden staging and empty folders aside)."""
+    return {k: v for k, v in _snapshot(root).items()
+            if v != "dir" and not any(part.startswith(".") for part in Path(k).parts)}
+
+
+def test_kill_9_inside_submit_leaves_the_store_whole(board, smoke_runs, tmp_path):
+    """`kill -9` at every write of a submission (each file copied into staging, the rename into place,
+    and for --overwrite the move of the old submission aside): the store keeps what it had, or gains the
+    whole new submission; an old submission is never lost."""
+    import signal
+    import subprocess
+    import sys
+
+    from robust_bench.leaderboard.store import LocalStore, iter_entries
+
+    store = tmp_path / "store"
+    shutil.copytree(board["store"], store)
+    before = _visible(store)
+
+    def entries():
+        LocalStore(store)                   # what the next command does first: finish a killed put
+        return {(s.model_id, s.revision): s for s in iter_entries(store)}
+
+    kills = 0
+    for overwrite in ("0", "1"):
+        for kill_at in range(1, 20):
+            proc = subprocess.run([sys.executable, "-c", _KILLER, str(smoke_runs["nli"][0]), str(store), str(kill_at),
+                                   overwrite], capture_output=True, text=True)
+            got = entries()
+            if proc.returncode == -signal.SIGKILL:
+                kills += 1
+                if overwrite == "0":
+                    assert ("tiny/killed", "r1") not in got and _visible(store) == before, kill_at
+                else:       # the stored submission survives the kill whole (and validated by iter_entries)
+                    assert ("tiny/killed", "r1") in got, kill_at
+            else:
+                assert proc.returncode == 0, proc.stderr[-2000:]
+                assert ("tiny/killed", "r1") in got
+                break       # no write left to kill in
+        if overwrite == "0":
+            assert ("tiny/killed", "r1") in entries()     # the last, unkilled submit stored it whole
+    assert kills >= 6
+    assert {k: v for k, v in _visible(store).items() if "tiny" not in k or "killed" not in k} == before
