@@ -313,7 +313,7 @@ def _check_recomputed(task, suite: Suite, rec: dict, log: Path, where: str) -> N
     """Recompute the record from its log (:func:`robust_bench.suite.runner.record_from_log`) and
     compare every metric and interval; a log edited (and re-hashed) to show other outcomes than the
     record claims, or a record edited to claim other scores, is refused naming the metric."""
-    from robust_bench.suite.runner import RunError, read_log, record_from_log
+    from robust_bench.leaderboard.logs import RunError, read_log, record_from_log
 
     try:
         examples = read_log(log)

@@ -27,39 +27,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from robust_bench.scoring.intervals import Formula
+from robust_bench.leaderboard.logs import METRICS
 
 __all__ = ["METRICS", "EvaluationError", "EvalOutput", "EVALUATORS", "unit_ids",
            "input_sha256"]
-
-
-def _r(num: str, den: str = "one") -> Formula:
-    return Formula("ratio", (num, den))
-
-
-def _f1(prefix: str) -> Formula:
-    return Formula("f1", (f"tp_{prefix}", f"fp_{prefix}", f"fn_{prefix}"))
-
-
-#: per evaluation, every metric it can report and its formula over the per-example outcome fields
-METRICS: dict[str, dict[str, Formula]] = {
-    "contrast-set": {"acc_ori": _r("ori_correct"), "acc_ctr": _r("ctr_correct"),
-                     "consistency": _r("consistent", "counted")},
-    "attack": {"clean_accuracy": _r("clean_correct"), "adversarial_accuracy": _r("adversarial_correct"),
-               "attack_success_rate": _r("success", "attacked"),
-               "f1_clean": _f1("clean"), "f1_adversarial": _f1("adversarial")},
-    "name-swaps": {"original_f1": _f1("original"), "worst_f1": _f1("worst"), "best_f1": _f1("best"),
-                   "stability": _r("stable", "counted")},
-    "probe": {"uuas_plain": _r("uuas_correct_plain", "uuas_total_plain"),
-              "uuas_jabberwocky": _r("uuas_correct_jabberwocky", "uuas_total_jabberwocky"),
-              "dspr_plain": Formula("dspr", ("dspr_rho_sum_plain", "dspr_rows_plain", "length")),
-              "dspr_jabberwocky": Formula("dspr", ("dspr_rho_sum_jabberwocky", "dspr_rows_jabberwocky", "length"))},
-    "parser-attack": {"uas_original": _r("arcs_right_original", "scored"),
-                      "las_original": _r("labels_right_original", "scored"),
-                      "uas_adversarial": _r("arcs_right_adversarial", "scored"),
-                      "las_adversarial": _r("labels_right_adversarial", "scored"),
-                      "success_rate": _r("success")},
-}
 
 
 class EvaluationError(ValueError):

@@ -23,7 +23,7 @@ import numpy as np
 from robust_bench.benchmarks import Suite, load_suite
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.scoring.intervals import mcnemar_difference, paired_difference
-from robust_bench.suite.evaluations import METRICS
+from robust_bench.leaderboard.logs import METRICS
 from robust_bench.suite.runner import log_columns, read_log
 
 __all__ = ["GateError", "TaskVerdict", "check_runs", "format_verdict", "write_junit", "write_summary"]

@@ -26,7 +26,6 @@ import re
 import shutil
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -34,20 +33,15 @@ import numpy as np
 
 from robust_bench.benchmarks import Suite, Task, load_suite
 from robust_bench.io.fileio import atomic_write_text, remove_stale_temporaries
-from robust_bench.leaderboard.records import package_versions, validate_record
-from robust_bench.scoring.intervals import bootstrap_interval, metric_value
-from robust_bench.suite.evaluations import EVALUATORS, METRICS, EvalOutput, unit_ids
+from robust_bench.leaderboard.records import package_versions
+from robust_bench.leaderboard.logs import METRICS, RunError, log_columns, read_log, record_from_log
+from robust_bench.suite.evaluations import EVALUATORS, EvalOutput, unit_ids
 from robust_bench.suite.interfaces import InterfaceError, ModelHandle, ModelSpec, detect_model
 
 __all__ = ["RunError", "run_suite", "merge_runs", "shard_of", "read_log", "log_columns", "record_from_log",
            "load_run", "RUN_FILE", "parse_shard"]
 
 RUN_FILE = "run.json"
-
-
-class RunError(RuntimeError):
-    """The run cannot start or continue: an existing folder without ``resume``, a different model
-    or suite version in the folder being resumed, unmergeable shards, a malformed log."""
 
 
 def shard_of(unit_id: str, n_shards: int) -> int:
@@ -78,93 +72,6 @@ def _write_log(path: Path, examples: Sequence[dict]) -> str:
     text = "".join(_dumps(e) + "\n" for e in sorted(examples, key=lambda e: e["id"]))
     atomic_write_text(path, text)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def read_log(path: str | os.PathLike) -> list[dict]:
-    """Read a per-example log.
-
-    Raises
-    ------
-    RunError
-        Naming the file and line of a malformed entry or a repeated id.
-    """
-    out, seen = [], set()
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            try:
-                e = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RunError(f"{path}, line {n}: not JSON ({exc.msg})") from None
-            if not isinstance(e, dict) or not isinstance(e.get("id"), str) or not isinstance(e.get("outcome"), dict):
-                raise RunError(f"{path}, line {n}: an entry needs a string 'id' and an 'outcome' object")
-            bad = [k for k, v in e["outcome"].items() if not isinstance(v, (int, float)) or isinstance(v, bool)
-                   or not np.isfinite(v)]
-            if bad:
-                raise RunError(f"{path}, line {n}: outcome fields {bad} are not finite numbers")
-            if e["id"] in seen:
-                raise RunError(f"{path}, line {n}: id {e['id']!r} repeats")
-            seen.add(e["id"])
-            out.append(e)
-    return out
-
-
-def log_columns(examples: Sequence[dict]) -> dict[str, np.ndarray]:
-    """Outcome fields as columns, shape (n_examples,) each (a field absent from an entry is 0)."""
-    keys = sorted({k for e in examples for k in e["outcome"]})
-    return {k: np.asarray([e["outcome"].get(k, 0) for e in examples], dtype=np.float64) for k in keys}
-
-
-def _clean(x: float) -> float | None:
-    return None if x is None or not np.isfinite(x) else round(float(x), 10)
-
-
-def record_from_log(task: Task, suite: Suite, examples: Sequence[dict], *, log_sha256: str, model_id: str,
-                    revision: str | None, corpus_sha256: str, seed: int, limit: int | None,
-                    versions: dict | None = None, timestamp: str | None = None) -> dict:
-    """The v2 record of a task, from its per-example log alone.
-
-    Metrics come from :data:`~robust_bench.suite.evaluations.METRICS`; every interval is a 95%
-    percentile bootstrap over the examples (:func:`robust_bench.scoring.intervals.bootstrap_interval`,
-    seeded by ``seed``). Values are rounded to 10 decimals so that the record is byte-stable.
-
-    Raises
-    ------
-    RunError
-        If a task metric is unknown to its evaluation, or a value leaves the metric's range.
-    RecordError
-        If the record does not validate.
-    """
-    cols = log_columns(examples)
-    metrics, intervals = {}, {}
-    for spec in task.metrics:
-        formula = METRICS[task.evaluation].get(spec.name)
-        if formula is None:
-            raise RunError(f"task {task.name!r}: evaluation {task.evaluation!r} has no metric {spec.name!r}; "
-                           f"it has {', '.join(METRICS[task.evaluation])}")
-        if examples and not all(f in cols for f in formula.fields):
-            metrics[spec.name], intervals[spec.name] = None, [None, None]
-            continue
-        value = metric_value(formula, cols) if examples else float("nan")
-        lo, hi = bootstrap_interval(formula, cols, seed=seed) if examples else (float("nan"), float("nan"))
-        if np.isfinite(value) and not spec.range[0] - 1e-9 <= value <= spec.range[1] + 1e-9:
-            raise RunError(f"task {task.name!r}: {spec.name} = {value} is outside its range {list(spec.range)}")
-        metrics[spec.name], intervals[spec.name] = _clean(value), [_clean(lo), _clean(hi)]
-    rec = {
-        "schema_version": "2",
-        "model": {"id": model_id, "revision": revision},
-        "suite": {"name": suite.name, "version": suite.version},
-        "task": task.name, "family": task.family, "evaluation": task.evaluation,
-        "config": task.config, "split": task.split, "corpus_sha256": corpus_sha256,
-        "data_pinned": task.data_sha256 == corpus_sha256,
-        "metrics": metrics, "intervals": intervals, "primary": task.primary,
-        "n_examples": len(examples), "log_sha256": log_sha256,
-        "details": {"limit": limit, "options": task.options},
-        "seed": int(seed),
-        "versions": versions if versions is not None else package_versions("datasets", "transformers", "torch", "scipy"),
-        "timestamp": timestamp or datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
-    validate_record(rec)
-    return rec
 
 
 @dataclass
