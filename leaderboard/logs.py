@@ -9,6 +9,8 @@ can always be recomputed from its log and compared.
 
 from __future__ import annotations
 
+import json
+import os
 from datetime import datetime, timezone
 from typing import Sequence
 
