@@ -28,6 +28,7 @@ from robust_bench.leaderboard.aggregate import aggregate
 from robust_bench.leaderboard.report import render_report
 from robust_bench.leaderboard.store import LocalStore, iter_entries
 from robust_bench.leaderboard.submission import Submission, model_key
+from robust_bench.leaderboard.verification import row_status
 
 __all__ = ["build_site", "FAMILY_TITLES"]
 
@@ -108,6 +109,17 @@ def _revision_cell(revision: str | None) -> str:
     return f'<td data-value="{_E(rev)}" title="{_E(rev)}"><code>{_E(short)}</code></td>'
 
 
+#: how a row's verification shows: mark, colour
+_CHECK = {"verified": ("✓ verified", "#1a7f37"), "flagged": ("⚠ flagged", "#b42318"),
+          "self-reported": ("self-reported", "#666")}
+
+
+def _check_cell(status: dict) -> str:
+    mark, colour = _CHECK[status["status"]]
+    return (f'<td data-value="{_E(status["status"])}" title="{_E(status["detail"])}" '
+            f'style="color:{colour}">{_E(mark)}</td>')
+
+
 def _report_href(sub: Submission) -> str:
     return f"models/{model_key(sub.model_id)}/{sub.suite.name}-v{sub.suite.version}/{sub.revision}/report.html"
 
@@ -162,7 +174,7 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, "utf-8")
 
 
-def _render(suites: dict, subs: list[Submission], out: Path) -> None:
+def _render(suites: dict, subs: list[Submission], out: Path, checks: dict[str, dict]) -> None:
     data = []
     sections = []
     for (name, version), suite in sorted(suites.items(), key=lambda kv: (kv[0][0], -kv[0][1])):
@@ -171,7 +183,7 @@ def _render(suites: dict, subs: list[Submission], out: Path) -> None:
         mine.sort(key=lambda r: (r[1]["overall"]["value"] is None, -(r[1]["overall"]["value"] or 0), r[0].model_id,
                                  r[0].revision))
         fams = _families(suite)
-        head = ["Rank", "Model", "Revision", "Overall"] + [_E(FAMILY_TITLES.get(f, f)) for f in fams] + [
+        head = ["Rank", "Model", "Revision", "Checked", "Overall"] + [_E(FAMILY_TITLES.get(f, f)) for f in fams] + [
             "Families", "Submitted"]
         nav = "<p>Family pages: " + " · ".join(f'<a href="families/{key}/{f}.html">{_E(FAMILY_TITLES.get(f, f))}</a>'
                                                for f in fams) + "</p>"
@@ -179,7 +191,7 @@ def _render(suites: dict, subs: list[Submission], out: Path) -> None:
         for rank, (sub, agg) in enumerate(mine, 1):
             cells = [_cell(str(rank), str(rank)),
                      _cell(f'<a href="{_E(_report_href(sub))}">{_E(sub.model_id)}</a>', sub.model_id),
-                     _revision_cell(sub.revision),
+                     _revision_cell(sub.revision), _check_cell(checks[sub.entry]),
                      _cell(*_fmt(agg["overall"]))]
             cells += [_cell(*_fmt(agg["families"][f])) for f in fams]
             ov = agg["overall"]
@@ -187,7 +199,8 @@ def _render(suites: dict, subs: list[Submission], out: Path) -> None:
                       _cell(_E(sub.submitted_at[:10]), sub.submitted_at)]
             body_rows.append("<tr>" + "".join(cells) + "</tr>")
             data.append({"model_id": sub.model_id, "revision": sub.revision, "suite": key,
-                         "submitted_at": sub.submitted_at, "report": _report_href(sub), **agg})
+                         "submitted_at": sub.submitted_at, "report": _report_href(sub),
+                         "verification": checks[sub.entry], **agg})
             render_report({**sub.manifest, "tasks": {**sub.manifest["tasks"], **{
                 t: {"status": "excluded", "reason": r} for t, r in sub.excluded.items()}}},
                 [sub.records[t] for t in sorted(sub.records)], out / Path(_report_href(sub)).parent,
@@ -203,7 +216,9 @@ def _render(suites: dict, subs: list[Submission], out: Path) -> None:
              "task's primary metric on its range, reversed for an attack success rate; a family scores the mean of "
              "its tasks, overall the mean of the families scored, with 95% intervals (bootstrap within a task, "
              "normal approximation across tasks). Compare overall scores only between rows that cover the same "
-             "families. Click a column to sort.</p>")
+             "families. Checked: ✓ verified, the leaderboard re-ran the model on a sample of each task and its "
+             "predictions matched the submitted logs (robust-bench leaderboard verify); ⚠ flagged, they did not; "
+             "self-reported, not re-run yet. Click a column to sort.</p>")
     _write(out / "index.html", _page("robust-bench leaderboard", intro + "".join(sections), data=data))
 
 
@@ -251,6 +266,8 @@ def build_site(store_root: str | os.PathLike, out: str | os.PathLike) -> list[Su
     ------
     SubmissionError, StoreError
         If an entry no longer validates, or ``store_root`` is not a store.
+    VerificationError
+        If a stored verification is malformed (naming the file and the field).
     FileExistsError
         If ``out`` exists and is not a site this function built.
     """
@@ -260,10 +277,11 @@ def build_site(store_root: str | os.PathLike, out: str | os.PathLike) -> list[Su
         raise FileExistsError(f"{out} exists and is not a robust-bench site; choose another --out")
     suites = store.suites()
     subs = list(iter_entries(store.root, suites))
+    checks = {sub.entry: row_status(store.root, sub.entry) for sub in subs}
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        _render(suites, subs, tmp)
+        _render(suites, subs, tmp, checks)
         (tmp / SITE_MARKER).write_text("built by robust-bench leaderboard build\n")
         os.chmod(tmp, 0o755)
         if out.exists():

@@ -33,7 +33,8 @@ from robust_bench.io.fileio import atomic_write_text
 from robust_bench.leaderboard.submission import (LIMITS, SUBMISSION_FILE, Submission, SubmissionError, _load_json,
                                                   stage_submission, validate_submission)
 
-__all__ = ["StoreError", "LocalStore", "HubStore", "open_store", "init_store", "submit", "suite_yaml", "iter_entries"]
+__all__ = ["StoreError", "LocalStore", "HubStore", "open_store", "init_store", "submit", "suite_yaml", "iter_entries",
+           "read_entry", "find_entry"]
 
 STORE_FILE = "leaderboard.json"
 _HUB = re.compile(r"^(?:hf://datasets/)?([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)$")
@@ -138,6 +139,12 @@ class LocalStore:
             shutil.rmtree(trash)
         return str(target)
 
+    def put_file(self, rel: str, text: str, *, message: str) -> str:
+        """Write one file of the store (a verification) atomically; returns its path."""
+        path = self.root / rel
+        atomic_write_text(path, text)
+        return str(path)
+
     def staging(self) -> Path:
         """A fresh folder on the store's file system, so that :meth:`put` is a rename."""
         (self.root / ".staging").mkdir(exist_ok=True)
@@ -201,6 +208,12 @@ class HubStore:
         info = self.api.upload_folder(repo_id=self.repo_id, repo_type="dataset", folder_path=str(staged),
                                       path_in_repo=entry, commit_message=message, create_pr=True)
         shutil.rmtree(staged, ignore_errors=True)
+        return getattr(info, "pr_url", None) or str(info)
+
+    def put_file(self, rel: str, text: str, *, message: str) -> str:
+        """Open a pull request adding one file (a verification); returns its URL."""
+        info = self.api.upload_file(path_or_fileobj=text.encode("utf-8"), path_in_repo=rel, repo_id=self.repo_id,
+                                    repo_type="dataset", commit_message=message, create_pr=True)
         return getattr(info, "pr_url", None) or str(info)
 
     def local_copy(self) -> Path:
@@ -295,6 +308,33 @@ def submit(run_dir: str | os.PathLike, store: LocalStore | HubStore, *, model_id
     return sub, where
 
 
+def read_entry(info_path: str | os.PathLike, store_root: str | os.PathLike,
+               suites: dict[tuple[str, int], Suite]) -> Submission:
+    """The submission whose ``submission.json`` is ``info_path``, validated again as it was at
+    submission time.
+
+    Raises
+    ------
+    SubmissionError
+        If its files no longer validate or it sits in the wrong folder.
+    """
+    info_path, root = Path(info_path), Path(store_root)
+    where = str(info_path)
+    info = _load_json(info_path, LIMITS["submission.json"], where)
+    if not isinstance(info, dict) or info.get("format") != 1:
+        raise SubmissionError(where, "format", "expected 1")
+    try:
+        datetime.fromisoformat(str(info.get("submitted_at")))
+    except ValueError:
+        raise SubmissionError(where, "submitted_at", "not an ISO 8601 time") from None
+    sub = validate_submission(info_path.parent, suites, model_id=info.get("model_id"),
+                              revision=info.get("revision"), submitted_at=str(info.get("submitted_at", "")))
+    if root / sub.entry != info_path.parent:
+        raise SubmissionError(where, "model_id", f"stored under {info_path.parent.relative_to(root)}, "
+                                                 f"not {sub.entry}")
+    return sub
+
+
 def iter_entries(root: str | os.PathLike, suites: dict[tuple[str, int], Suite] | None = None) -> Iterator[Submission]:
     """Every submission stored under ``root``, validated again as it was at submission time.
 
@@ -307,19 +347,30 @@ def iter_entries(root: str | os.PathLike, suites: dict[tuple[str, int], Suite] |
     """
     store = LocalStore(root)
     suites = suites if suites is not None else store.suites()
-    base = store.root / "submissions"
-    for info_path in sorted(base.glob(f"*/*/*/{SUBMISSION_FILE}")):
-        where = str(info_path)
-        info = _load_json(info_path, LIMITS["submission.json"], where)
-        if not isinstance(info, dict) or info.get("format") != 1:
-            raise SubmissionError(where, "format", "expected 1")
-        try:
-            datetime.fromisoformat(str(info.get("submitted_at")))
-        except ValueError:
-            raise SubmissionError(where, "submitted_at", "not an ISO 8601 time") from None
-        sub = validate_submission(info_path.parent, suites, model_id=info.get("model_id"),
-                                  revision=info.get("revision"), submitted_at=str(info.get("submitted_at", "")))
-        if store.root / sub.entry != info_path.parent:
-            raise SubmissionError(where, "model_id", f"stored under {info_path.parent.relative_to(store.root)}, "
-                                                     f"not {sub.entry}")
-        yield sub
+    for info_path in sorted((store.root / "submissions").glob(f"*/*/*/{SUBMISSION_FILE}")):
+        yield read_entry(info_path, store.root, suites)
+
+
+def find_entry(root: str | os.PathLike, model_id: str, *, revision: str | None = None,
+               suite: str | None = None) -> Path:
+    """The ``submission.json`` of the one stored submission of ``model_id`` (at ``revision``, of
+    suite version ``suite`` = ``NAME-vVERSION``, where given).
+
+    Raises
+    ------
+    StoreError
+        If none matches, or several do (listing them, so the caller can name one).
+    """
+    from robust_bench.leaderboard.submission import model_key
+
+    base = Path(root) / "submissions" / model_key(model_id)
+    found = [p for p in sorted(base.glob(f"{suite or '*'}/{revision or '*'}/{SUBMISSION_FILE}"))
+             if not p.parent.name.startswith(".")]
+    if not found:
+        raise StoreError(f"{root} holds no submission of {model_id}"
+                         + (f" at revision {revision}" if revision else "") + (f" for suite {suite}" if suite else ""))
+    if len(found) > 1:
+        listed = ", ".join(f"{p.parent.parent.name}/{p.parent.name}" for p in found)
+        raise StoreError(f"{root} holds {len(found)} submissions of {model_id} ({listed}); name one with "
+                         "MODEL_ID@REVISION and --suite NAME-vVERSION")
+    return found[0]

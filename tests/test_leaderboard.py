@@ -444,3 +444,87 @@ def test_kill_9_inside_submit_leaves_the_store_whole(board, smoke_runs, tmp_path
             assert ("tiny/killed", "r1") in entries()     # the last, unkilled submit stored it whole
     assert kills >= 6
     assert {k: v for k, v in _visible(store).items() if "tiny" not in k or "killed" not in k} == before
+
+
+def _forge_predictions(run_dir: Path, suite, task: str = "lit_mnli", n: int = 3) -> list[str]:
+    """A cheat that passes submit: make ``n`` wrong contrast predictions right in the log (prediction and
+    outcome agree), recompute the record from the forged log exactly as `run` does, and re-hash it."""
+    from robust_bench.leaderboard.logs import record_from_log
+
+    log = run_dir / "logs" / f"{task}.jsonl"
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    forged = []
+    for e in lines:
+        if e["outcome"]["ctr_correct"] == 0 and len(forged) < n:
+            e["prediction"]["contrast"] = e["gold"]["contrast"]
+            e["outcome"]["ctr_correct"] = 1
+            forged.append(e["id"])
+    text = "".join(json.dumps(e, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n" for e in lines)
+    log.write_text(text)
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    old = json.loads((run_dir / "records" / f"{task}.json").read_text())
+    rec = record_from_log(suite.task(task), suite, lines, log_sha256=sha, model_id=old["model"]["id"],
+                          revision=old["model"]["revision"], corpus_sha256=old["corpus_sha256"], seed=old["seed"],
+                          limit=old["details"]["limit"], versions=old["versions"], timestamp=old["timestamp"])
+    (run_dir / "records" / f"{task}.json").write_text(json.dumps(rec, indent=2, sort_keys=True))
+    _edit(run_dir / "run.json", lambda d: d["tasks"][task].update(log_sha256=sha))
+    return forged
+
+
+def test_verify_marks_a_genuine_submission_verified_and_flags_forged_predictions(board, smoke_runs, smoke_repo,
+                                                                                 models, tmp_path):
+    """`leaderboard verify` re-runs the local model folder: the genuine submission's predictions match
+    on a seeded sample of every task (verified); a submission whose log was forged consistently, so that
+    submit accepts it, is flagged at the forged examples; the site shows both; the wrong weights, a
+    malformed verification file and a replaced submission are handled."""
+    from robust_bench.leaderboard.store import LocalStore
+
+    repo, suites = smoke_repo
+    store = tmp_path / "store"
+    shutil.copytree(board["store"], store)
+    suite = LocalStore(store).suites()[("smoke", 1)]
+    cmd = ["leaderboard", "verify", "--store", str(store), "--repo", str(repo), "--model", models["nli"]]
+
+    genuine = run([*cmd, "tiny/nli-clf", "--sample", "12", "--seed", "3"], tmp_path, check=False)
+    assert genuine.returncode == 0, genuine.stdout + genuine.stderr
+    assert "lit_mnli: match, 0 of 12 examples differ" in genuine.stdout and "verified: tiny/nli-clf@" in genuine.stdout
+    doc = json.loads(next((store / "verifications" / "tiny--nli-clf").rglob("*.json")).read_text())
+    # the tiny classifier is also an encoder: its probe was re-trained and compared by metric
+    assert doc["status"] == "verified" and set(doc["tasks"]) == {"lit_mnli", "gec_mnli", "jabberwocky_ewt"}, \
+        genuine.stdout
+    assert all(t["differing"] == 0 and t["compared"] == 12 for t in doc["tasks"].values()), genuine.stdout
+
+    forged_run = tmp_path / "forged"
+    shutil.copytree(smoke_runs["nli"][0], forged_run)
+    forged = _forge_predictions(forged_run, suite)
+    run(["submit", str(forged_run), "--to", str(store), "--model-id", "tiny/nli-clf", "--revision", "forged"], tmp_path)
+    flagged = run([*cmd, "tiny/nli-clf@forged", "--full", "--tasks", "lit_mnli"], tmp_path, check=False)
+    assert flagged.returncode == 1, flagged.stdout + flagged.stderr
+    assert f"lit_mnli: mismatch, {len(forged)} of 40 examples differ" in flagged.stdout
+    assert all(f"{i}: prediction differs" in flagged.stdout for i in forged)
+    assert "flagged: tiny/nli-clf@forged" in flagged.stdout
+
+    # the wrong weights: refused before anything is compared, nothing written
+    wrong = run([*cmd[:-1], models["encoder"], "tiny/nli-clf@forged"], tmp_path, check=False)
+    assert wrong.returncode == 2 and "not the model the run scored" in wrong.stderr, wrong.stderr
+
+    site = tmp_path / "site"
+    run(["leaderboard", "build", "--store", str(store), "--out", str(site)], tmp_path)
+    data = json.loads(re.search(r'id="leaderboard-data">(.*?)</script>', (site / "index.html").read_text()).group(1))
+    status = {(d["model_id"], d["revision"]): d["verification"]["status"] for d in data}
+    assert status[("tiny/nli-clf", "forged")] == "flagged"
+    assert [s for (m, r), s in status.items() if m == "tiny/nli-clf" and r != "forged"] == ["verified"]
+    assert status[("tiny/tagger", next(r for m, r in status if m == "tiny/tagger"))] == "self-reported"
+    assert "✓ verified" in (site / "index.html").read_text() and "⚠ flagged" in (site / "index.html").read_text()
+
+    # a verification of a submission replaced since counts as none; a malformed one stops the build
+    run(["submit", str(forged_run), "--to", str(store), "--model-id", "tiny/nli-clf", "--revision", "forged",
+         "--overwrite"], tmp_path)
+    run(["leaderboard", "build", "--store", str(store), "--out", str(site)], tmp_path)
+    data = json.loads(re.search(r'id="leaderboard-data">(.*?)</script>', (site / "index.html").read_text()).group(1))
+    assert {d["revision"]: d["verification"]["status"] for d in data if d["model_id"] == "tiny/nli-clf"}["forged"] \
+        == "self-reported"
+    bad = next(p for p in (store / "verifications").rglob("forged.json"))
+    bad.write_text('{"format": 1, "status": "verified"}')
+    broken = run(["leaderboard", "build", "--store", str(store), "--out", str(site)], tmp_path, check=False)
+    assert broken.returncode == 2 and str(bad) in broken.stderr and "field 'entry'" in broken.stderr, broken.stderr

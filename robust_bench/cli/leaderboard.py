@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail
+from robust_bench.cli._common import check_positive, fail, known_errors, seed_in_range
+from robust_bench.data.repository import DEFAULT_REPO
 
 board_app = typer.Typer(help="The leaderboard: create a results store, build its static site.", no_args_is_help=True)
 app.add_typer(board_app, name="leaderboard")
@@ -18,8 +19,9 @@ def _errors():
     from robust_bench.benchmarks import SuiteError
     from robust_bench.leaderboard.store import StoreError
     from robust_bench.leaderboard.submission import SubmissionError
+    from robust_bench.leaderboard.verification import VerificationError
 
-    return (SuiteError, StoreError, SubmissionError, FileExistsError)
+    return (SuiteError, StoreError, SubmissionError, VerificationError, FileExistsError)
 
 
 @app.command("submit")
@@ -82,3 +84,40 @@ def build_cmd(
         typer.echo(f"{len(subs)} submissions -> {out / 'index.html'}")
     except _errors() as exc:
         fail(exc)
+
+
+@board_app.command("verify")
+def verify_cmd(
+    submission: str = typer.Argument(..., help="MODEL_ID or MODEL_ID@REVISION of a stored submission."),
+    store: str = typer.Option(..., "--store", help="A local store folder or a Hub dataset repository ORG/NAME."),
+    repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the pinned configs."),
+    model: Optional[str] = typer.Option(None, "--model", help="Load this local folder (or spaCy pipeline) instead of "
+                                                              "the Hub id; its fingerprint must be the run's."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="NAME-vVERSION, where the model has several."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated submitted tasks (default: all)."),
+    sample: int = typer.Option(50, "--sample", help="Examples drawn per task (groups for name swaps)."),
+    full: bool = typer.Option(False, "--full", help="Re-run every example instead of a sample."),
+    seed: int = typer.Option(0, "--seed", callback=seed_in_range, help="Seed of the draw."),
+    device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", help="Default: the dtype the run recorded."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Default: the batch size the run recorded."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Compare only; store no verification."),
+) -> None:
+    """Re-run a submission's model on a seeded sample of each task and compare predictions example by
+    example; the site then marks the row verified, or flagged when they differ beyond the tolerance.
+    Exit 0 verified, 1 flagged, 2 on an error."""
+    check_positive("--sample", sample)
+    check_positive("--batch-size", batch_size)
+    from robust_bench.leaderboard.store import open_store
+    from robust_bench.suite.interfaces import InterfaceError
+    from robust_bench.suite.runner import RunError
+    from robust_bench.suite.verify import verify_submission
+
+    try:
+        doc = verify_submission(open_store(store), submission, repo=repo, model=model, suite=suite,
+                                tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None, sample=None if full else sample, seed=seed, device=device, dtype=dtype,
+                                batch_size=batch_size, write=not dry_run, echo=typer.echo)
+    except (*_errors(), *known_errors(), InterfaceError, RunError) as exc:
+        fail(exc)
+    if doc["status"] != "verified":
+        raise typer.Exit(code=1)

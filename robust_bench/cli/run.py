@@ -27,6 +27,8 @@ def _errors():
 def run_cmd(
     model: str = typer.Option(..., "--model", help="Hub id or folder of a transformers model or spaCy pipeline, or "
                                                    "module:attribute of a Python adapter."),
+    revision: Optional[str] = typer.Option(None, "--revision", help="Branch, tag or commit of a Hub model (the run "
+                                                                   "records the commit)."),
     suite: str = typer.Option("default", "--suite", help="Shipped suite name (`robust-bench suite list`) or YAML path."),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated task or family names (default: all)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="At most N examples (groups) per task."),
@@ -70,10 +72,10 @@ def run_cmd(
             from robust_bench.suite.distributed import run_on_ray
 
             run_on_ray(model, suite, repo=repo, out=out, n_shards=shards, tasks=wanted, limit=limit, seed=seed,
-                       device=device, dtype=dtype, batch_size=batch_size, echo=typer.echo)
+                       revision=revision, device=device, dtype=dtype, batch_size=batch_size, echo=typer.echo)
         else:
             manifest = run_suite(model, suite, repo=repo, out=out, tasks=wanted, limit=limit, resume=resume, shard=part,
-                                 seed=seed, device=device, dtype=dtype, batch_size=batch_size, echo=typer.echo)
+                                 seed=seed, revision=revision, device=device, dtype=dtype, batch_size=batch_size, echo=typer.echo)
             failed = [t for t, s in manifest["tasks"].items() if s["status"] == "failed"]
             if failed:
                 typer.echo(f"error: tasks failed: {', '.join(failed)} (reasons above and in {out / 'run.json'})", err=True)

@@ -42,6 +42,7 @@ class ModelSpec:
     interfaces: tuple[str, ...]
     architectures: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
+    revision: str | None = None    # the Hub revision asked for (transformers models); None: the default branch
 
 
 def _spacy_meta(model: str) -> dict | None:
@@ -96,7 +97,7 @@ def _callable_interfaces(obj: Any) -> tuple[str, ...]:
     return ()
 
 
-def detect_model(model: str) -> ModelSpec:
+def detect_model(model: str, revision: str | None = None) -> ModelSpec:
     """Find what ``model`` is and the interfaces it provides.
 
     Parameters
@@ -104,6 +105,8 @@ def detect_model(model: str) -> ModelSpec:
     model : str
         Hub id or local folder of a transformers model, a spaCy package or folder, or
         ``module:attribute`` / ``file.py:attribute``.
+    revision : str, optional
+        Branch, tag or commit of a Hub model (``from_pretrained(revision=...)``).
 
     Returns
     -------
@@ -112,9 +115,13 @@ def detect_model(model: str) -> ModelSpec:
     Raises
     ------
     InterfaceError
-        If the model cannot be found (a missing folder, an unreachable Hub id) or provides no interface.
+        If the model cannot be found (a missing folder, an unreachable Hub id) or provides no interface,
+        or a revision is asked of a model that is not a transformers model.
     """
     from robust_bench.models.loader import ModelError, load_config
+
+    if revision is not None and (_spacy_meta(model) is not None or (":" in model and not Path(model).exists())):
+        raise InterfaceError(f"--revision applies to transformers models from the Hub; {model!r} is not one")
 
     meta = _spacy_meta(model)
     if meta is not None:
@@ -138,7 +145,7 @@ def detect_model(model: str) -> ModelSpec:
             raise InterfaceError(f"{model} is neither a transformers model (no config.json) nor a spaCy pipeline "
                                  "(no meta.json and config.cfg)")
     try:
-        cfg = load_config(model)
+        cfg = load_config(model, revision=revision)
     except ModelError as exc:
         raise InterfaceError(str(exc)) from None
     arch = tuple(getattr(cfg, "architectures", None) or ())
@@ -149,7 +156,7 @@ def detect_model(model: str) -> ModelSpec:
         ifaces.append("token-classification")
     ifaces.append("encoder")
     labels = tuple(str(v) for _, v in sorted((getattr(cfg, "id2label", None) or {}).items()))
-    return ModelSpec(model, "transformers", tuple(ifaces), arch, labels)
+    return ModelSpec(model, "transformers", tuple(ifaces), arch, labels, revision)
 
 
 @dataclass
@@ -202,8 +209,8 @@ class ModelHandle:
             else:
                 from robust_bench.models.classifiers import HFClassifier
 
-                self._adapters[key] = HFClassifier(self.spec.id, labels, device=self.device, dtype=self.dtype,
-                                                   batch_size=self.batch_size)
+                self._adapters[key] = HFClassifier(self.spec.id, labels, revision=self.spec.revision,
+                                                   device=self.device, dtype=self.dtype, batch_size=self.batch_size)
         return self._adapters[key]
 
     @staticmethod
@@ -240,7 +247,8 @@ class ModelHandle:
             else:
                 from robust_bench.models.taggers import HFTokenClassifier
 
-                self._adapters[key] = HFTokenClassifier(self.spec.id, tags, device=self.device, dtype=self.dtype,
+                self._adapters[key] = HFTokenClassifier(self.spec.id, tags, revision=self.spec.revision,
+                                                        device=self.device, dtype=self.dtype,
                                                         batch_size=self.batch_size)
         return self._adapters[key]
 
@@ -263,7 +271,12 @@ class ModelHandle:
         if self.spec.kind == "transformers":
             from robust_bench.models.loader import model_revision
 
-            return model_revision(self.spec.id)
+            if Path(self.spec.id).expanduser().is_dir():
+                return model_revision(self.spec.id)
+            from robust_bench.models.loader import load_config
+
+            # a Hub model: the commit its config came from (never a branch name)
+            return model_revision(self.spec.id, self.spec.revision, load_config(self.spec.id, revision=self.spec.revision))
         if self.spec.kind == "spacy":
             return self.parser().revision if "parser" in self.spec.interfaces else None
         return getattr(self._callable(), "revision", None)

@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from robust_bench.benchmarks import Suite, Task, load_suite
 from robust_bench.io.fileio import atomic_write_text, remove_stale_temporaries
 from robust_bench.leaderboard.records import package_versions
@@ -39,7 +37,7 @@ from robust_bench.suite.evaluations import EVALUATORS, EvalOutput, unit_ids
 from robust_bench.suite.interfaces import InterfaceError, ModelHandle, ModelSpec, detect_model
 
 __all__ = ["RunError", "run_suite", "merge_runs", "shard_of", "read_log", "log_columns", "record_from_log",
-           "load_run", "RUN_FILE", "parse_shard"]
+           "load_run", "RUN_FILE", "parse_shard", "select_rows"]
 
 RUN_FILE = "run.json"
 
@@ -81,7 +79,11 @@ class _TaskData:
     corpus_sha256: str
 
 
-def _select(task: Task, repo: Path, limit: int | None, shard: tuple[int, int] | None) -> _TaskData:
+def select_rows(task: Task, repo: Path, limit: int | None, shard: tuple[int, int] | None,
+            ids: set[str] | None = None) -> _TaskData:
+    """The task's rows of the built config in ``repo`` (its hash checked against the suite's pin):
+    the first ``limit`` units, those of ``shard``, or the units named in ``ids``, with their
+    positions in the split (attack seeds derive from them)."""
     import datasets
 
     from robust_bench.data.repository import read_metadata
@@ -102,7 +104,10 @@ def _select(task: Task, repo: Path, limit: int | None, shard: tuple[int, int] | 
         order.setdefault(u, len(order))
     lim = min(x for x in (limit, task.limit) if x) if (limit or task.limit) else None
     keep = [k for k, u in enumerate(units) if (lim is None or order[u] < lim)
-            and (shard is None or shard_of(u, shard[1]) == shard[0])]
+            and (shard is None or shard_of(u, shard[1]) == shard[0]) and (ids is None or u in ids)]
+    if ids is not None and len({units[k] for k in keep}) != len(ids):
+        missing = sorted(ids - {units[k] for k in keep})
+        raise RunError(f"{task.config}/{task.split} holds no example {missing[0]!r} ({len(missing)} missing)")
     return _TaskData(rows.select(keep), keep, sha)
 
 
@@ -130,14 +135,24 @@ def load_run(run_dir: str | os.PathLike) -> dict:
         raise RunError(f"{path}: not JSON ({exc.msg})") from None
 
 
+def _runtime(device: str, dtype: str, batch_size: int) -> dict:
+    """Where the model ran: the resolved device, the weights' dtype and the batch size, which
+    ``leaderboard verify`` repeats (predictions near a tie can differ between bf16 and fp32)."""
+    from robust_bench.models.loader import resolve_device, resolve_dtype
+
+    dev = resolve_device(device)
+    return {"device": dev, "dtype": str(resolve_dtype(dev, dtype)).removeprefix("torch."), "batch_size": batch_size}
+
+
 def _save_manifest(out: Path, manifest: dict) -> None:
     atomic_write_text(out / RUN_FILE, json.dumps(manifest, indent=2, sort_keys=True, allow_nan=False) + "\n")
 
 
 def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: str | os.PathLike,
               tasks: Sequence[str] | None = None, limit: int | None = None, resume: bool = False,
-              shard: tuple[int, int] | None = None, seed: int = 0, device: str = "auto", dtype: str = "auto",
-              batch_size: int = 64, report: bool = True, echo: Callable[[str], None] = print) -> dict:
+              shard: tuple[int, int] | None = None, seed: int = 0, revision: str | None = None,
+              device: str = "auto", dtype: str = "auto", batch_size: int = 64, report: bool = True,
+              echo: Callable[[str], None] = print) -> dict:
     """Score ``model`` on every task of ``suite`` that fits it; write the run folder ``out``.
 
     Parameters
@@ -162,6 +177,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         (merge the shards with :func:`merge_runs`).
     seed : int
         Seed of the attacks, the probes and the bootstrap.
+    revision : str, optional
+        Branch, tag or commit of a Hub model; the run records the commit it resolved to.
 
     Returns
     -------
@@ -184,7 +201,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
                            f"{', '.join(t.name for t in suite.tasks)}")
         selected = [t for t in suite.tasks if t.name in tasks or t.family in tasks]
     out, repo = Path(out), Path(repo)
-    spec = detect_model(model)
+    spec = detect_model(model, revision)
     handle = ModelHandle(spec, device=device, dtype=dtype, batch_size=batch_size)
     ident = {"model": model, "suite": {"name": suite.name, "version": suite.version},
              "shard": list(shard) if shard else None, "seed": seed, "limit": limit}
@@ -200,6 +217,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     else:
         manifest = {**ident, "tasks": {}, "interfaces": list(spec.interfaces), "model_kind": spec.kind}
     manifest["versions"] = package_versions("datasets", "transformers", "torch", "scipy", "spacy")
+    manifest["runtime"] = _runtime(device, dtype, batch_size)
     out.mkdir(parents=True, exist_ok=True)
     _save_manifest(out, manifest)
     revision = None
@@ -216,7 +234,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
             continue
         start = time.perf_counter()
         try:
-            data = _select(task, repo, limit, shard)
+            data = select_rows(task, repo, limit, shard)
             # finished units of a long task (attacks, probe searches) are kept here until the task ends,
             # so a killed run resumes inside the task
             work = out / ".partial" / task.name
@@ -301,6 +319,8 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
     if (out / RUN_FILE).exists():
         raise RunError(f"{out} already holds a run; merge into a new folder")
     manifest = {k: first[k] for k in (*keys, "interfaces", "model_kind", "versions")}
+    if "runtime" in first:
+        manifest["runtime"] = first["runtime"]
     manifest.update({"shard": None, "tasks": {}, "merged_from": [str(d) for d in shard_dirs],
                      "revision": first.get("revision")})
     out.mkdir(parents=True, exist_ok=True)
