@@ -97,7 +97,7 @@ TOLERANCES: dict[str, Tolerance] = {
     "contrast-set": Tolerance("lines", max_share=0.01),
     "name-swaps": Tolerance("lines", max_share=0.01),
     "parser-attack": Tolerance("lines", max_share=0.01),
-    "attack": Tolerance("lines", max_share=0.05),
+    "attack": Tolerance("lines", max_share=0.02),
     "probe": Tolerance("metrics", max_metric_diff=0.02),
 }
 
@@ -247,7 +247,8 @@ def read_verification(store_root: str | Path, entry: str) -> dict | None:
     for name, t in doc["tasks"].items():
         if not isinstance(t, dict) or t.get("verdict") not in ("match", "mismatch") \
                 or not isinstance(t.get("compared"), int) or not isinstance(t.get("differing"), int):
-            raise VerificationError(f"{where}: field 'tasks.{ascii(name)[:64]}': expected compared, differing, verdict")
+            raise VerificationError(f"{where}: field 'tasks.{ascii(name)[1:-1][:64]}': expected compared, differing, "
+                                   "verdict")
     rest = doc.setdefault("unverified_tasks", [])
     if not isinstance(rest, list) or not all(isinstance(t, str) for t in rest):
         raise VerificationError(f"{where}: field 'unverified_tasks': expected a list of task names")

@@ -305,6 +305,33 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
             "objective": objective, "names": names}
 
 
+def _pipeline_id(nlp) -> str:
+    meta = getattr(nlp, "meta", {}) or {}
+    return f"{meta.get('lang', '?')}_{meta.get('name', '?')}-{meta.get('version', '?')}"
+
+
+def attack_pipelines(nlp=None, checks: str = "all") -> dict[str, str]:
+    """What an attack's candidates depend on besides the model and the seed: the spaCy pipeline that
+    proposes the edits and, with ``checks="all"``, the second tagger and the meaning check's encoder,
+    each named as ``lang_name-version`` (or the encoder's folder or Hub name). Recorded in a run's
+    task details, so that a re-run (``leaderboard verify``) can tell another set-up from other
+    predictions.
+
+    Raises
+    ------
+    SpacyModelError, OSError
+        If a pipeline cannot be loaded.
+    """
+    from robust_bench.perturb.checks import load_second_tagger, resolve_meaning_model
+    from robust_bench.text.nlp import load_spacy
+
+    out = {"spacy": _pipeline_id(nlp or load_spacy())}
+    if checks == "all":
+        out["second_tagger"] = _pipeline_id(load_second_tagger())
+        out["meaning_encoder"] = resolve_meaning_model().rstrip("/").rsplit("/", 1)[-1]
+    return out
+
+
 def _checker(nlp, checks: str):
     """The in-context checks of an attack: ``"all"`` (same tag and meaning kept) or ``"static"``
     (none beyond the engine's own)."""

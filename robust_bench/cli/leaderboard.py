@@ -117,7 +117,7 @@ def verify_cmd(
         doc = verify_submission(open_store(store), submission, repo=repo, model=model, suite=suite,
                                 tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None, sample=None if full else sample, seed=seed, device=device, dtype=dtype,
                                 batch_size=batch_size, write=not dry_run, echo=typer.echo)
-    except (*_errors(), *known_errors(), InterfaceError, RunError) as exc:
+    except (*_errors(), *known_errors(), InterfaceError, RunError, OSError) as exc:   # OSError: a pipeline missing
         fail(exc)
     if doc["status"] != "verified":
         raise typer.Exit(code=1)

@@ -103,9 +103,14 @@ def _entity_counts(gold: Sequence[str], pred: Sequence[str]) -> tuple[int, int, 
 def _attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     from robust_bench.attacks.runner import TASKS, AttackError, run_attack, run_ner_attack
 
+    from robust_bench.attacks.runner import attack_pipelines
+    from robust_bench.text.nlp import load_spacy
+
     search = task.options.get("search", "greedy")
     budget = float(task.options.get("budget", 0.15))
     uids = unit_ids("attack", rows, task.split)
+    nlp = load_spacy()
+    details = {"search": search, "budget": budget, "pipelines": attack_pipelines(nlp)}
     if "ner_tags" in rows.column_names:
         names = list(rows.features["ner_tags"].feature.names)
         tagger = model.tagger(names)
@@ -114,7 +119,7 @@ def _attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
         clean = tagger.predict(words)
         try:
             run = run_ner_attack(tagger, rows, search=search, budget_rate=budget, seed=seed, progress=False,
-                                 positions=positions)
+                                 positions=positions, nlp=nlp)
             found = {r.idx: r.result for r in run["examples"]}
         except AttackError:   # raised only when no sentence has all its entities right: nothing to attack
             found = {}
@@ -134,7 +139,7 @@ def _attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
                                         "fp_adversarial": fa, "fn_adversarial": na, "attacked": r is not None,
                                         "success": bool(r is not None and r.success), "one": 1,
                                         "queries": r.queries if r is not None else 0}))
-        return EvalOutput(out, {"search": search, "budget": budget})
+        return EvalOutput(out, details)
     if task.config not in TASKS:
         raise EvaluationError(f"task {task.name!r}: no attack fields for config {task.config!r}; "
                               f"known: {', '.join(TASKS)}")
@@ -155,7 +160,7 @@ def _attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
                 "search": search, "budget": budget, "seed": seed, "ids": input_sha256(*uids)})
         try:
             run = run_attack(clf, rows, task.config, search=search, budget_rate=budget, seed=seed, progress=False,
-                             positions=positions, journal=journal)
+                             positions=positions, journal=journal, nlp=nlp)
         finally:
             if journal is not None:
                 journal.close()
@@ -172,7 +177,7 @@ def _attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
                           {"clean_correct": ok, "adversarial_correct": ok and not (r is not None and r.success),
                            "attacked": r is not None, "success": bool(r is not None and r.success), "one": 1,
                            "queries": r.queries if r is not None else 0}))
-    return EvalOutput(out, {"search": search, "budget": budget})
+    return EvalOutput(out, details)
 
 
 def _name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:

@@ -27,11 +27,28 @@ from robust_bench.leaderboard.verification import (DEFAULT_SAMPLE, FORMAT, TOLER
                                                    compare_task, sample_ids, verification_path)
 from robust_bench.suite.evaluations import EVALUATORS
 from robust_bench.suite.interfaces import ModelHandle, detect_model
-from robust_bench.suite.runner import select_rows
+from robust_bench.suite.runner import _runtime, select_rows
 
 __all__ = ["verify_submission"]
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+#: task details that describe the set-up rather than the results: a re-run with another set-up is no
+#: test of the submitted predictions (an attack proposes its edits with the spaCy pipeline it finds)
+SETUP_DETAILS = ("search", "budget", "pipelines", "rule", "probe")
+
+
+def _same_setup(task: str, submitted, rerun: dict) -> None:
+    if isinstance(submitted, list):           # a merged run keeps each shard's details
+        submitted = submitted[0] if submitted else None
+    if not isinstance(submitted, dict):
+        return
+    for key in SETUP_DETAILS:
+        if key in submitted and key in rerun and submitted[key] != rerun[key]:
+            raise VerificationError(f"task {task}: the run used {key} {submitted[key]}, this machine {rerun[key]}; "
+                                    "set the same pipelines (ROBUST_BENCH_SPACY_MODEL, ROBUST_BENCH_ERRANT_MODEL, "
+                                    "ROBUST_BENCH_SIMILARITY_MODEL) before verifying")
 
 
 def _parse(submission: str) -> tuple[str, str | None]:
@@ -108,6 +125,11 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
     spec = detect_model(model, hub_revision)
     handle = ModelHandle(spec, device=device, dtype=dtype or runtime.get("dtype", "auto"),
                          batch_size=batch_size or int(runtime.get("batch_size", 64)))
+    mine = _runtime(device, handle.dtype, handle.batch_size)
+    if runtime.get("dtype") and mine["dtype"] != runtime["dtype"]:
+        echo(f"warning: the run used {runtime['dtype']} weights, this re-run {mine['dtype']}; predictions near a tie "
+             "differ between dtypes (bf16 against fp32 changed 37 of 150 attack lines in our measurement), so a "
+             "mismatch may be the dtype's")
     loaded = handle.revision()
     if recorded and loaded != recorded:
         raise VerificationError(f"{model} is {loaded}, not the model the run scored ({recorded}); verify with the "
@@ -122,11 +144,17 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
     for task in sub.suite.tasks:
         if task.name not in sub.records or (tasks and task.name not in tasks):
             continue
+        submitted_details = (manifest["tasks"].get(task.name) or {}).get("details")
+        if task.evaluation == "attack":       # before the search: a set-up difference is told at once
+            from robust_bench.attacks.runner import attack_pipelines
+
+            _same_setup(task.name, submitted_details, {"pipelines": attack_pipelines()})
         logged = {e["id"]: e for e in read_log(folder / "logs" / f"{task.name}.jsonl")}
         ids = sample_ids(list(logged), sample, seed, task.name)
         data = select_rows(task, Path(repo), None, None, ids=set(ids))
         out = EVALUATORS[task.evaluation](handle, task, data.rows, data.positions, int(manifest["seed"]), Path(repo),
                                           work=None)
+        _same_setup(task.name, submitted_details, out.details)
         result = compare_task(task, logged, out.examples)
         results[task.name] = result
         primary = result["metrics"].get(task.primary, {})
@@ -143,8 +171,7 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
            "sample": {"full": sample is None, "per_task": sample, "seed": seed},
            "unverified_tasks": sorted(set(sub.records) - set(results)),
            "model": {"loaded": Path(model).name if Path(model).exists() else model, "revision": loaded},
-           "runtime": {"device": device, "dtype": handle.dtype, "batch_size": handle.batch_size,
-                       "submitted": runtime},
+           "runtime": {**mine, "submitted": runtime},
            "tolerances": {e: t.describe() for e, t in TOLERANCES.items()},
            "versions": {"robust_bench": __version__,
                         **package_versions("datasets", "transformers", "torch", "scipy", "spacy")},
