@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fc
 _CONLL_TRAIN = SourceFile("conll2003/train.txt", f"{_CONLL_HUB}/train/0000.parquet")
 _MSR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
 _LITBANK = "https://github.com/dbamman/litbank/archive/refs/heads/master.zip"
-_VERSION = datasets.Version("1.1.0")
+_VERSION = datasets.Version("1.2.0")
 _RANDOM_COPIES = 10
 
 
@@ -258,10 +259,22 @@ class NameSwaps(RobustBenchBuilder):
             files, origin = self._coref_files(dl_manager)
             if not files:
                 raise SourceNotFoundError("no CoNLL-2012 files found for names_coref")
-            docs = [d for f in files for d in read_conll2012(f)]
+            docs, layers = [], []
+            for f in files:
+                file_docs = read_conll2012(f)
+                layer = _gold_person_names(f, file_docs)
+                if layer is not None:
+                    layers.append(layer)
+                docs += file_docs
+            if layers and len(layers) != len(files):
+                raise SourceNotFoundError(f"the gold entity layer covers {len(layers)} of {len(files)} coreference "
+                                          "files; person names must come from one source for the whole corpus")
             self.provenance["source_origin"] = origin
+            self.provenance["person_names"] = ("LitBank gold entity layer (PER, proper names)" if layers else
+                                               "gold OntoNotes entities" if any(d.entities for d in docs) else
+                                               f"NER of {_spacy_name(cfg.spacy_model)}")
             self.provenance["source_read"] = {"test": {"file": f"{len(files)} CoNLL-2012 files", "rows": len(docs),
-                                                       "sha256": _hash_files(files), "sample": False}}
+                                                       "sha256": _hash_files(files + layers), "sample": False}}
             examples = {"test": docs}
         else:
             files = {s: cfg.files[s] for s in cfg.splits if s in cfg.files}
@@ -397,12 +410,18 @@ class NameSwaps(RobustBenchBuilder):
 
         from robust_bench.text.nlp import load_spacy, map_entity_label
 
+        from robust_bench.text.pseudowords import is_real_word_factory
+
         nlp = load_spacy(self.config.spacy_model, require=("ner",))
+        real_word = is_real_word_factory()
         for d in docs:
             bounds = list(d.sentence_starts) + [len(d.tokens)]
             per_tokens: set[int] = set()
-            if d.entities:
+            gold_names = self.provenance["person_names"].startswith("LitBank")
+            if d.entities or not self.provenance["person_names"].startswith("NER"):
                 per_tokens = {i for a, b, lab in d.entities if map_entity_label(lab) == "PER" for i in range(a, b)}
+                if self.provenance["person_names"].startswith("LitBank"):
+                    per_tokens = {i for a, b, lab in d.entities for i in _name_words(d.tokens, a, b, lexicon, real_word)}
             else:
                 sents = [Doc(nlp.vocab, words=d.tokens[a:b]) for a, b in zip(bounds, bounds[1:])]
                 for a, sd in zip(bounds, nlp.pipe(sents, disable=[p for p in nlp.pipe_names if p != "ner"])):
@@ -416,8 +435,8 @@ class NameSwaps(RobustBenchBuilder):
                     continue
                 swapped.append(cid)
                 genders.append(_pronoun_gender(d.tokens, cluster))
-                mentions += [Mention(a, b, "PER", f"c{cid}") for a, b in _person_names(d.tokens, names, per_tokens,
-                                                                                          lexicon)]
+                mentions += [Mention(a, b, "PER", f"c{cid}") for a, b in _person_names(
+                    d.tokens, names, per_tokens, lexicon, untagged=not gold_names)]
             if not swapped:
                 continue
             hints = {f"c{c}": g for c, g in zip(swapped, genders) if g}
@@ -511,8 +530,11 @@ class NameSwaps(RobustBenchBuilder):
             lines.append("Mentions come from the gold PER tags; the mapping is shared by the whole document, tags "
                          "are realigned when a name changes length (a two-word surname). Edit offsets are tokens.")
         else:
-            lines.append("A cluster is a person when one of its name mentions overlaps a PER entity (OntoNotes gold "
-                         "entities, else the spaCy NER pipeline); every name mention of such a cluster is swapped "
+            lines.append("A cluster is a person when one of its name mentions overlaps a person's name: LitBank's gold "
+                         "entity layer (PER mentions that are proper names: capitalised, no article before them, and "
+                         "words that are names, not titles or descriptions tagged PER such as \"the Lord "
+                         "Chancellor\" or \"Sea-dog\"), OntoNotes gold entities, or else the spaCy NER pipeline; "
+                         "every name mention of such a cluster is swapped "
                          "(first names by first names, last names by last names, gender from the name lists, "
                          "honorifics or the cluster's pronouns) and the gold clusters move with their spans. "
                          "Only variant 0 holds the original tokens (edits give the rest): documents are long.")
@@ -656,6 +678,118 @@ def _link_organisations(tokens, mentions: list[Mention]) -> list[Mention]:
     return [Mention(m.start, m.end, m.type, entity.get(m, m.entity)) for m in mentions]
 
 
+#: lower-case words inside a proper person name ("Duke of Wellington", "Ludwig van Beethoven")
+_NAME_PARTICLES = {"of", "de", "van", "von", "der", "le", "la", "du", "da", "di", "del", "'s"}
+
+
+def _gold_person_names(coref_file: Path, docs) -> Path | None:
+    """Attach LitBank's gold PER mentions that are proper names to the documents of one coreference
+    file, as OntoNotes entities are attached (``doc.entities``): the entity file of the same name in
+    ``../entities/tsv/`` beside ``coref/``, if there is one (its path is returned, for the source hash).
+
+    A proper name is a PER mention whose words are capitalised (name particles aside) and that no
+    article precedes: "Sir Walter Elliot", "Mr. Blowers", but not "a man who ..." (a common noun
+    phrase) nor the epithets "the Scarlet Pimpernel", "the Lord Chancellor", "the Almighty".
+
+    Raises
+    ------
+    EntityLayerError
+        If the entity file is malformed or its tokens are not the coreference file's (naming both
+        files and the first token that differs).
+    """
+    from robust_bench.io.litbank_entities import EntityLayerError, read_entity_layer
+
+    path = coref_file.parent.parent / "entities" / "tsv" / f"{coref_file.stem}.tsv"
+    if not path.is_file():
+        return None
+    layer = read_entity_layer(path)
+    tokens = [t for d in docs for t in d.tokens]
+    if tokens != layer.tokens:
+        k = next((i for i, (a, b) in enumerate(zip(tokens, layer.tokens)) if a != b), min(len(tokens), len(layer.tokens)))
+        raise EntityLayerError(f"{path}: token {k + 1} is {layer.tokens[k] if k < len(layer.tokens) else 'missing'!r}, "
+                               f"but {coref_file} has {tokens[k] if k < len(tokens) else 'nothing'!r} there: the entity "
+                               "layer must have the coreference file's tokens")
+    offset = 0
+    for d in docs:
+        n = len(d.tokens)
+        d.entities = [(a - offset, b - offset, "PER") for a, b in layer.spans("PER")
+                      if offset <= a and b <= offset + n and _proper_name(tokens, a, b)]
+        offset += n
+    return path
+
+
+#: honorifics that stand before a surname and make it a person's name ("Mr. Long"); titles such as "Lord"
+#: or "King" also stand before offices ("the Lord Chancellor") and do not
+_SURNAME_HONORIFICS = {"mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "madame", "mme", "mme.",
+                       "monsieur", "mademoiselle", "herr", "frau"}
+
+
+#: a first name (surname) that is also a word for a person's role ("Dean", "Smith") is a name only among
+#: this many of the most frequent ones (the name lists are in order of frequency)
+_COMMON_NAME_RANK = 200
+_COMMON_SURNAME_RANK = 500
+
+
+@lru_cache(maxsize=4096)
+def _role_noun(word: str) -> bool:
+    """Whether lower-case ``word`` is an English common noun for a person (WordNet lexicographer file
+    noun.person, not an instance): "chancellor", "lawyer", "heir", "dean", "smith"."""
+    from nltk.corpus import wordnet as wn
+
+    return any(s.lexname() == "noun.person" and not s.instance_hypernyms()
+               and word in (lemma.name() for lemma in s.lemmas()) for s in wn.synsets(word, pos="n"))
+
+
+def _rank(names: tuple, word: str) -> int:
+    index = _RANKS.get(id(names))
+    if index is None:
+        index = _RANKS[id(names)] = {w: k for k, w in enumerate(names)}
+    return index.get(word, len(names))
+
+
+_RANKS: dict[int, dict[str, int]] = {}
+
+
+def _name_words(tokens, a: int, b: int, lexicon, real_word) -> list[int]:
+    """The words of a gold PER mention (``tokens[a:b]``) that are a name and may be swapped.
+
+    LitBank tags titles and descriptions used as names as PER ("the Chancellor", "Lawyer", "Happy",
+    "Sea-dog"), and the name lists hold many English words ("Chancellor" is a US baby name). So:
+
+    * a word that is no English word (WordNet, with inflections) is a name: "Bartleby", "Pirrip";
+    * a first name the lists know is a name unless it is also a common noun for a person's role,
+      outside the most frequent names: "Walter", "John", "Jack" are, "Chancellor", "Dean", "Major" not;
+    * a surname the lists know is a name only beside one of those or after "Mr."/"Mrs."/"Miss", and
+      then with the same exception for role nouns: "John Smith", "Mr. Long", not "the Lord Chancellor";
+    * honorifics stay in the span and are kept by the swap.
+    """
+    from robust_bench.text.names import HONORIFIC_GENDER
+
+    def title(w):
+        return w[:1].upper() + w[1:].lower()
+
+    words = tokens[a:b]
+    plain = [w.isalpha() and not real_word(w.lower()) for w in words]
+    first = [lexicon.is_first_name(title(w)) and (not _role_noun(w.lower()) or min(
+        _rank(lexicon.male, title(w)), _rank(lexicon.female, title(w))) < _COMMON_NAME_RANK) for w in words]
+    anchored = any(plain) or any(first) or any(w.lower() in _SURNAME_HONORIFICS for w in words)
+    out = []
+    for k, w in enumerate(words):
+        surname = anchored and lexicon.is_last_name(title(w)) and (
+            not _role_noun(w.lower()) or _rank(lexicon.last, title(w)) < _COMMON_SURNAME_RANK)
+        if w.lower() in HONORIFIC_GENDER or plain[k] or first[k] or surname:
+            out.append(a + k)
+    return out
+
+
+def _proper_name(tokens, a: int, b: int) -> bool:
+    words = tokens[a:b]
+    if a > 0 and tokens[a - 1].lower() in ("the", "a", "an"):
+        return False
+    return bool(words) and words[0][:1].isupper() and all(w[:1].isupper() or w.lower() in _NAME_PARTICLES
+                                                           for w in words)
+
+
 def _link_person_mentions(tokens, mentions: list[Mention]) -> list[Mention]:
     """Mentions of one person within a document share an entity id: a mention whose last word
     is the last word of a longer mention, or whose words equal it ("Hill" after "Chris Hill")."""
@@ -693,10 +827,10 @@ def _is_person_cluster(tokens, cluster, names, per_tokens: set[int], lexicon) ->
     return any(lexicon.is_first_name(w.title()) for a, b in spans for w in tokens[a:b])
 
 
-def _person_names(tokens, names, per_tokens: set[int], lexicon) -> list[tuple[int, int]]:
+def _person_names(tokens, names, per_tokens: set[int], lexicon, *, untagged: bool = True) -> list[tuple[int, int]]:
     """The name spans of a person cluster that are really the person's name: a span that overlaps
     a PER entity is cut to the entity ("John Grier" of "the John Grier Home"); a span the tagger
-    missed is kept only when every word is a word of a tagged span or a name the lists know
+    missed (never, with ``untagged=False``: gold names) is kept only when every word is a word of a tagged span or a name the lists know
     ("Judy"), not a place or an institution of the same cluster ("the Female Inebriate Asylum")."""
     tagged, untagged = [], []
     for _, _, n in names:
@@ -711,6 +845,8 @@ def _person_names(tokens, names, per_tokens: set[int], lexicon) -> list[tuple[in
             tagged.append((a, b))
         else:
             untagged.append(n)
+    if not untagged:                      # gold names: what the annotators did not mark as a name is not one
+        return sorted(tagged)
     known = {w.lower() for a, b in tagged for w in tokens[a:b]}
     ok = [n for n in untagged if all(w.lower() in known or lexicon.is_first_name(w.title())
                                      or lexicon.is_last_name(w.title()) for w in tokens[n[0]:n[1]])]

@@ -195,6 +195,7 @@ def test_aggregation_and_the_built_site(board):
         entry = board["store"] / "submissions" / row["model_id"].replace("/", "--") / "smoke-v1" / row["revision"]
         records = {p.stem: json.loads(p.read_text()) for p in (entry / "records").glob("*.json")}
         assert row == {**{k: row[k] for k in ("model_id", "revision", "suite", "submitted_at", "report")},
+                       "verification": {"status": "self-reported", "detail": "not re-run by the leaderboard"},
                        **aggregate(records, suite)}
         for name, rec in records.items():
             task = suite.task(name)
@@ -246,7 +247,7 @@ def test_site_in_a_real_browser(board):
         d.get((site / "index.html").as_uri())
         table = d.find_element(By.CSS_SELECTOR, "table.sortable")
         heads = [h.text for h in table.find_elements(By.CSS_SELECTOR, "thead th")]
-        assert heads[:4] == ["Rank", "Model", "Revision", "Overall"]
+        assert heads[:5] == ["Rank", "Model", "Revision", "Checked", "Overall"]
         body = lambda: [[c.get_attribute("data-value") for c in r.find_elements(By.TAG_NAME, "td")]
                         for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
         assert len(body()) == 3

@@ -383,17 +383,45 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
     wrapped = Resemble(clf, ["Boeing"], nlp, confidence=1.0)
     res = score_classifier(wrapped, test)
     assert res["stability"] > plain["stability"]
-    # c = 0: the temperature-scaled original, so the same decisions as the plain model
+    # c = 0: the temperature-scaled original, so the same decisions as the plain model; a pair in which the
+    # annotator finds no organisation has no canonical rewrite and keeps the model's own distribution
     zero = Resemble(clf, ["Boeing"], nlp, confidence=0.0, temperature=2.0)
     x = list(zip(test["sentence1"][:20], test["sentence2"][:20]))
     p = clf.predict_proba(x)
     scaled = np.exp(np.log(p) / 2.0)
-    assert np.allclose(zero.predict_proba(x), scaled / scaled.sum(axis=1, keepdims=True))
+    scaled /= scaled.sum(axis=1, keepdims=True)
+    typed = np.asarray([zero.rewrite(pair, 0) != pair for pair in x])
+    assert typed.sum() >= 15
+    assert np.allclose(zero.predict_proba(x), np.where(typed[:, None], scaled, p))
     figs = plot_spread({"plain": plain, "RESEMBLE M=1": res}, tmp_path / "spread", title="t", metric="F1")
     figs += plot_frequency(plain["frequency_points"], tmp_path / "freq", title="t")
     assert all(p.stat().st_size > 1000 for p in figs)
     with pytest.raises(ValueError, match="no .frequency, score. points"):
         plot_frequency([], tmp_path / "none", title="t")
+
+
+def test_resemble_is_eq_2_as_published_computed_by_hand():
+    """Balasubramanian et al. (2020), Eq. 2: P_R ∝ (1 − c)·P_T(y|x) + c·(P_T(y|x)·Π_m P(y|x_m))^(1/(M+1)),
+    P_T(y|x) ∝ P(y|x)^(1/T), the canonical predictions unscaled."""
+    import numpy as np
+
+    from robust_bench.experiments.name_eval import resemble_mixture
+
+    p = np.array([[0.8, 0.2]])
+    # T = 2: P_T ∝ (0.8^0.5, 0.2^0.5) = (0.894427, 0.447214) -> (2/3, 1/3)
+    # M = 1, P(y|x_1) = (0.3, 0.7): geometric mean (sqrt(2/3 · 0.3), sqrt(1/3 · 0.7)) = (0.447214, 0.483046)
+    # c = 0.9: 0.1 · (2/3, 1/3) + 0.9 · (0.447214, 0.483046) = (0.469159, 0.468075) -> (0.500578, 0.499422)
+    got = resemble_mixture(p, np.array([[[0.3, 0.7]]]), temperature=2.0, confidence=0.9)
+    assert got == pytest.approx(np.array([[0.500578, 0.499422]]), abs=1e-6)
+    assert got.argmax() == 0        # an arithmetic mean of the canonical prediction would say 1: 0.9·0.7 + 0.1/3
+    # M = 2: exponent 1/3 over P_T and both canonical predictions
+    q = np.array([[[0.3, 0.7], [0.6, 0.4]]])
+    g = np.array([(2 / 3 * 0.3 * 0.6) ** (1 / 3), (1 / 3 * 0.7 * 0.4) ** (1 / 3)])
+    expect = 0.5 * np.array([2 / 3, 1 / 3]) + 0.5 * g
+    assert resemble_mixture(p, q, temperature=2.0, confidence=0.5) == pytest.approx((expect / expect.sum())[None])
+    # c = 1: the geometric mean alone; no typed entity: the model's own P(y|x)
+    assert resemble_mixture(p, q, temperature=2.0, confidence=1.0) == pytest.approx((g / g.sum())[None])
+    assert resemble_mixture(p, q, temperature=2.0, confidence=0.5, typed=[False]) == pytest.approx(p)
 
 
 def test_entity_kind_names_the_kind_of_a_variant():
@@ -405,3 +433,50 @@ def test_entity_kind_names_the_kind_of_a_variant():
     assert entity_kind([e("ORG", "institution"), e("ORG", "organisation")]) == "ORG mixed"
     assert entity_kind([e("PER", "first"), e("PER", "last")]) == "PER"
     assert entity_kind([]) is None
+
+
+# ---- LitBank's gold entity layer ------------------------------------------------------------------
+
+def test_litbank_entity_layer_reads_nested_mentions_and_refuses_bad_input(tmp_path):
+    from robust_bench.io.litbank_entities import EntityLayerError, read_entity_layer
+
+    good = tmp_path / "doc.tsv"
+    good.write_text("Sir\tB-PER\tB-PER\tO\tO\t\nWalter\tI-PER\tI-PER\nof\tI-PER\tO\nKellynch\tI-PER\tB-FAC\n"
+                    "\nHe\tB-PER\tO\n", encoding="utf-8")
+    layer = read_entity_layer(good)
+    assert layer.tokens == ["Sir", "Walter", "of", "Kellynch", "He"]
+    assert layer.mentions == [(0, 4, "PER"), (0, 2, "PER"), (3, 4, "FAC"), (4, 5, "PER")]
+    for body, message in (("a\tB-CAT\n", "line 1: column 2: tag 'B-CAT'"),
+                          ("a\tO\nb\tI-PER\n", "line 2: column 2: I-PER continues no PER mention"),
+                          ("a\x00b\tO\n", "line 1: control character U\\+0000"),
+                          ("\n\n", "no tokens")):
+        bad = tmp_path / "bad.tsv"
+        bad.write_text(body, encoding="utf-8")
+        with pytest.raises(EntityLayerError, match=message):
+            read_entity_layer(bad)
+
+
+def test_names_coref_takes_person_names_from_the_gold_entity_layer(sources, tmp_path):
+    """Proper PER mentions of the gold layer, without titles and descriptions tagged as PER; a layer whose
+    tokens are not the coreference file's is refused naming both files."""
+    import shutil
+
+    from robust_bench.builders.names import _gold_person_names
+    from robust_bench.io.conll2012 import read_conll2012
+    from robust_bench.io.litbank_entities import EntityLayerError
+
+    f = sources / "litbank/coref/1023_bleak_house_brat.conll"
+    docs = read_conll2012(f)
+    assert _gold_person_names(f, docs) == sources / "litbank/entities/tsv/1023_bleak_house_brat.tsv"
+    names = {" ".join(docs[0].tokens[a:b]) for a, b, _ in docs[0].entities}
+    assert "Mr. Tangle" in names or "Jarndyce" in names
+    assert not {"Lord Chancellor", "Chancellor", "Lord High Chancellor"} & names       # "the Lord Chancellor"
+    root = tmp_path / "litbank"
+    (root / "coref").mkdir(parents=True)
+    (root / "entities" / "tsv").mkdir(parents=True)
+    shutil.copy(f, root / "coref" / f.name)
+    lines = (sources / "litbank/entities/tsv/1023_bleak_house_brat.tsv").read_text().splitlines(keepends=True)
+    lines[2] = "Lincoln\tO\tO\tO\tO\t\n"
+    (root / "entities" / "tsv" / f"{f.stem}.tsv").write_text("".join(lines))
+    with pytest.raises(EntityLayerError, match=r"token 3 is 'Lincoln'.*1023_bleak_house_brat.conll"):
+        _gold_person_names(root / "coref" / f.name, read_conll2012(root / "coref" / f.name))

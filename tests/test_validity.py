@@ -82,7 +82,7 @@ def test_errant_rederives_edit_types(sources):
 # ---- audits of every family ----------------------------------------------------------------------
 
 FAMILY_CONFIGS = [("jabberwocky_ewt", "built_repo"), ("gec_mnli", "gec_repo"), ("gec_conll2003", "gec_repo"),
-                  ("lit_mnli", "lit_repo"), ("names_mrpc", None), ("adv_ewt", None)]
+                  ("lit_mnli", "lit_repo"), ("names_mrpc", None), ("names_coref", None), ("adv_ewt", None)]
 
 
 def _repo(request, config, fixture):
@@ -102,6 +102,9 @@ def test_audit_draws_blind_rows_of_every_family(request, config, fixture, tmp_pa
     assert meta["config"] == config and 0 <= meta["unchanged_share"] < 1 and meta["n"] == len(rows)
     again, _ = audit_sample(repo, config, n=15, seed=3)
     assert again == rows
+    if config == "names_coref":       # a passage around one swap, and every name mapping of the variant
+        assert all("@" in r["id"] and "name mappings:" in r["edits"] and len(r["original"].split()) < 400
+                   for r in rows)
     path = write_audit_tsv(rows, tmp_path / "a.tsv", meta)
     with open(path, encoding="utf-8", newline="") as f:
         assert tuple(next(csv.reader(f, delimiter="\t"))) == AUDIT_COLUMNS

@@ -87,6 +87,31 @@ def _pairs(row: dict) -> tuple[str, str]:
     raise AuditError(f"cannot tell the original from the perturbed text in columns {sorted(row)}")
 
 
+def _sentence_window(tokens, starts, position: int, context: int = 1) -> str:
+    bounds = list(starts) + [len(tokens)]
+    k = max(i for i, b in enumerate(bounds[:-1]) if b <= position)
+    a, b = bounds[max(0, k - context)], bounds[min(len(bounds) - 1, k + context + 1)]
+    return _text(tokens[a:b])
+
+
+def _passage(row: dict, original: dict | None, pick: int) -> dict:
+    """A coreference document's variant as an audit row: the sentence around one of its edits (with a
+    sentence either side) before and after, and every name mapping of the variant, since a reader
+    cannot judge two thousand tokens at once but must see that each person keeps one replacement."""
+    if original is None:
+        raise AuditError(f"document {row.get('document')!r} has no original (variant 0) to compare with")
+    edit = sorted(row["edits"], key=lambda e: e["start"])[pick]
+    mapping = list(dict.fromkeys(f"{e['type']} {e.get('role', '')}: '{e['original']}' -> '{e['replacement']}'"
+                                 for e in sorted(row["edits"], key=lambda e: e["start"])))
+    shown = [e for e in row["edits"] if e["start"] >= edit["start"]][:1]
+    return {"id": f"{row['id']}@{edit['start']}",
+            "original_tokens": _sentence_window(original["tokens"], original["sentence_starts"], edit["start"]),
+            "tokens": _sentence_window(row["tokens"], row["sentence_starts"], edit["new_start"]),
+            "edits": [], "_edits_text": (f"passage around '{edit['original']}' -> '{edit['replacement']}' (token "
+                                         f"{edit['start']}); the variant's {len(mapping)} name mappings: "
+                                         + "; ".join(mapping[:12]) + (" ..." if len(mapping) > 12 else ""))}
+
+
 def _changed(row: dict) -> bool:
     if "edits" in row:
         return bool(row["edits"])
@@ -107,6 +132,8 @@ def describe_row(row: dict, *, label_names: Sequence[str] | None = None, split: 
         lab = (lambda v: label_names[v] if label_names and isinstance(v, int) else v)
         edits = (f"{row['transformation']} ({row.get('rule', '')}); label {lab(row['original_label'])} -> "
                  f"{lab(row['label'])}")
+    elif "_edits_text" in row:
+        edits = row["_edits_text"]
     else:
         edits = _edits_in_words(row.get("edits") or [])
     return {"id": str(_row_id(row, split)), "original": original, "perturbed": perturbed, "edits": edits,
@@ -177,6 +204,8 @@ def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 100, seed: in
     meta, parts = _load(repo, config, split)
     rng = np.random.default_rng(seed)
     pool, total = [], 0
+    originals = {r["group_id"]: r for ds in parts.values() if "sentence_starts" in ds.column_names
+                 for r in ds if r["variant"] == 0}      # a random-copies split holds no original
     for s, ds in parts.items():
         names = ds.features["label"].names if "label" in ds.features and hasattr(ds.features["label"], "names") else None
         rows = list(ds)
@@ -188,7 +217,11 @@ def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 100, seed: in
             for gid in sorted(groups):
                 variants = [r for r in groups[gid] if r["variant"] != 0 and _changed(r)]
                 if variants:
-                    pool.append((s, variants[int(rng.integers(len(variants)))], names))
+                    row = variants[int(rng.integers(len(variants)))]
+                    if "sentence_starts" in row:   # a coreference document: a passage around one edit
+                        original = next((r for r in groups[gid] if r["variant"] == 0), None) or originals.get(gid)
+                        row = _passage(row, original, int(rng.integers(len(row["edits"]))))
+                    pool.append((s, row, names))
         else:
             total += len(rows)
             pool.extend((s, r, names) for r in rows if _changed(r))

@@ -26,7 +26,7 @@ import numpy as np
 from robust_bench.scoring import stability_details, worst_best_rows
 
 __all__ = ["NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref", "format_table",
-           "Resemble", "canonical_candidates", "choose_canonical_names", "entity_kind", "plot_frequency", "plot_spread", "canonical_entities"]
+           "Resemble", "resemble_mixture", "canonical_candidates", "choose_canonical_names", "entity_kind", "plot_frequency", "plot_spread", "canonical_entities"]
 
 
 class NameEvalError(ValueError):
@@ -288,14 +288,56 @@ def format_table(scores: dict[str, Any], *, title: str, metric: str) -> str:
     return "\n".join(lines)
 
 
+def resemble_mixture(p_original, p_canonical, *, temperature: float, confidence: float, typed=None):
+    """RESEMBLE's revised distribution, Eq. 2 of Balasubramanian et al. (2020, §4), as published::
+
+        P_R(y | x, ẑ) ∝ (1 − c) · P_T(y | x) + c · (P_T(y | x) · Π_m P(y | x_m)) ^ (1 / (M + 1))
+
+    with P_T the temperature-scaled prediction on the original, P_T(y | x) ∝ P(y | x) ^ (1/T), the
+    M canonical predictions P(y | x_m) not scaled ("we do not apply temperature scaling to the
+    predictions from the canonical entries"), c = P(z = ẑ | x) the type annotator's confidence, and
+    the result normalised over y. An input in which the annotator finds no entity of the type has no
+    x_m: its distribution is the model's own, P(y | x).
+
+    Parameters
+    ----------
+    p_original : array, shape (n, n_labels)
+        P(y | x), rows summing to 1.
+    p_canonical : array, shape (n, M, n_labels)
+        P(y | x_m) for each canonical name m.
+    temperature : float, > 0
+    confidence : float, in [0, 1]
+    typed : array of bool, shape (n,), optional
+        Whether the annotator found an entity of the type in each input (default: all).
+
+    Returns
+    -------
+    array, shape (n, n_labels)
+        Rows summing to 1.
+    """
+    p = np.clip(np.asarray(p_original, dtype=np.float64), 1e-12, 1.0)
+    q = np.clip(np.asarray(p_canonical, dtype=np.float64), 1e-12, 1.0)
+    m = q.shape[1]
+    logit = np.log(p) / temperature
+    p_t = np.exp(logit - logit.max(axis=1, keepdims=True))
+    p_t /= p_t.sum(axis=1, keepdims=True)
+    geometric = np.exp((np.log(p_t) + np.log(q).sum(axis=1)) / (m + 1))
+    mixed = (1.0 - confidence) * p_t + confidence * geometric
+    mixed /= mixed.sum(axis=1, keepdims=True)
+    if typed is not None:
+        keep = ~np.asarray(typed, dtype=bool)
+        mixed[keep] = np.asarray(p_original, dtype=np.float64)[keep]
+    return mixed
+
+
 class Resemble:
     """RESEMBLE (Balasubramanian et al., 2020, §4, Eq. 2) around any classifier adapter.
 
-    The typed entities of the input are replaced by each of M canonical names; the predictions
-    on the M rewritten inputs are averaged and mixed with the temperature-scaled prediction on the
-    original input by the type annotator's confidence c = P(z = ẑ | x)::
-
-        P(y | x) = c · (1/M) Σ_m P(y | x[ẑ → n_m]) + (1 − c) · softmax(log P(y | x) / T)
+    The typed entities of the input are replaced by each of M canonical names, and the model's
+    predictions on the M rewritten inputs are combined with its temperature-scaled prediction on the
+    original by Eq. 2 (:func:`resemble_mixture`): a mixture, by the type annotator's confidence
+    c = P(z = ẑ | x), of the scaled prediction and the geometric mean of it and the M canonical
+    predictions, normalised.
 
     Parameters
     ----------
@@ -313,10 +355,15 @@ class Resemble:
 
     Notes
     -----
-    The paper's text was not readable here; Eq. 2 is restated from the issue's description
-    (mixture by the annotator's confidence of the canonical-name ensemble and the temperature-scaled
-    original). With several entities in one input, entity j of member m takes canonical name
-    (m + j) mod M, so distinct entities never merge.
+    With several entities in one input, entity j of member m takes canonical name (m + j) mod M,
+    so distinct entities never merge. Sentence pairs are classified as a whole, so the paper's
+    span-level agreement for variable-length entities (used for its token-level tasks) does not
+    arise.
+
+    Raises
+    ------
+    ValueError
+        With no canonical name, c outside [0, 1] or T <= 0.
     """
 
     def __init__(self, base, canonical: Sequence[str], nlp, *, types=("ORG",), temperature: float = 2.0,
@@ -364,12 +411,10 @@ class Resemble:
         batched into one call of the base classifier."""
         m = len(self.canonical)
         rewritten = [self.rewrite(x, k) for x in inputs for k in range(m)]
+        typed = [any(rewritten[i * m + k] != tuple(x) for k in range(m)) for i, x in enumerate(inputs)]
         p_orig = self.base.predict_proba(list(inputs))
-        p_rew = self.base.predict_proba(rewritten).reshape(len(inputs), m, -1).mean(axis=1)
-        logits = np.log(np.clip(p_orig, 1e-12, 1.0)) / self.temperature
-        scaled = np.exp(logits - logits.max(axis=1, keepdims=True))
-        scaled /= scaled.sum(axis=1, keepdims=True)
-        return self.confidence * p_rew + (1 - self.confidence) * scaled
+        p_rew = self.base.predict_proba(rewritten).reshape(len(inputs), m, -1)
+        return resemble_mixture(p_orig, p_rew, temperature=self.temperature, confidence=self.confidence, typed=typed)
 
     def predict(self, inputs) -> np.ndarray:
         return self.predict_proba(inputs).argmax(axis=1)
