@@ -147,7 +147,7 @@ class NameSwaps(RobustBenchBuilder):
         cfg = self.config
         s, i = datasets.Value("string"), datasets.Value("int32")
         common = {"id": s, "group_id": s, "variant": i, "edits": _edit_feature(), "n_swapped": i, "mentions": i,
-                  "mentions_swapped": i}
+                  "mentions_swapped": i, "refusals": datasets.List({"reason": s, "count": i})}
         if cfg.task == "mrpc":
             feats = {"idx": i, "sentence1": s, "sentence2": s, "label": datasets.ClassLabel(names=list(MRPC_LABELS)),
                      "original_sentence1": s, "original_sentence2": s, **common}
@@ -331,12 +331,14 @@ class NameSwaps(RobustBenchBuilder):
             group = f"{split if split != 'random' else 'test'}-{r['idx']:05d}"
             orig_chars = _char_offsets(toks, spaces, n1)
             for v in self._variants(split):
+                refusals = []
                 if v == 0:
                     new, edits = toks, []
                     new_spaces = spaces
                 else:
                     plan = plan_swaps(toks, mentions, lexicon, self._rng(split, group, v), types=self.config.types)
                     _fix_determiners(plan, toks, lambda i: d1[i] if i < n1 else d2[i - n1], {0, n1})
+                    refusals = _refusals(plan)
                     new, edits, smap = apply_swaps(toks, plan)
                     new_spaces = _spaces_after(spaces, smap, len(new))
                 n1_new = n1 if v == 0 else smap.span(0, n1)[1] if n1 else 0
@@ -353,7 +355,7 @@ class NameSwaps(RobustBenchBuilder):
                     "id": f"{split}-{r['idx']:05d}-{v:03d}", "idx": r["idx"], "sentence1": s1, "sentence2": s2, "label": r["label"],
                     "original_sentence1": r["sentence1"], "original_sentence2": r["sentence2"],
                     "group_id": group, "variant": v, "edits": out_edits, "n_swapped": len(out_edits),
-                    **_mention_counts(mentions, self.config.types, edits)}
+                    "refusals": refusals, **_mention_counts(mentions, self.config.types, edits)}
 
     def _conll(self, rows, split, lexicon):
         by_doc: dict[int, list[dict]] = {}
@@ -377,12 +379,14 @@ class NameSwaps(RobustBenchBuilder):
             plans = {v: (plan_swaps(tokens, mentions, lexicon, self._rng(split, f"doc{doc_id}", v),
                                     types=self.config.types, gold=True) if v else None) for v in self._variants(split)}
             applied = {v: apply_swaps(tokens, p) if p else None for v, p in plans.items()}
+            reported = False          # a document's refusals go on its first row, so the card's sums count them once
             for r, o in zip(sents, offsets):
                 tags = [CONLL2003_TAGS[t] for t in r["ner_tags"]]
                 if not any(o <= m.start < o + len(r["tokens"]) and m.type in self.config.types for m in mentions):
                     continue
                 group = f"{'test' if split == 'random' else split}-{r['idx']:05d}"
                 n = len(r["tokens"])
+                first_row, reported = not reported, True
                 for v, res in applied.items():
                     local_mentions = [m for m in mentions if o <= m.start < o + n]
                     if res is None:
@@ -403,7 +407,8 @@ class NameSwaps(RobustBenchBuilder):
                     yield f"{split}-{r['idx']:05d}-{v:03d}", {
                         "id": f"{split}-{r['idx']:05d}-{v:03d}", "idx": r["idx"], "document": doc_id, "tokens": new_toks, "ner_tags": new_tags,
                         "original_tokens": list(r["tokens"]), "original_ner_tags": list(r["ner_tags"]),
-                        "group_id": group, "variant": v, "edits": edits, "n_swapped": len(edits), **counts}
+                        "group_id": group, "variant": v, "edits": edits, "n_swapped": len(edits),
+                        "refusals": _refusals(plans[v]) if first_row and plans[v] else [], **counts}
 
     def _coref(self, docs, split, lexicon):
         from spacy.tokens import Doc
@@ -436,11 +441,12 @@ class NameSwaps(RobustBenchBuilder):
                 swapped.append(cid)
                 genders.append(_pronoun_gender(d.tokens, cluster))
                 mentions += [Mention(a, b, "PER", f"c{cid}") for a, b in _person_names(
-                    d.tokens, names, per_tokens, lexicon, untagged=not gold_names)]
+                    d.tokens, names, per_tokens, lexicon, keep_untagged=not gold_names)]
             if not swapped:
                 continue
             hints = {f"c{c}": g for c, g in zip(swapped, genders) if g}
             for v in self._variants(split):
+                refusals = []
                 if v == 0:
                     toks, clusters, edits, used = list(d.tokens), d.clusters, [], ["" for _ in swapped]
                     starts = list(d.sentence_starts)
@@ -448,6 +454,7 @@ class NameSwaps(RobustBenchBuilder):
                 else:
                     plan = plan_swaps(d.tokens, mentions, lexicon, self._rng(split, d.key, v), types=("PER",),
                                       gender_hints=hints)
+                    refusals = _refusals(plan)
                     toks, eds, smap = apply_swaps(d.tokens, plan)
                     clusters = [[smap.span(a, b) for a, b in c] for c in d.clusters]
                     starts = [smap.token(s)[0] for s in d.sentence_starts]
@@ -457,6 +464,7 @@ class NameSwaps(RobustBenchBuilder):
                     "id": f"{split}-{d.key}-{v:03d}", "document": d.key, "tokens": toks, "sentence_starts": starts,
                     "clusters": [[list(s) for s in c] for c in clusters], "swapped_clusters": swapped,
                     "genders": used, "group_id": d.key, "variant": v, "edits": edits, "n_swapped": len(edits),
+                    "refusals": refusals,
                     **_mention_counts(mentions, ("PER",), eds)}
 
     # ---- card ----------------------------------------------------------------------------------
@@ -466,9 +474,11 @@ class NameSwaps(RobustBenchBuilder):
         out = {}
         read = self.provenance.get("source_read", {})
         for split, ds in dataset.items():
-            cols = ds.select_columns(["group_id", "variant", "n_swapped", "edits", "mentions", "mentions_swapped"])
+            cols = ds.select_columns(["group_id", "variant", "n_swapped", "edits", "mentions", "mentions_swapped",
+                                     "refusals"])
             groups = set(cols["group_id"])
             roles: Counter = Counter()
+            refused: Counter = Counter()
             unswapped = 0
             swapped_rows = 0
             mentions = hit = 0
@@ -478,6 +488,7 @@ class NameSwaps(RobustBenchBuilder):
                 swapped_rows += 1
                 unswapped += r["n_swapped"] == 0
                 roles.update(e["role"] for e in r["edits"])
+                refused.update({x["reason"]: x["count"] for x in r["refusals"]})
                 mentions += r["mentions"]
                 hit += r["mentions_swapped"]
             src = "test" if split == "random" else split
@@ -486,7 +497,8 @@ class NameSwaps(RobustBenchBuilder):
                           "variants_without_swap": unswapped,
                           "mentions_swapped_share": round(hit / mentions, 4) if mentions else 0.0,
                           "edits_per_variant": round(sum(roles.values()) / swapped_rows, 3) if swapped_rows else 0.0,
-                          "edits_per_role": dict(sorted(roles.items()))}
+                          "edits_per_role": dict(sorted(roles.items())),
+                          "refusals": dict(sorted(refused.items()))}
         out["_lexicon"] = self.provenance.get("lexicon_sizes", {})
         return out
 
@@ -520,6 +532,14 @@ class NameSwaps(RobustBenchBuilder):
                 roles.update(s["edits_per_role"])
         if roles:
             lines.append("Edits by role: " + ", ".join(f"{k} {v:,}" for k, v in sorted(roles.items())) + ".")
+        refused = Counter()
+        for split, s in stats.items():
+            if not split.startswith("_"):
+                refused.update(s.get("refusals", {}))
+        if refused:
+            lines.append("Mentions left unchanged, by reason (over all variants; refused at build time rather than "
+                         "swapped wrongly): " + ", ".join(f"{k} {v:,}" for k, v in sorted(refused.items(),
+                                                                                           key=lambda kv: -kv[1])) + ".")
         if cfg.task == "mrpc":
             lines.append("Mentions come from the spaCy NER pipeline (labels mapped to PER/ORG/LOC), less the ORG "
                          "mentions the name lists say are a person or a place; a pair is kept when both sentences "
@@ -615,6 +635,11 @@ def _vowel_sound(name: str) -> bool:
     if w.isupper() and len(w) > 1:                           # an acronym is spelled out
         return w[0] in "AEFHILMNORSX"
     return w[0].lower() in "aeio" or (w[0].lower() == "u" and w[:3].lower() in ("und", "unr", "unl"))
+
+
+def _refusals(plan) -> list[dict]:
+    """A plan's mentions left unchanged, by reason (``SwapPlan.skipped``), as the ``refusals`` column."""
+    return [{"reason": k, "count": int(v)} for k, v in sorted(plan.skipped.items()) if v]
 
 
 def _mention_counts(mentions, types, edits) -> dict[str, int]:
@@ -730,6 +755,15 @@ _COMMON_NAME_RANK = 200
 _COMMON_SURNAME_RANK = 500
 
 
+@lru_cache(maxsize=1)
+def _function_words() -> frozenset:
+    """English function words (NLTK's stopword list): never a name, and a mention they begin is an
+    epithet ("My Friend", "The Ayah")."""
+    from nltk.corpus import stopwords
+
+    return frozenset(stopwords.words("english"))
+
+
 @lru_cache(maxsize=4096)
 def _role_noun(word: str) -> bool:
     """Whether lower-case ``word`` is an English common noun for a person (WordNet lexicographer file
@@ -769,7 +803,9 @@ def _name_words(tokens, a: int, b: int, lexicon, real_word) -> list[int]:
         return w[:1].upper() + w[1:].lower()
 
     words = tokens[a:b]
-    plain = [w.isalpha() and not real_word(w.lower()) for w in words]
+    if words and words[0].lower() in _function_words():
+        return []                         # "My Friend", "The Ayah": an epithet, not a name
+    plain = [w.isalpha() and not real_word(w.lower()) and w.lower() not in _function_words() for w in words]
     first = [lexicon.is_first_name(title(w)) and (not _role_noun(w.lower()) or min(
         _rank(lexicon.male, title(w)), _rank(lexicon.female, title(w))) < _COMMON_NAME_RANK) for w in words]
     anchored = any(plain) or any(first) or any(w.lower() in _SURNAME_HONORIFICS for w in words)
@@ -827,10 +863,10 @@ def _is_person_cluster(tokens, cluster, names, per_tokens: set[int], lexicon) ->
     return any(lexicon.is_first_name(w.title()) for a, b in spans for w in tokens[a:b])
 
 
-def _person_names(tokens, names, per_tokens: set[int], lexicon, *, untagged: bool = True) -> list[tuple[int, int]]:
+def _person_names(tokens, names, per_tokens: set[int], lexicon, *, keep_untagged: bool = True) -> list[tuple[int, int]]:
     """The name spans of a person cluster that are really the person's name: a span that overlaps
     a PER entity is cut to the entity ("John Grier" of "the John Grier Home"); a span the tagger
-    missed (never, with ``untagged=False``: gold names) is kept only when every word is a word of a tagged span or a name the lists know
+    missed (never, with ``keep_untagged=False``: gold names) is kept only when every word is a word of a tagged span or a name the lists know
     ("Judy"), not a place or an institution of the same cluster ("the Female Inebriate Asylum")."""
     tagged, untagged = [], []
     for _, _, n in names:
@@ -845,7 +881,7 @@ def _person_names(tokens, names, per_tokens: set[int], lexicon, *, untagged: boo
             tagged.append((a, b))
         else:
             untagged.append(n)
-    if not untagged:                      # gold names: what the annotators did not mark as a name is not one
+    if not keep_untagged:                 # gold names: what the annotators did not mark as a name is not one
         return sorted(tagged)
     known = {w.lower() for a, b in tagged for w in tokens[a:b]}
     ok = [n for n in untagged if all(w.lower() in known or lexicon.is_first_name(w.title())

@@ -290,10 +290,12 @@ def test_names_configs_build_load_and_score(build_any):
     test = datasets.load_dataset(str(repo), "names_conll2003", split="test")
     rand = datasets.load_dataset(str(repo), "names_conll2003", split="random")
     names = test.features["ner_tags"].feature.names
+    # a variant without a swap belongs to a document whose refusals say why (a person left whole)
+    refused = {(d, v) for d, v, rf in zip(test["document"], test["variant"], test["refusals"]) if rf}
     for r in test.select(range(0, 400, 7)):
         assert len(r["tokens"]) == len(r["ner_tags"])
         per = [w for w, t in zip(r["tokens"], r["ner_tags"]) if names[t].endswith("PER")]
-        assert per and (r["variant"] == 0 or r["n_swapped"] > 0)
+        assert per and (r["variant"] == 0 or r["n_swapped"] > 0 or (r["document"], r["variant"]) in refused)
         orig_per = [w for w, t in zip(r["original_tokens"], r["original_ner_tags"]) if names[t].endswith("PER")]
         if r["variant"]:
             kept = PARTICLES | {w for w in orig_per if w.lower() in HONORIFIC_GENDER}    # "van", "M." (Monsieur)
@@ -480,3 +482,30 @@ def test_names_coref_takes_person_names_from_the_gold_entity_layer(sources, tmp_
     (root / "entities" / "tsv" / f"{f.stem}.tsv").write_text("".join(lines))
     with pytest.raises(EntityLayerError, match=r"token 3 is 'Lincoln'.*1023_bleak_house_brat.conll"):
         _gold_person_names(root / "coref" / f.name, read_conll2012(root / "coref" / f.name))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_roles_plurals_particles_and_pools(lexicon, seed):
+    """Issue 29's audit: "Miss Betsey" is a first name (the lists know it as one only); "the Woodhouses"
+    takes the plural of Woodhouse's replacement; a capitalised particle before the surname stays; and
+    replacements come from the frequent names only (the census tail holds "Kennth", "Jonthan")."""
+    from robust_bench.perturb.names import POOL_FIRST_NAMES, POOL_SURNAMES
+
+    tokens = "Miss Betsey Trotwood came . Miss Betsey smiled at the Woodhouses and Emma Woodhouse . " \
+             "Mr. Van Tassel bowed .".split()
+    ms = [Mention(0, 3, "PER", "b"), Mention(5, 7, "PER", "b"), Mention(10, 11, "PER", "w"),
+          Mention(12, 14, "PER", "e"), Mention(15, 18, "PER", "v")]
+    plan, new, edits, smap = _swap(lexicon, seed, tokens, ms)
+    roles = {e.original: e.role for e in edits}
+    assert roles["Betsey"] == "first" and roles["Trotwood"] == "last" and roles["Woodhouse"] == "last"
+    assert new[smap.token(6)[0]] == new[1] and new[1] in lexicon.female[:POOL_FIRST_NAMES]
+    woodhouse = new[smap.token(13)[0]]
+    assert woodhouse in lexicon.last[:POOL_SURNAMES]
+    assert new[smap.token(10)[0]] in (woodhouse + "s", woodhouse + "es")
+    assert new[smap.token(16)[0]] == "Van" and "Van" not in roles
+    assert set(lexicon.pool("male")) <= set(lexicon.male[:POOL_FIRST_NAMES])
+    assert lexicon.likely_role("Rachel") == "first" and lexicon.likely_role("Johnson") == "last"
+    assert lexicon.likely_role("Oliver") == "first" and lexicon.likely_role("Watson") == "last"
+    # the census lists' spelling: "Mccutcheon" -> "McCutcheon", "Oneal" -> "O'Neal"
+    assert "McDonald" in lexicon.last and "O'Brien" in lexicon.last
+    assert not [n for n in lexicon.last if n.startswith("Mc") and n[2:3].islower()]

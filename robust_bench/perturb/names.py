@@ -38,6 +38,7 @@ import os
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -160,6 +161,31 @@ class SpanMap:
         return self._starts[i], self._ends[i]
 
 
+#: Replacements are drawn from the most frequent first names of each gender and the most frequent
+#: surnames of the lists (in order of frequency); the rare tail of the census lists holds misspellings
+#: ("Kennth", "Jonthan", "Grabiel") and run-together names ("Michaelanthony") that read as typos. The
+#: whole lists still recognise names.
+POOL_FIRST_NAMES = 1000
+POOL_SURNAMES = 5000
+
+
+#: Irish surnames the census lists write without their apostrophe ("Oneal", "Oleary")
+_O_NAMES = {"neal", "neil", "neill", "leary", "brien", "bryan", "connor", "connell", "donnell", "donoghue", "donovan",
+            "dell", "reilly", "rourke", "sullivan", "keefe", "keeffe", "malley", "mara", "hara", "hare", "shea",
+            "shaughnessy", "toole", "grady", "gorman", "halloran", "callaghan", "dowd", "flaherty", "bannon", "kelly",
+            "loughlin", "meara", "quinn", "riley", "boyle", "day", "dea", "doherty", "driscoll", "farrell", "leary"}
+
+
+def _spelling(name: str) -> str:
+    """A census list's name as it is written: "Mccutcheon" -> "McCutcheon", "Oneal" -> "O'Neal"
+    (the lists come in capitals, title-cased)."""
+    if len(name) > 3 and name.startswith("Mc") and name[2].islower():
+        return "Mc" + name[2].upper() + name[3:]
+    if len(name) > 3 and name[0] == "O" and name[1:].lower() in _O_NAMES:
+        return "O'" + name[1].upper() + name[2:]
+    return name
+
+
 class NameLexicon:
     """Replacement names by type.
 
@@ -234,7 +260,8 @@ class NameLexicon:
                           for x in lex.get(key, ()) if isinstance(x, str)} | _BRITISH_ADJECTIVES
         else:
             adjectives = set()
-        male, female, last = ([x for x in data[k] if x.lower() not in adjectives] for k in ("men", "women", "last"))
+        male, female, last = ([_spelling(x) for x in data[k] if x.lower() not in adjectives]
+                              for k in ("men", "women", "last"))
         orgs = list(organisations)
         source = {"names": str(names), "lexicon": None if lexicon is None else str(lexicon)}
         if extra is not None:
@@ -308,10 +335,36 @@ class NameLexicon:
             return tuple(o for o in self.organisations if organisation_kind(o) != "organisation")
         if kind in ORGANISATION_KINDS:
             return tuple(o for o in self.organisations if organisation_kind(o) == kind)
+        male, female = self.male[:POOL_FIRST_NAMES], self.female[:POOL_FIRST_NAMES]
         if kind == "unisex":
-            return tuple(n for n in self.male if n in self._female)
-        return {"male": self.male, "female": self.female, "last": self.last,
+            return tuple(n for n in male if n in set(female))
+        return {"male": male, "female": female, "last": self.last[:POOL_SURNAMES],
                 "country": self.countries, "city": self.cities}[kind]
+
+    def likely_role(self, word: str) -> str | None:
+        """``first`` or ``last``: the list in which ``word`` ranks higher (the lists are in order of
+        frequency: "Rachel", "Oliver" are common first names and rarer surnames, "Johnson", "Watson" the
+        reverse); ``None`` when no list has it."""
+        rank = self._rank()
+        first = min(rank["male"].get(word, float("inf")), rank["female"].get(word, float("inf")))
+        last = rank["last"].get(word, float("inf"))
+        if first == last == float("inf"):
+            return None
+        return "first" if first < last else "last"
+
+    def sole_role(self, word: str) -> str | None:
+        """``first`` or ``last`` when only the first-name lists or only the surname list has ``word``."""
+        f, last = self.is_first_name(word), self.is_last_name(word)
+        return "first" if f and not last else "last" if last and not f else None
+
+    def _rank(self) -> dict[str, dict[str, float]]:
+        if not hasattr(self, "_ranks"):
+            # ranks against the size of the smallest list, so that a rank means the same frequency
+            # band in each (the surname list is longer, not denser at the top)
+            n = max(1, min(len(self.male), len(self.female), len(self.last)))
+            self._ranks = {k: {name: i / n for i, name in enumerate(v)}
+                           for k, v in (("male", self.male), ("female", self.female), ("last", self.last))}
+        return self._ranks
 
     def sizes(self) -> dict[str, int]:
         return {k: len(self.pool(k)) for k in ("male", "female", "unisex", "last", *ORGANISATION_KINDS, "country",
@@ -650,10 +703,11 @@ def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
     """One role per distinct name word (lower-cased) over the whole document: ``first`` or ``last``.
 
     A word is a first name when full names use it as their first word more often than as their
-    last. A word seen only alone or in the middle follows its titles ("Mr. Harvey" is a surname,
-    "Sir John" and "Aunt Polly" first names), and without one is a first name when the first-name
-    lists know it ("Robert", also a surname in the lists, alone in a novel is a first name).
-    Otherwise, "in case of ambiguity, the last name" (§2.3). One role per word keeps the swap a
+    last. Otherwise a word that the name lists know in one role only has that role ("Miss Betsey":
+    a first name after a surname title); else it follows its titles ("Mr. Harvey" is a surname,
+    "Sir John" and "Aunt Polly" first names); else the list in which it ranks higher
+    (:meth:`NameLexicon.likely_role`: "Rachel" a first name, "Johnson" a surname). A word no list
+    knows is, "in case of ambiguity, the last name" (§2.3). One role per word keeps the swap a
     function of the word, so "John" of "John Durbeyfield" and of "Sir John" stay one name.
     """
     seen: dict[str, Counter] = {}
@@ -667,7 +721,7 @@ def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
             elif len(words) == 1 and before in _FIRST_NAME_TITLES:
                 seen.setdefault(words[0].lower(), Counter())["after first-name title"] += 1
             for k, w in enumerate(words):
-                if w in PARTICLES:
+                if _particle(w, k, len(words)):
                     continue
                 kind = "single" if len(words) == 1 else "first" if k == 0 else "last" if k == len(words) - 1 \
                     else "middle"
@@ -677,12 +731,17 @@ def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
     for word, c in seen.items():
         if word not in shape:
             continue
-        if c["first"] or c["last"]:
+        title = shape[word][:1].upper() + shape[word][1:].lower()
+        likely = lexicon.likely_role(title)
+        if c["first"] != c["last"]:
             roles[word] = "first" if c["first"] > c["last"] else "last"
-        elif c["after surname title"] or c["after first-name title"]:
+        elif lexicon.sole_role(title):
+            # the lists know it in one role only: "Miss Betsey", "Mrs. Rachel" use a first name
+            roles[word] = lexicon.sole_role(title)
+        elif c["after surname title"] != c["after first-name title"]:
             roles[word] = "first" if c["after first-name title"] > c["after surname title"] else "last"
         else:
-            roles[word] = "first" if lexicon.is_first_name(shape[word].title()) else "last"
+            roles[word] = likely or "last"
     return roles
 
 
@@ -701,15 +760,58 @@ _FIRST_NAME_TITLES = {"sir", "dame", "king", "queen", "prince", "princess", "sai
 
 
 def _person_part(word: str, role: str, word_gender: Mapping[str, str], choose, lexicon, rng) -> str | None:
-    """The replacement of one person-name word, in its shape."""
+    """The replacement of one person-name word, in its shape; ``None`` for a first name of unknown
+    gender when no name of both genders is known (it is kept, never flipped)."""
     if role == "first":
         g = word_gender.get(word.lower()) or lexicon.gender_of(word.title())
+        if g is None or g == "unknown":
+            g = "unisex" if lexicon.pool("unisex") else None
         if g is None:
-            g = "unisex" if lexicon.pool("unisex") else "male" if rng.random() < 0.5 else "female"
+            return None
         new = choose(f"first:{word.lower()}", g)
     else:
         new = choose(f"last:{word.lower()}", "last")
     return None if new is None else _surface(word, new)
+
+
+def _nickname_pairs(first_names: set[str]) -> set[str]:
+    """The first names of a document that are a nickname and a full form of each other ("Meg" and
+    "Margaret", "Tommy" and "Thomas", after the ``nicknames`` package's list): a swap that keeps the
+    relation needs a related pair of replacements, which the lists do not give, so they are kept."""
+    nn = _nicknamer()
+    out = set()
+    for w in first_names:
+        related = (nn.nicknames_of(w) | nn.canonicals_of(w)) & first_names
+        if related - {w}:
+            out |= related | {w}
+    return out
+
+
+@lru_cache(maxsize=1)
+def _nicknamer():
+    from nicknames import NickNamer
+
+    return NickNamer()
+
+
+def _particle(word: str, k: int, n: int) -> bool:
+    """A name particle: "de", "van" anywhere, and a capitalised one before the rest of the name
+    ("Van Tassel", "De Courcy"), which belongs to the surname and is kept."""
+    return word in PARTICLES or (word.lower() in PARTICLES and k + 1 < n)
+
+
+def _plural_of(word: str, roles: Mapping[str, str]) -> str | None:
+    """The surname whose plural ``word`` is, where the document also uses the surname as a name:
+    "Woodhouses" of "Woodhouse", "Joneses" of "Jones"."""
+    low = word.lower()
+    for base in (low[:-1] if low.endswith("s") else None, low[:-2] if low.endswith("es") else None):
+        if base and roles.get(base) == "last":
+            return word[:len(base)]
+    return None
+
+
+def _pluralise(name: str) -> str:
+    return name + ("es" if name.lower().endswith(("s", "x", "z", "ch", "sh")) else "s")
 
 
 def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: NameLexicon, rng: random.Random, *,
@@ -799,22 +901,50 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         if gender is None and first:
             gender = lexicon.gender_of(first.title())
         if gender is None and first is not None:
-            # unknown: a first name both lists have ("Jordan", "Taylor") cannot clash with the context
-            gender = "unisex" if lexicon.pool("unisex") else "male" if rng.random() < 0.5 else "female"
+            # unknown: a first name both lists have ("Jordan", "Taylor") cannot clash with the context;
+            # without one (the lists here are disjoint) the first name is kept, never flipped
+            gender = "unisex" if lexicon.pool("unisex") else "unknown"
             plan.genders[entity] = "unknown"
         elif gender is not None:
             plan.genders[entity] = gender
         for _, (a, b) in names:
             for w in tokens[a:b]:
-                if roles.get(w.lower()) == "first" and gender in ("male", "female", "unisex"):
+                if roles.get(w.lower()) == "first" and gender in ("male", "female", "unisex", "unknown"):
                     word_gender.setdefault(w.lower(), gender)
+    related = _nickname_pairs({w.lower() for w, r in roles.items() if r == "first"})
+    unisex = bool(lexicon.pool("unisex"))
+
+    def refusal(names) -> str | None:
+        """Why a whole person is left unchanged: half a name swapped ("Davor Pina", "Meg Smith") is
+        not a name, so a first name that cannot be swapped keeps the surname too."""
+        for _, (a, b) in names:
+            for k, w in enumerate(tokens[a:b]):
+                if _particle(w, k, b - a) or roles[w.lower()] != "first" or _plural_of(w, roles):
+                    continue
+                if w.lower() in related:
+                    return "person whose first names are a nickname and its full form"
+                if not unisex and word_gender.get(w.lower(), "unknown") == "unknown" \
+                        and lexicon.gender_of(w.title()) is None:
+                    return "person with a first name of unknown gender"
+        return None
+
     for entity, names in person_names.items():
+        why = refusal(names)
+        if why is not None:
+            plan.skipped[why] += len(names)
+            continue
         for m, (a, b) in names:
             for k, w in enumerate(tokens[a:b]):
-                if w in PARTICLES:
-                    continue                    # "de" of "Duc de Chalis" stays
+                if _particle(w, k, b - a):
+                    continue                    # "de" of "Duc de Chalis", "Van" of "Van Tassel" stay
                 role = roles[w.lower()]
-                new = _person_part(w, role, word_gender, choose, lexicon, rng)
+                base = _plural_of(w, roles)
+                if base is not None:        # "the Woodhouses" beside "Woodhouse": the family, one surname
+                    single = _person_part(base, "last", word_gender, choose, lexicon, rng)
+                    new = None if single is None else _pluralise(_surface(w, single))
+                    role = "last"
+                else:
+                    new = _person_part(w, role, word_gender, choose, lexicon, rng)
                 owner.setdefault(f"{role}:{w.lower()}", (entity, role))
                 if new is None:
                     plan.skipped["name list exhausted"] += 1
@@ -877,9 +1007,18 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             if i in taken or i in protected or not is_name_word(w, gold=True):
                 continue
             hit = parts.get(w.lower())
+            plural = False
+            if hit is None and w[-1:] == "s":     # "the Wilsons", "the Woodhouses": the family, same surname
+                base = next((b for b in (w[:-1], w[:-2] if w.endswith("es") else None)
+                             if b and parts.get(b.lower(), ("",))[0].startswith("last:")), None)
+                hit, plural = (parts[base.lower()], True) if base else (None, False)
             if hit is None:
                 continue
             key, new = hit
+            if plural:
+                entity, role = owner.get(key, ("", "last"))
+                put(i, i + 1, (_pluralise(_surface(w[:-1], new)),), entity, "PER", role)
+                continue
             entity, role = owner.get(key, ("", key.split(":", 1)[0]))
             put(i, i + 1, (_surface(w, new),), entity, "PER", role)
     # a bare possessive apostrophe follows a name ending in s: "Hastings '" -> "Rusnock 's"
