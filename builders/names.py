@@ -414,7 +414,6 @@ class NameSwaps(RobustBenchBuilder):
         from spacy.tokens import Doc
 
         from robust_bench.text.nlp import load_spacy, map_entity_label
-
         from robust_bench.text.pseudowords import is_real_word_factory
 
         nlp = load_spacy(self.config.spacy_model, require=("ner",))
@@ -774,16 +773,6 @@ def _role_noun(word: str) -> bool:
                and word in (lemma.name() for lemma in s.lemmas()) for s in wn.synsets(word, pos="n"))
 
 
-def _rank(names: tuple, word: str) -> int:
-    index = _RANKS.get(id(names))
-    if index is None:
-        index = _RANKS[id(names)] = {w: k for k, w in enumerate(names)}
-    return index.get(word, len(names))
-
-
-_RANKS: dict[int, dict[str, int]] = {}
-
-
 def _name_words(tokens, a: int, b: int, lexicon, real_word) -> list[int]:
     """The words of a gold PER mention (``tokens[a:b]``) that are a name and may be swapped.
 
@@ -807,12 +796,12 @@ def _name_words(tokens, a: int, b: int, lexicon, real_word) -> list[int]:
         return []                         # "My Friend", "The Ayah": an epithet, not a name
     plain = [w.isalpha() and not real_word(w.lower()) and w.lower() not in _function_words() for w in words]
     first = [lexicon.is_first_name(title(w)) and (not _role_noun(w.lower()) or min(
-        _rank(lexicon.male, title(w)), _rank(lexicon.female, title(w))) < _COMMON_NAME_RANK) for w in words]
+        lexicon.rank(title(w), "male"), lexicon.rank(title(w), "female")) < _COMMON_NAME_RANK) for w in words]
     anchored = any(plain) or any(first) or any(w.lower() in _SURNAME_HONORIFICS for w in words)
     out = []
     for k, w in enumerate(words):
         surname = anchored and lexicon.is_last_name(title(w)) and (
-            not _role_noun(w.lower()) or _rank(lexicon.last, title(w)) < _COMMON_SURNAME_RANK)
+            not _role_noun(w.lower()) or lexicon.rank(title(w), "last") < _COMMON_SURNAME_RANK)
         if w.lower() in HONORIFIC_GENDER or plain[k] or first[k] or surname:
             out.append(a + k)
     return out

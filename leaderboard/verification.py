@@ -217,19 +217,15 @@ def read_verification(store_root: str | Path, entry: str) -> dict | None:
     path = Path(store_root) / verification_path(entry)
     if not path.exists() and not path.is_symlink():
         return None
+    from robust_bench.leaderboard.submission import SubmissionError, _load_json
+
     where = str(path)
     if path.is_symlink() or not path.is_file():
         raise VerificationError(f"{where}: not a plain file")
-    if path.stat().st_size > _MAX_BYTES:
-        raise VerificationError(f"{where}: over {_MAX_BYTES} bytes")
-
-    def _const(name):
-        raise VerificationError(f"{where}: {name} is not a number")
-
     try:
-        doc = json.loads(path.read_text("utf-8"), parse_constant=_const)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise VerificationError(f"{where}: not JSON ({exc})") from None
+        doc = _load_json(path, _MAX_BYTES, where)      # submit's own strict reader: size, UTF-8, no NaN, depth
+    except SubmissionError as exc:
+        raise VerificationError(str(exc)) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise VerificationError(f"{where}: field 'format': expected {FORMAT}")
     for key, kind in (("entry", str), ("submission_sha256", str), ("status", str), ("verified_at", str),

@@ -10,6 +10,7 @@ import typer
 from robust_bench.cli._app import app
 from robust_bench.cli._common import check_positive, fail, known_errors, seed_in_range
 from robust_bench.data.repository import DEFAULT_REPO
+from robust_bench.leaderboard.verification import DEFAULT_SAMPLE
 
 board_app = typer.Typer(help="The leaderboard: create a results store, build its static site.", no_args_is_help=True)
 app.add_typer(board_app, name="leaderboard")
@@ -95,7 +96,7 @@ def verify_cmd(
                                                               "the Hub id; its fingerprint must be the run's."),
     suite: Optional[str] = typer.Option(None, "--suite", help="NAME-vVERSION, where the model has several."),
     tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated submitted tasks (default: all)."),
-    sample: int = typer.Option(50, "--sample", help="Examples drawn per task (groups for name swaps)."),
+    sample: int = typer.Option(DEFAULT_SAMPLE, "--sample", help="Examples drawn per task (groups for name swaps)."),
     full: bool = typer.Option(False, "--full", help="Re-run every example instead of a sample."),
     seed: int = typer.Option(0, "--seed", callback=seed_in_range, help="Seed of the draw."),
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from robust_bench.io.fileio import atomic_open, iter_lines
+from robust_bench.io.fileio import CONTROL_CHARS, atomic_open, iter_lines
 
 __all__ = ["CorefDataError", "CorefDocument", "read_conll2012", "write_conll2012"]
 
@@ -78,10 +78,6 @@ def _parse_coref(cell: str, index: int, opened: dict, spans: dict, where: str) -
             spans.setdefault(cid, []).append((start, index + 1))
         else:
             raise CorefDataError(f"{where}: coreference column: {part!r} has no bracket")
-
-
-#: C0 controls and DEL in a word: a NUL or an escape is corruption, never a word.
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def read_conll2012(path: str | os.PathLike) -> list[CorefDocument]:
@@ -153,7 +149,7 @@ def read_conll2012(path: str | os.PathLike) -> list[CorefDocument]:
             doc.sentence_starts.append(index)
             in_sentence = True
         where = f"{path}:{lineno}"
-        bad = _CONTROL_CHARS.search(cols[3])
+        bad = CONTROL_CHARS.search(cols[3])
         if bad:
             raise CorefDataError(f"{where}: word column: control character U+{ord(bad.group()):04X} in {cols[3]!r} "
                                  "(a binary or corrupted file?)")

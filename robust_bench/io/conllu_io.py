@@ -26,7 +26,7 @@ from typing import Iterable, Iterator, Sequence
 import conllu
 from conllu.exceptions import ParseException
 
-from robust_bench.io.fileio import iter_lines
+from robust_bench.io.fileio import CONTROL_CHARS, iter_lines
 
 __all__ = [
     "ConlluError",
@@ -40,8 +40,6 @@ __all__ = [
 ]
 
 _N_COLUMNS = 10
-#: C0 controls and DEL in a word form or lemma: a NUL or an escape is corruption, never a word.
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _ID_WORD = re.compile(r"^[1-9][0-9]*$")
 _ID_RANGE = re.compile(r"^([1-9][0-9]*)-([1-9][0-9]*)$")
 _ID_EMPTY = re.compile(r"^([0-9]+)\.([1-9][0-9]*)$")
@@ -271,7 +269,7 @@ def _parse_block(path: str, start: int, block: list[tuple[int, str]], index: int
                               f"expected {_N_COLUMNS} tab-separated columns, found {len(cols)}")
         tid, head = cols[0], cols[6]
         for k, field in ((1, "FORM"), (2, "LEMMA")):
-            bad = _CONTROL_CHARS.search(cols[k])
+            bad = CONTROL_CHARS.search(cols[k])
             if bad:
                 raise ConlluError(path, lineno, field, f"control character U+{ord(bad.group()):04X} at column "
                                                        f"{bad.start() + 1} (a binary or corrupted file?)")

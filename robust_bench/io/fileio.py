@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, TextIO
 
-__all__ = ["TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open", "atomic_write_text",
+__all__ = ["CONTROL_CHARS", "TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open", "atomic_write_text",
            "remove_stale_temporaries", "save_figure"]
+
+
+#: C0 controls and DEL in a word: a NUL or an escape is corruption, never a word (the readers refuse them).
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 class TextDecodeError(ValueError):

@@ -10,16 +10,14 @@ from this layer, as the paper takes them "based on gold annotations in the OntoN
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 
-from robust_bench.io.fileio import iter_lines
+from robust_bench.io.fileio import CONTROL_CHARS, iter_lines
 
 __all__ = ["LITBANK_ENTITY_TYPES", "EntityLayerError", "EntityLayer", "read_entity_layer"]
 
 #: the six entity types of LitBank's annotation guidelines
 LITBANK_ENTITY_TYPES = ("PER", "FAC", "GPE", "LOC", "VEH", "ORG")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 class EntityLayerError(ValueError):
@@ -76,7 +74,7 @@ def read_entity_layer(path: str | os.PathLike) -> EntityLayer:
         word = cols[0]
         if not word.strip():
             raise EntityLayerError(f"{where}: empty word")
-        bad = _CONTROL.search(word)
+        bad = CONTROL_CHARS.search(word)
         if bad:
             raise EntityLayerError(f"{where}: control character U+{ord(bad.group()):04X} in word {word!r}")
         tags = [c.strip() for c in cols[1:]]

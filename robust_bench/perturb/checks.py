@@ -213,7 +213,6 @@ class MeaningKept:
 
     def __post_init__(self):
         self.model = resolve_meaning_model(self.model)
-        self._cache: dict[tuple, tuple[float, float]] = {}
 
     def _encoder(self):
         import torch
@@ -245,6 +244,7 @@ class MeaningKept:
         # (and so the float rounding of the encoder) then depend on the call's items alone, and a build
         # split over processes (--num-proc) gives the same verdicts, byte for byte, as one process
         todo = sorted(set(keys))
+        found: dict[tuple, tuple[float, float]] = {}
         if todo:
             texts: dict[str, tuple[int, int]] = {}
             jobs = []
@@ -259,8 +259,8 @@ class MeaningKept:
             index = {t: i for i, t in enumerate(order)}
             for key, (orig, span_o, new, span_n) in zip(todo, jobs):
                 (so, wo), (sn, wn_) = vecs[index[orig]], vecs[index[new]]
-                self._cache[key] = (float(so @ sn), float(wo @ wn_))
-        return [self._cache[k] for k in keys]
+                found[key] = (float(so @ sn), float(wo @ wn_))
+        return [found[k] for k in keys]
 
     def _encode(self, texts: list[str], spans: list[tuple[int, int]]):
         import torch

@@ -345,24 +345,26 @@ class NameLexicon:
         """``first`` or ``last``: the list in which ``word`` ranks higher (the lists are in order of
         frequency: "Rachel", "Oliver" are common first names and rarer surnames, "Johnson", "Watson" the
         reverse); ``None`` when no list has it."""
-        rank = self._rank()
-        first = min(rank["male"].get(word, float("inf")), rank["female"].get(word, float("inf")))
-        last = rank["last"].get(word, float("inf"))
-        if first == last == float("inf"):
+        if not (self.is_first_name(word) or self.is_last_name(word)):
             return None
+        inf = float("inf")
+        first = min(self._rank()["male"].get(word, inf), self._rank()["female"].get(word, inf))
+        last = self._rank()["last"].get(word, inf)
         return "first" if first < last else "last"
+
+    def rank(self, word: str, kind: str) -> int:
+        """0-based position of ``word`` in the ``male``, ``female`` or ``last`` list (the lists are in
+        order of frequency); the list's length when it is not there."""
+        return self._rank()[kind].get(word, len(self._rank()[kind]))
 
     def sole_role(self, word: str) -> str | None:
         """``first`` or ``last`` when only the first-name lists or only the surname list has ``word``."""
         f, last = self.is_first_name(word), self.is_last_name(word)
         return "first" if f and not last else "last" if last and not f else None
 
-    def _rank(self) -> dict[str, dict[str, float]]:
+    def _rank(self) -> dict[str, dict[str, int]]:
         if not hasattr(self, "_ranks"):
-            # ranks against the size of the smallest list, so that a rank means the same frequency
-            # band in each (the surname list is longer, not denser at the top)
-            n = max(1, min(len(self.male), len(self.female), len(self.last)))
-            self._ranks = {k: {name: i / n for i, name in enumerate(v)}
+            self._ranks = {k: {name: i for i, name in enumerate(v)}
                            for k, v in (("male", self.male), ("female", self.female), ("last", self.last))}
         return self._ranks
 
@@ -1002,15 +1004,15 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
     # replaced first or last name outside other entities' mentions is replaced too, so no trace of
     # the old name is left ("Jarndyce and Jarndyce" beside "Tom Jarndyce")
     parts = {k.split(":", 1)[1]: (k, v) for k, v in plan.mapping.items() if k.split(":", 1)[0] in ("first", "last")}
+    surnames = {word: "last" for word, (k, _) in parts.items() if k.startswith("last:")}
     if parts:
         for i, w in enumerate(tokens):
             if i in taken or i in protected or not is_name_word(w, gold=True):
                 continue
             hit = parts.get(w.lower())
             plural = False
-            if hit is None and w[-1:] == "s":     # "the Wilsons", "the Woodhouses": the family, same surname
-                base = next((b for b in (w[:-1], w[:-2] if w.endswith("es") else None)
-                             if b and parts.get(b.lower(), ("",))[0].startswith("last:")), None)
+            if hit is None and w.endswith("s"):   # "the Wilsons", "the Woodhouses": the family, same surname
+                base = _plural_of(w, surnames)
                 hit, plural = (parts[base.lower()], True) if base else (None, False)
             if hit is None:
                 continue
