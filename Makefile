@@ -15,6 +15,7 @@ export NLTK_DATA ?= $(SHARED)/nltk_data
 export ROBUST_BENCH_SPACY_MODEL ?= $(SHARED)/models/spacy/en_rb_sm
 export ROBUST_BENCH_SIMILARITY_MODEL ?= $(SHARED)/models/all-MiniLM-L6-v2
 export ROBUST_BENCH_ERRANT_MODEL ?= $(SHARED)/models/spacy/en_core_web_sm
+export ROBUST_BENCH_NER_MODEL ?= $(SHARED)/models/spacy/en_core_web_sm
 export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 

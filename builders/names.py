@@ -13,6 +13,7 @@ offsets; character offsets for ``names_mrpc``, whose rows are text).
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,8 +27,14 @@ from robust_bench.data.citations import BALASUBRAMANIAN_2020
 from robust_bench.data.registry import register_builder
 from robust_bench.io.sources import SourceFile, SourceNotFoundError, describe_read, resolve_sources, sha256_file
 from robust_bench.io.task_data import CONLL2003_TAGS, MRPC_LABELS, read_conll2003, read_mrpc
-from robust_bench.perturb.names import (Mention, NameLexicon, apply_swaps, harvest_organisations, is_sports_headline,
-                                        mentions_from_tags, person_name_tokens, plan_swaps, realign_tags)
+from robust_bench.perturb.names import (INSTITUTION_KINDS, MIN_INDUSTRY_POOL, MIN_ORGANISATION_POOL, Mention, NameLexicon, apply_swaps, harvest_organisations, is_institution,
+                                        is_sports_headline, mentions_from_tags, organisation_core, organisation_kind,
+                                        name_word_roles, person_name_tokens, plan_swaps, realign_tags)
+from robust_bench.perturb.checks import indefinite_article
+from robust_bench.perturb.organisations import (COMPANY, GROUP_SECTOR, SECTORS, company_key, industry_cues, read_fortune500,
+                                                read_traded_companies, sector_from_words)
+from robust_bench.text.names import HONORIFIC_GENDER, PARTICLES
+from robust_bench.text.nlp import ner_model_name
 
 _CITATION = BALASUBRAMANIAN_2020
 
@@ -51,12 +58,18 @@ _LICENSE = "Same as the source corpus (see the source line); name lists from Che
 _CHECKLIST = "https://raw.githubusercontent.com/marcotcr/checklist/master/checklist/data"
 _NAMES = SourceFile("names/checklist_names.json", f"{_CHECKLIST}/names.json")
 _LEXICON = SourceFile("names/checklist_lexicon_basic.json", f"{_CHECKLIST}/lexicons/basic.json")
+#: Fortune's 2015 list (rank, company, industry) as a TSV. Fortune publishes it as a web page, not a
+#: file: a download reads HTML and is refused with the header named; put the TSV in the source mirror.
+_FORTUNE = SourceFile("names/fortune500_2015.tsv", "https://fortune.com/fortune500/2015/")
 _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fconvert%2Fparquet/conll2003"
 _CONLL_TRAIN = SourceFile("conll2003/train.txt", f"{_CONLL_HUB}/train/0000.parquet")
 _MSR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
 _LITBANK = "https://github.com/dbamman/litbank/archive/refs/heads/master.zip"
 _VERSION = datasets.Version("1.2.0")
 _RANDOM_COPIES = 10
+#: An institution tagged in MRPC train joins the pool of its kind from this many mentions (a single
+#: mention may be a tagging accident).
+_MRPC_MIN_INSTITUTION_COUNT = 2
 
 
 @dataclass
@@ -85,7 +98,9 @@ class NamesConfig(RobustBenchConfig):
     min_org_count : int
         Organisations harvested from CoNLL-2003 train must occur this often.
     spacy_model : str or None
-        NER pipeline for corpora without gold entity types (MRPC, LitBank).
+        NER pipeline for corpora without gold entity types (MRPC; a coreference corpus without an entity
+        layer); default ``$ROBUST_BENCH_NER_MODEL``, else ``en_core_web_sm``
+        (:func:`robust_bench.text.nlp.ner_model_name`).
     """
 
     task: str = ""
@@ -178,17 +193,80 @@ class NameSwaps(RobustBenchBuilder):
         sports = {d for d, h in headlines.items() if is_sports_headline(h)}
         orgs = harvest_organisations(((r["tokens"], [CONLL2003_TAGS[t] for t in r["ner_tags"]]) for r in train
                                       if r["document"] not in sports), min_count=cfg.min_org_count)
-        self.provenance["organisations_harvested"] = {"names": len(orgs), "documents": len(headlines) - len(sports),
+        institutions = [o for o in orgs if is_institution(organisation_kind(o))]
+        # companies the Reuters corpus writes with a corporate suffix: evidence that a mention is a company
+        self._known_companies = {company_key(o) for o in orgs if not is_institution(organisation_kind(o))}
+        self._article_use = {}
+        if "ORG" in cfg.types and cfg.task == "mrpc" and cfg.train is not None:
+            institutions += [o for o in self._mrpc_institutions(dl_manager) if o not in set(institutions)]
+            lower = Counter(w for t in self._article_texts for w in t.split() if w.islower())
+            institutions = [o for o in institutions if " " in o or lower[o.lower()] < 3]   # "Reserve", "Government"
+            # how the news writes each institution: "the FBI", "NASA"
+            self._article_use = article_use(institutions, self._article_texts + [
+                " ".join(r["tokens"]) for r in train if r["document"] not in sports])
+            self._article_texts = None
+        self.provenance["organisations_harvested"] = {"institutions": len(institutions),
+                                                      "companies (evidence only)": len(self._known_companies),
+                                                      "documents": len(headlines) - len(sports),
                                                       "sports_documents_left_out": len(sports)}
-        lex = NameLexicon.load(paths["names"], paths["lexicon"], organisations=orgs, extra=cfg.names)
-        self.provenance["name_lists"] = {k: describe_read(p, origin=origin, url=u.url, rows=0)
-                                         for (k, p), u in zip(paths.items(), (_NAMES, _LEXICON, _CONLL_TRAIN))}
+        companies = []
+        sources = {"names": _NAMES, "lexicon": _LEXICON, "conll_train": _CONLL_TRAIN}
+        if "ORG" in cfg.types:
+            fortune, fortune_origin = resolve_sources({"fortune500": _FORTUNE}, source_dir=cfg.source_dir,
+                                                      dl_manager=dl_manager)
+            companies = read_fortune500(fortune["fortune500"])
+            paths, sources = {**paths, **fortune}, {**sources, "fortune500": _FORTUNE}
+        traded = read_traded_companies() if "ORG" in cfg.types else []
+        lex = NameLexicon.load(paths["names"], paths["lexicon"], organisations=institutions, companies=companies,
+                               extra=cfg.names, traded=traded)
+        self.provenance["name_lists"] = {k: describe_read(p, origin=origin, url=sources[k].url, rows=0)
+                                         for k, p in paths.items()}
+        if traded:
+            self.provenance["name_lists"]["traded_companies"] = {
+                "source": f"pytickersymbols {_version('pytickersymbols')} (stock-index members, recognition only)",
+                "rows": len(traded)}
         if cfg.exclude_seen:
             lex = lex.without(self._seen_words(dl_manager))
         self.provenance["lexicon_sizes"] = lex.sizes()
+        self._lexicon_obj = lex             # for the card's automatic checks
         self.provenance["user_names"] = cfg.names
         self.provenance["exclude_seen"] = cfg.exclude_seen
         return lex
+
+    def _mrpc_institutions(self, dl_manager) -> list[str]:
+        """Institutions named in MRPC (train, test and validation), by the NER pipeline, seen at least twice
+        (:data:`_MRPC_MIN_INSTITUTION_COUNT`): the agencies, courts, legislatures and universities of the corpus's own news (the
+        Reuters harvest holds few of them). A name counts when its words mark an institution kind
+        (:func:`organisation_kind`) and it is made of capitalised words (and "of", "and", "for", "&")
+        with no digit and no stock-index word; one word the corpus writes in lower case ("Journal",
+        "Government") does not count; the most frequent first."""
+        from robust_bench.perturb.names import organisation_core
+        from robust_bench.text.nlp import load_spacy
+
+        cfg = self.config
+        paths, _ = resolve_sources({"train": cfg.train, **(cfg.files or {})}, source_dir=cfg.source_dir,
+                                   dl_manager=dl_manager)
+        texts = [t for p in paths.values() for r in read_mrpc(p) for t in (r["sentence1"], r["sentence2"])]
+        nlp = load_spacy(ner_model_name(cfg.spacy_model), require=("ner",))
+        counts: Counter = Counter()
+        lower = Counter(w for t in texts for w in t.split() if w.islower())
+        docs = list(nlp.pipe(texts, batch_size=256))
+        self._known_companies |= _business_companies(docs)
+        for doc in docs:
+            for e in doc.ents:
+                if e.label_ != "ORG":
+                    continue
+                core = organisation_core([t.text for t in e])
+                name = " ".join(core)
+                if (core and len(name) > 2 and is_institution(organisation_kind(name))
+                        and all((w[:1].isupper() and not any(c.isdigit() for c in w))
+                                or w in ("of", "and", "for", "&") for w in core)
+                        and not any(w.lower() in _INDEX_WORDS for w in core)
+                        and not (len(core) == 1 and lower[name.lower()] >= 3)):   # "Journal", "Government"
+                    counts[name] += 1
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        self._article_texts = texts
+        return [n for n, c in ranked if c >= _MRPC_MIN_INSTITUTION_COUNT]
 
     def _train_sentences(self, dl_manager) -> list[list[str]] | None:
         """The task's training sentences as word lists (None for a task without training data)."""
@@ -248,6 +326,8 @@ class NameSwaps(RobustBenchBuilder):
         lexicon = self._lexicon(dl_manager)
         sents = self._train_sentences(dl_manager)
         self._lowercase_words = set() if sents is None else {w for s in sents for w in s if w.islower()}
+        if cfg.task == "mrpc" and sents is not None:
+            self._known_companies |= _suffixed_companies(sents)
         self._train_ngrams = None if sents is None else Counter(
             tuple(w.lower() for w in s[i:i + n]) for s in sents for n in range(1, 5) for i in range(len(s) - n + 1))
         self._train_cache = None            # the examples' workers need the counts, not the sentences
@@ -285,6 +365,25 @@ class NameSwaps(RobustBenchBuilder):
             self.provenance["source_read"] = {s: describe_read(paths[s], origin=origin, url=files[s].url,
                                                                rows=len(examples[s])) for s in paths}
             self.provenance["source_sha256"] = {s: sha256_file(p) for s, p in paths.items()}
+            if cfg.task == "mrpc":
+                # a name the corpus writes with a corporate suffix anywhere ("PeopleSoft Inc.") is a company
+                self._known_companies |= _suffixed_companies(
+                    [w.strip(".,;:'\"()") for w in t.split()] for rows in examples.values() for r in rows
+                    for t in (r["sentence1"], r["sentence2"]))
+                examples = self._mrpc_pairs(examples, lexicon)
+        if "PER" in cfg.types:
+            # first-name gender and name roles from names-dataset, looked up once here for the pools and
+            # every capitalised word of the corpus, so that the workers get a small table
+            from robust_bench.text.names import name_facts
+
+            words = {w for rows in examples.values() for r in rows
+                     for w in (r.tokens if hasattr(r, "tokens") else r["tokens"]) if w[:1].isupper()}
+            lexicon.add_facts(name_facts(words | lexicon.fact_words()))
+            self.provenance["name_facts"] = {"source": f"names-dataset {_version('names-dataset')}",
+                                             "names": len(lexicon.facts),
+                                             "pools": {k: len(lexicon.pool(k)) for k in ("male", "female", "unisex")}}
+        if cfg.task == "coref":
+            examples = {"test": self._coref_targets(examples["test"], lexicon)}
         gens = []
         for split in cfg.splits:
             src = "test" if split == "random" else split
@@ -304,30 +403,55 @@ class NameSwaps(RobustBenchBuilder):
         gen = {"mrpc": self._mrpc, "conll2003": self._conll, "coref": self._coref}[self.config.task]
         yield from gen(examples, split, lexicon)
 
-    def _mrpc(self, rows, split, lexicon):
+    def _mrpc_pairs(self, examples: dict, lexicon) -> dict:
+        """Tag every pair once (in the main process), keep the organisation mentions that pass
+        :func:`_organisation_mentions`, and record coverage before and after, by reason, in the
+        provenance. Returns split -> the pairs with an organisation in both sentences (the paper's
+        filter), each with its tokens, mentions, the filter's refusals and what the article check needs."""
         from robust_bench.text.nlp import load_spacy, map_entity_label
 
-        nlp = load_spacy(self.config.spacy_model, require=("ner",))
-        texts = [t for r in rows for t in (r["sentence1"], r["sentence2"])]
-        docs = list(nlp.pipe(texts, batch_size=256))
-        lowercase = self._lowercase_words      # from the training data: the same in every shard
-        for k, r in enumerate(rows):
-            d1, d2 = docs[2 * k], docs[2 * k + 1]
-            toks = [t.text for t in d1] + [t.text for t in d2]
-            spaces = [t.whitespace_ for t in d1] + [t.whitespace_ for t in d2]
-            n1 = len(d1)
-            mentions = []
-            for off, d in ((0, d1), (n1, d2)):
-                for e in d.ents:
-                    typ = map_entity_label(e.label_)
-                    if typ in self.config.types:
-                        if typ == "ORG" and _not_an_organisation(e, lexicon, lowercase):
-                            continue
-                        key = " ".join(t.text for t in e).lower()
-                        mentions.append(Mention(off + e.start, off + e.end, typ, f"{typ}:{_entity_key(key)}"))
-            if not (any(m.end <= n1 for m in mentions) and any(m.start >= n1 for m in mentions)):
-                continue            # the paper's filter: an entity of the type in both sentences
-            mentions = _link_organisations(toks, mentions)
+        nlp = load_spacy(ner_model_name(self.config.spacy_model), require=("ner",))
+        coverage = {}
+        out = {}
+        parsed = {split: list(nlp.pipe([t for r in rows for t in (r["sentence1"], r["sentence2"])], batch_size=256))
+                  for split, rows in examples.items()}
+        for docs in parsed.values():
+            self._known_companies |= _business_companies(docs)
+        for split, rows in examples.items():
+            docs = parsed[split]
+            kept, tagged_pairs = [], 0
+            refused: Counter = Counter()
+            n_tagged = n_kept = 0
+            for k, r in enumerate(rows):
+                d1, d2 = docs[2 * k], docs[2 * k + 1]
+                n1 = len(d1)
+                tagged = [(off, e) for off, d in ((0, d1), (n1, d2)) for e in d.ents
+                          if map_entity_label(e.label_) in self.config.types]
+                if any(off == 0 for off, _ in tagged) and any(off == n1 for off, _ in tagged):
+                    tagged_pairs += 1
+                mentions, why, sides = _organisation_mentions(d1, d2, self.config.types, lexicon,
+                                                              self._lowercase_words, self._known_companies)
+                n_tagged += len(tagged)
+                n_kept += len(mentions)
+                refused.update(why)
+                if sides != {0, 1} or not mentions:
+                    continue            # the paper's filter: an organisation in both sentences; one swapped
+                toks = [t.text for t in d1] + [t.text for t in d2]
+                info = [(t.dep_, t.pos_, any(c.dep_ == "det" for c in t.children), t.head.i + off)
+                        for off, d in ((0, d1), (n1, d2)) for t in d]
+                kept.append({"row": r, "tokens": toks, "spaces": [t.whitespace_ for d in (d1, d2) for t in d],
+                             "n1": n1, "mentions": mentions, "info": info})
+            coverage[split] = {"pairs": len(rows), "pairs with a tagged organisation in both sentences": tagged_pairs,
+                               "pairs kept": len(kept), "mentions tagged": n_tagged, "mentions kept": n_kept,
+                               "mentions refused by reason": dict(sorted(refused.items(), key=lambda kv: -kv[1]))}
+            out[split] = kept
+        self.provenance["coverage"] = coverage
+        return out
+
+    def _mrpc(self, pairs, split, lexicon):
+        for pair in pairs:
+            r, toks, spaces, n1, mentions = pair["row"], pair["tokens"], pair["spaces"], pair["n1"], pair["mentions"]
+            info = pair["info"]
             group = f"{split if split != 'random' else 'test'}-{r['idx']:05d}"
             orig_chars = _char_offsets(toks, spaces, n1)
             for v in self._variants(split):
@@ -337,7 +461,7 @@ class NameSwaps(RobustBenchBuilder):
                     new_spaces = spaces
                 else:
                     plan = plan_swaps(toks, mentions, lexicon, self._rng(split, group, v), types=self.config.types)
-                    _fix_determiners(plan, toks, lambda i: d1[i] if i < n1 else d2[i - n1], {0, n1})
+                    _fix_determiners(plan, toks, lambda i: _TokenInfo(*info[i]), {0, n1}, self._article_use)
                     refusals = _refusals(plan)
                     new, edits, smap = apply_swaps(toks, plan)
                     new_spaces = _spaces_after(spaces, smap, len(new))
@@ -379,14 +503,12 @@ class NameSwaps(RobustBenchBuilder):
             plans = {v: (plan_swaps(tokens, mentions, lexicon, self._rng(split, f"doc{doc_id}", v),
                                     types=self.config.types, gold=True) if v else None) for v in self._variants(split)}
             applied = {v: apply_swaps(tokens, p) if p else None for v, p in plans.items()}
-            reported = False          # a document's refusals go on its first row, so the card's sums count them once
             for r, o in zip(sents, offsets):
                 tags = [CONLL2003_TAGS[t] for t in r["ner_tags"]]
                 if not any(o <= m.start < o + len(r["tokens"]) and m.type in self.config.types for m in mentions):
                     continue
                 group = f"{'test' if split == 'random' else split}-{r['idx']:05d}"
                 n = len(r["tokens"])
-                first_row, reported = not reported, True
                 for v, res in applied.items():
                     local_mentions = [m for m in mentions if o <= m.start < o + n]
                     if res is None:
@@ -408,63 +530,90 @@ class NameSwaps(RobustBenchBuilder):
                         "id": f"{split}-{r['idx']:05d}-{v:03d}", "idx": r["idx"], "document": doc_id, "tokens": new_toks, "ner_tags": new_tags,
                         "original_tokens": list(r["tokens"]), "original_ner_tags": list(r["ner_tags"]),
                         "group_id": group, "variant": v, "edits": edits, "n_swapped": len(edits),
-                        "refusals": _refusals(plans[v]) if first_row and plans[v] else [], **counts}
+                        "refusals": _row_refusals(plans[v], o, o + n), **counts}
 
-    def _coref(self, docs, split, lexicon):
-        from spacy.tokens import Doc
+    def _coref_targets(self, docs, lexicon) -> list[dict]:
+        """Choose, in every document, the one person whose name the variants change (the paper replaces
+        "only mentions of a single name in the long document", §2.3): the person with the most name
+        mentions among those that pass :func:`_target_refusal` and whose trial swap leaves none of their
+        names whole. Records in the provenance the documents read, those with a named person, those
+        swapped, the persons refused by reason and the documents left out by reason.
 
-        from robust_bench.text.nlp import load_spacy, map_entity_label
+        Returns
+        -------
+        list of dict
+            Per swapped document: ``doc``, ``mentions`` (every person's name spans, for the roles),
+            ``hints`` (gender by entity from the cluster's pronouns) and ``target`` (the entity id).
+        """
+        from robust_bench.text.nlp import load_spacy
         from robust_bench.text.pseudowords import is_real_word_factory
 
-        nlp = load_spacy(self.config.spacy_model, require=("ner",))
+        ner = self.provenance["person_names"].startswith("NER")
+        nlp = load_spacy(ner_model_name(self.config.spacy_model), require=("ner",)) if ner else None
         real_word = is_real_word_factory()
+        out, refused, left_out = [], Counter(), Counter()
         for d in docs:
-            bounds = list(d.sentence_starts) + [len(d.tokens)]
-            per_tokens: set[int] = set()
-            gold_names = self.provenance["person_names"].startswith("LitBank")
-            if d.entities or not self.provenance["person_names"].startswith("NER"):
-                per_tokens = {i for a, b, lab in d.entities if map_entity_label(lab) == "PER" for i in range(a, b)}
-                if self.provenance["person_names"].startswith("LitBank"):
-                    per_tokens = {i for a, b, lab in d.entities for i in _name_words(d.tokens, a, b, lexicon, real_word)}
-            else:
-                sents = [Doc(nlp.vocab, words=d.tokens[a:b]) for a, b in zip(bounds, bounds[1:])]
-                for a, sd in zip(bounds, nlp.pipe(sents, disable=[p for p in nlp.pipe_names if p != "ner"])):
-                    for e in sd.ents:
-                        if map_entity_label(e.label_) == "PER":
-                            per_tokens.update(range(a + e.start, a + e.end))
-            mentions, swapped, genders = [], [], []
-            for cid, cluster in enumerate(d.clusters):
-                names = [(a, b, person_name_tokens(d.tokens, a, b)) for a, b in cluster]
-                if not _is_person_cluster(d.tokens, cluster, names, per_tokens, lexicon):
-                    continue
-                swapped.append(cid)
-                genders.append(_pronoun_gender(d.tokens, cluster))
-                mentions += [Mention(a, b, "PER", f"c{cid}") for a, b in _person_names(
-                    d.tokens, names, per_tokens, lexicon, keep_untagged=not gold_names)]
-            if not swapped:
+            persons = _coref_persons(d, lexicon, nlp, real_word,
+                                     gold_names=self.provenance["person_names"].startswith("LitBank"))
+            if not persons:
+                left_out["no named person"] += 1
                 continue
-            hints = {f"c{c}": g for c, g in zip(swapped, genders) if g}
+            mentions = [m for p in persons for m in p["mentions"]]
+            hints = {p["entity"]: p["gender"] for p in persons if p["gender"]}
+            target = None
+            roles = name_word_roles(d.tokens, [(m.start, m.end) for m in mentions], lexicon)
+            for p in sorted(persons, key=lambda p: (-len(p["mentions"]), p["mentions"][0].start)):
+                why = _target_refusal(d, p, roles, lexicon)
+                if why is None:
+                    trial = plan_swaps(d.tokens, mentions, lexicon, random.Random(0), types=("PER",),
+                                       gender_hints=hints, entities=[p["entity"]])
+                    mine = {(m.start, m.end) for m in p["mentions"]}
+                    why = next((r for a, b, r in trial.refused if (a, b) in mine or any(
+                        x <= a < y for x, y in mine)), None)
+                if why is not None:
+                    refused[why] += 1
+                    continue
+                target = p["entity"]
+                break
+            if target is None:
+                left_out["every named person refused"] += 1
+                continue
+            out.append({"doc": d, "mentions": mentions, "hints": hints, "target": target})
+        self.provenance["coref_coverage"] = {
+            "documents": len(docs), "documents swapped": len(out),
+            "documents left out by reason": dict(left_out.most_common()),
+            "persons refused as the document's target, by reason": dict(refused.most_common())}
+        return out
+
+    def _coref(self, targets, split, lexicon):
+        for t in targets:
+            d, mentions, target = t["doc"], t["mentions"], t["target"]
+            own = [m for m in mentions if m.entity == target]
             for v in self._variants(split):
                 refusals = []
                 if v == 0:
-                    toks, clusters, edits, used = list(d.tokens), d.clusters, [], ["" for _ in swapped]
-                    starts = list(d.sentence_starts)
-                    eds = []
+                    toks, clusters, eds, starts = list(d.tokens), d.clusters, [], list(d.sentence_starts)
+                    swapped: list[int] = []
+                    used: list[str] = []
                 else:
                     plan = plan_swaps(d.tokens, mentions, lexicon, self._rng(split, d.key, v), types=("PER",),
-                                      gender_hints=hints)
+                                      gender_hints=t["hints"], entities=[target])
                     refusals = _refusals(plan)
                     toks, eds, smap = apply_swaps(d.tokens, plan)
                     clusters = [[smap.span(a, b) for a, b in c] for c in d.clusters]
                     starts = [smap.token(s)[0] for s in d.sentence_starts]
-                    edits = [{**e.as_dict(), "segment": "tokens", "train_count": -1} for e in eds]
+                    # the gold clusters with a replaced name (the paper scores only those): the person's,
+                    # and those of relatives whose surname changed with theirs
+                    hit = {i for e in eds for i in range(e.start, e.end)}
+                    swapped = [c for c, spans in enumerate(d.clusters)
+                               if any(i in hit for a, b in spans for i in range(a, b))]
                     used = [plan.genders.get(f"c{c}", "") for c in swapped]
                 yield f"{split}-{d.key}-{v:03d}", {
                     "id": f"{split}-{d.key}-{v:03d}", "document": d.key, "tokens": toks, "sentence_starts": starts,
                     "clusters": [[list(s) for s in c] for c in clusters], "swapped_clusters": swapped,
-                    "genders": used, "group_id": d.key, "variant": v, "edits": edits, "n_swapped": len(edits),
-                    "refusals": refusals,
-                    **_mention_counts(mentions, ("PER",), eds)}
+                    "genders": used, "group_id": d.key, "variant": v,
+                    "edits": [{**e.as_dict(), "segment": "tokens", "train_count": -1} for e in eds],
+                    "n_swapped": len(eds), "refusals": refusals, **_mention_counts(own, ("PER",), eds)}
 
     # ---- card ----------------------------------------------------------------------------------
     def statistics(self, dataset: datasets.DatasetDict) -> dict[str, Any]:
@@ -475,6 +624,7 @@ class NameSwaps(RobustBenchBuilder):
         for split, ds in dataset.items():
             cols = ds.select_columns(["group_id", "variant", "n_swapped", "edits", "mentions", "mentions_swapped",
                                      "refusals"])
+            checks = self._automatic_checks(ds)
             groups = set(cols["group_id"])
             roles: Counter = Counter()
             refused: Counter = Counter()
@@ -497,9 +647,71 @@ class NameSwaps(RobustBenchBuilder):
                           "mentions_swapped_share": round(hit / mentions, 4) if mentions else 0.0,
                           "edits_per_variant": round(sum(roles.values()) / swapped_rows, 3) if swapped_rows else 0.0,
                           "edits_per_role": dict(sorted(roles.items())),
-                          "refusals": dict(sorted(refused.items()))}
+                          "refusals": dict(sorted(refused.items())), "checks": checks}
         out["_lexicon"] = self.provenance.get("lexicon_sizes", {})
         return out
+
+    def _automatic_checks(self, ds) -> dict[str, int]:
+        """The whole config's automatic checks (issue 29), recounted from the rows:
+
+        * ``article_errors_gained``: swapped variants with more a/an errors than their original
+          (:func:`robust_bench.perturb.checks.article_errors`, inflect);
+        * ``cross_gender_swaps``: first-name edits between names whose gender the name lists state
+          and differ;
+        * ``surnames_left``: swapped variants where a replaced surname (or its plural or possessive
+          form) still occurs as a capitalised word beside its replacement (in CoNLL-2003, as a PER token);
+        * ``groups_never_swapped_unexplained``: groups none of whose variants swaps anything, with no
+          refusal recorded.
+        """
+        from robust_bench.perturb.checks import article_errors
+
+        lex = getattr(self, "_lexicon_obj", None)
+        task = self.config.task
+        text_cols = {"mrpc": ["sentence1", "sentence2", "original_sentence1", "original_sentence2"],
+                     "conll2003": ["tokens", "original_tokens", "ner_tags"], "coref": ["tokens"]}[task]
+        cols = ds.select_columns(["group_id", "variant", "edits", "refusals", "n_swapped"] + text_cols)
+        words = re.compile(r"[\w'’.-]+|[^\w\s]")
+        originals: dict[str, list[str]] = {}
+        gained = cross = left = 0
+        swapped_groups: set[str] = set()
+        explained: set[str] = set()
+        groups: set[str] = set()
+        for r in cols:
+            g = r["group_id"]
+            groups.add(g)
+            if task == "coref" and r["variant"] == 0:
+                originals[g] = r["tokens"]
+            if r["refusals"]:
+                explained.add(g)
+            if r["variant"] == 0 or not r["edits"]:
+                continue
+            swapped_groups.add(g)
+            if task == "mrpc":
+                new = words.findall(r["sentence1"]) + ["."] + words.findall(r["sentence2"])
+                old = words.findall(r["original_sentence1"]) + ["."] + words.findall(r["original_sentence2"])
+            elif task == "conll2003":
+                new, old = r["tokens"], r["original_tokens"]
+            else:
+                new, old = r["tokens"], originals.get(g, [])
+            gained += len(article_errors(new)) > len(article_errors(old))
+            surnames = set()
+            for e in r["edits"]:
+                if e["type"] == "PER" and e["role"] == "first" and lex is not None:
+                    a, b = lex.gender_of(e["original"].title()), lex.gender_of(e["replacement"].title())
+                    cross += a is not None and b is not None and a != b
+                if e["type"] == "PER" and e["role"] == "last" and e["original"] != e["replacement"]:
+                    surnames.add(e["original"])
+            if surnames:
+                replaced = {w for e in r["edits"] for w in e["replacement"].split()}
+                forms = {f for s in surnames for f in (s, s + "s", s + "es", s + "'s", s + "’s")} - replaced
+                if task == "conll2003":
+                    tags = [CONLL2003_TAGS[t] for t in r["ner_tags"]]
+                    left += any(w in forms and t.endswith("PER") for w, t in zip(new, tags))
+                else:
+                    left += any(w in forms for w in new)
+        never = groups - swapped_groups - explained
+        return {"article_errors_gained": gained, "cross_gender_swaps": cross, "surnames_left": left,
+                "groups_never_swapped_unexplained": len(never)}
 
     def coverage_notes(self, stats: dict[str, Any]) -> str:
         cfg = self.config
@@ -519,12 +731,17 @@ class NameSwaps(RobustBenchBuilder):
                      "engine could not find inside the mention, or an exhausted list).")
         lex = stats.get("_lexicon", {})
         if lex:
-            lines.append("Replacement names: " + ", ".join(f"{k} {v:,}" for k, v in lex.items()) + ". Organisations are "
-                         "harvested from the ORG entities of CoNLL-2003 train outside sports stories: companies (names "
-                         "the corpus writes with a corporate suffix) replace companies, institutions (courts, "
-                         f"ministries, parties; seen at least {cfg.min_org_count} times) replace institutions; names "
-                         "the corpus also tags as a location or a person are left out. \"Mentions swapped\" is the "
-                         "share of the type's mentions in the swapped variants that an edit replaced.")
+            lines.append("Replacement names: " + ", ".join(f"{k} {v:,}" for k, v in lex.items() if v) + ".")
+            if "ORG" in cfg.types:
+                lines.append("Companies are replaced by Fortune 500 companies (2015 list) of the same sector (the 72 "
+                             "Fortune industries grouped into 10 sectors; a company of unknown sector by one whose name "
+                             "reveals no industry); institutions by institutions of the same kind (court, legislature, "
+                             "party, international body, university, association, armed group, government body), "
+                             "harvested from the ORG entities of CoNLL-2003 train outside sports stories (seen at least "
+                             f"{cfg.min_org_count} times). A kind with fewer than {MIN_ORGANISATION_POOL} names (stock "
+                             "exchanges, central banks) is not swapped: its mentions are refused and counted below.")
+            lines.append("\"Mentions swapped\" is the share of the type's mentions in the swapped variants that an "
+                         "edit replaced.")
         roles = Counter()
         for split, s in stats.items():
             if not split.startswith("_"):
@@ -539,12 +756,40 @@ class NameSwaps(RobustBenchBuilder):
             lines.append("Mentions left unchanged, by reason (over all variants; refused at build time rather than "
                          "swapped wrongly): " + ", ".join(f"{k} {v:,}" for k, v in sorted(refused.items(),
                                                                                            key=lambda kv: -kv[1])) + ".")
+        checks = Counter()
+        for split, s in stats.items():
+            if not split.startswith("_"):
+                checks.update(s.get("checks", {}))
+        if checks:
+            lines.append("Automatic checks over the whole config (all splits, every swapped variant): "
+                         f"variants that gain an a/an error (inflect) {checks['article_errors_gained']:,}; "
+                         f"first-name swaps across the genders the name lists state {checks['cross_gender_swaps']:,}; "
+                         "variants where a replaced surname (or its plural or possessive) is left beside its "
+                         f"replacement {checks['surnames_left']:,}; groups never swapped with no recorded reason "
+                         f"{checks['groups_never_swapped_unexplained']:,}.")
         if cfg.task == "mrpc":
-            lines.append("Mentions come from the spaCy NER pipeline (labels mapped to PER/ORG/LOC), less the ORG "
-                         "mentions the name lists say are a person or a place; a pair is kept when both sentences "
-                         "have an ORG mention (the paper's filter, 218 test pairs with its tagger); mentions of one "
+            lines.append(f"Mentions come from the NER of `{self.provenance.get('spacy_model')}` (OntoNotes labels "
+                         "mapped: ORG). Two independent signals must agree that a span is an organisation of a known "
+                         "kind: the tagger's ORG, and a word of the name marking an institution kind or evidence "
+                         "that it is a company (the Fortune 500, a corporate suffix here or in the Reuters or MRPC "
+                         "text, a sector word of its name). Spans that are something else are refused first: "
+                         "people (an honorific, the name lists, the same words tagged PERSON in the pair), products "
+                         "(digits), stock indices, tickers, places. A pair is kept when both sentences have an "
+                         "organisation left (the paper's filter, 218 test pairs with its tagger); mentions of one "
                          "organisation (a shorter name, an acronym) are linked, and one mapping is shared by both "
                          "sentences. Edit offsets are characters.")
+            cov = self.provenance.get("coverage") or {}
+            if cov:
+                lines += ["", "| split | pairs | with a tagged ORG in both sentences | kept | ORG mentions tagged | "
+                          "kept |", "|---|---:|---:|---:|---:|---:|"]
+                for split, c in cov.items():
+                    lines.append(f"| {split} | {c['pairs']:,} | {c['pairs with a tagged organisation in both sentences']:,}"
+                                 f" | {c['pairs kept']:,} | {c['mentions tagged']:,} | {c['mentions kept']:,} |")
+                why = Counter()
+                for c in cov.values():
+                    why.update(c["mentions refused by reason"])
+                lines += ["", "Tagged ORG mentions refused, by reason: " + ", ".join(
+                    f"{k} {v:,}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) + "."]
         elif cfg.task == "conll2003":
             lines.append("Mentions come from the gold PER tags; the mapping is shared by the whole document, tags "
                          "are realigned when a name changes length (a two-word surname). Edit offsets are tokens.")
@@ -577,19 +822,55 @@ def _entity_key(text: str) -> str:
     return " ".join(organisation_core(text.split()))
 
 
-def _needs_the(name: str) -> bool | None:
-    """Whether an organisation name takes "the" as a noun phrase: institutions with a head noun do
-    ("the Senate", "the Bank of Japan"), companies do not ("Boeing", "IBM"); an institution's acronym
-    goes either way ("the SEC", "NATO"): ``None``, the original's article stays."""
+def _needs_the(name: str, article_use: dict | None = None) -> bool | None:
+    """Whether an organisation name takes "the" as a noun phrase. Companies do not ("Boeing", "IBM").
+    An institution named with a head noun does ("the Alabama Supreme Court"), but a university or a
+    school only when named "<head> of <place>" ("the University of Michigan", "Vanderbilt University");
+    a hospital keeps the original's article ("taken to Kings County Hospital", "at the Boston Medical Center"). A one-word
+    institution does as the corpus writes it: ``article_use`` maps a name to (times after "the",
+    times seen) in the text its pool was harvested from, and "the" is needed when at least half of
+    two or more occurrences have it ("the FBI", "the Pentagon"), dropped when at most a fifth do
+    ("NASA", "Congress"), and otherwise the original's article stays. Without that
+    evidence, an institution with a head noun does ("the Senate", "the Bank of Japan") and an
+    acronym goes either way: ``None``, the original's article stays."""
     from robust_bench.perturb.names import is_institution, organisation_kind
 
     words = name.split()
-    if not is_institution(organisation_kind(name)):
+    kind = organisation_kind(name)
+    if not is_institution(kind):
         return False
-    return None if len(words) == 1 and words[0].isupper() else True
+    if kind == "hospital":
+        return None                     # "taken to Kings County Hospital", "at the Boston Medical Center"
+    if kind in ("university", "school or institute") and len(words) > 1:
+        # "the University of Michigan", but "Vanderbilt University", "Boston College"
+        return "of" in words[1:-1] or words[0].lower() in ("university", "college", "school", "institute")
+    if len(words) > 1:
+        return True                     # a head noun: "the Alabama Supreme Court", "the House of Representatives"
+    the, seen = (article_use or {}).get(name, (0, 0))
+    if seen >= 2:
+        return True if the / seen >= 0.5 else False if the / seen <= 0.2 else None
+    return None if words[0].isupper() else True
 
 
-def _fix_determiners(plan, tokens, token_of, sentence_starts: set[int]) -> None:
+def article_use(names, texts) -> dict[str, tuple[int, int]]:
+    """For each name, (occurrences after "the"/"The", occurrences) in ``texts`` (whole words,
+    case-sensitive; up to two capitalised modifiers may stand between: "the U.S. Food and Drug
+    Administration"): how the corpus writes it ("the FBI", "NASA")."""
+    import re
+
+    out = {}
+    joined = "\n".join(texts)
+    # "the FBI", and "the U.S. Food and Drug Administration": the article of a name under a modifier
+    before = re.compile(r"\b[Tt]he (?:[A-Z][\w.&'-]* ){0,2}$")
+    for name in names:
+        # a name before another capitalised word modifies it ("U.S. District Court Judge ..."): not counted
+        hits = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w])(?! [A-Z])", joined)]
+        the = sum(1 for i in hits if before.search(joined[max(0, i - 40):i]))
+        out[name] = (the, len(hits))
+    return out
+
+
+def _fix_determiners(plan, tokens, token_of, sentence_starts: set[int], article_use: dict | None = None) -> None:
     """Keep the article right for the new organisation: "the NYSE" -> "Boeing" (not "the Boeing"),
     "Congress passed" -> "the Senate passed", "an SEC filing" -> "a Boeing filing". An article is added
     only to a name heading an argument right after a preposition, a verb or punctuation, never after
@@ -598,23 +879,27 @@ def _fix_determiners(plan, tokens, token_of, sentence_starts: set[int]) -> None:
     from robust_bench.perturb.names import ORGANISATION_KINDS
 
     for (a, b), (words, entity, typ, role) in sorted(plan.spans.items()):
-        if typ != "ORG" or role not in ORGANISATION_KINDS or not words:
+        if typ != "ORG" or not (role in ORGANISATION_KINDS or role.startswith("industry:")) or not words:
             continue
         new = " ".join(words)
         prev = tokens[a - 1] if a > 0 and a not in sentence_starts else None
         free = a - 1 >= 0 and not any(x <= a - 1 < y for x, y in plan.spans)
         if prev is not None and prev.lower() in ("a", "an") and free:
-            article = "an" if _vowel_sound(new) else "a"
+            article = indefinite_article(words[0])
             if prev.lower() != article:
                 plan.spans[(a - 1, a)] = ((article.capitalize() if prev[0].isupper() else article,), entity, typ,
                                           "article")
             continue
-        head = token_of(b - 1)
-        if prev is not None and prev.lower() == "the" and free and _needs_the(new) is False:
+        # the name's head: its token whose head lies outside it ("Health" of "Kansas Department of Health
+        # and Environment" is inside; "Department" is not)
+        head = next((token_of(i) for i in range(a, b) if not a <= token_of(i).head < b), token_of(b - 1))
+        needs = _needs_the(new, article_use)
+        if prev is not None and prev.lower() == "the" and free and needs is False \
+                and head.dep_ in _ARGUMENT_DEPS:    # "the Symantec deal": the article is the deal's
             del plan.spans[(a, b)]
             first = words[0] if prev == "the" or words[0][:1].isupper() else words[0].capitalize()
             plan.spans[(a - 1, b)] = ((first,) + tuple(words[1:]), entity, typ, role)
-        elif _needs_the(new) and head.dep_ in _ARGUMENT_DEPS and not any(c.dep_ == "det" for c in head.children) \
+        elif needs and head.dep_ in _ARGUMENT_DEPS and not head.has_det \
                 and (prev is None or token_of(a - 1).pos_ in ("ADP", "VERB", "AUX", "PUNCT", "SCONJ")
                 and prev.lower() not in _DETERMINER_WORDS and prev not in ("'s", "'")):
             plan.spans[(a, b)] = (("The" if prev is None else "the",) + tuple(words), entity, typ, role)
@@ -628,12 +913,24 @@ _DETERMINER_WORDS = {"the", "a", "an", "this", "that", "these", "those", "its", 
                      "my", "every", "each", "any", "no", "some", "another"}
 
 
-def _vowel_sound(name: str) -> bool:
-    """Whether ``name`` begins with a vowel sound ("an SEC", "an Intel", "a UN", "a Boeing")."""
-    w = name.split()[0]
-    if w.isupper() and len(w) > 1:                           # an acronym is spelled out
-        return w[0] in "AEFHILMNORSX"
-    return w[0].lower() in "aeio" or (w[0].lower() == "u" and w[:3].lower() in ("und", "unr", "unl"))
+@dataclass(frozen=True)
+class _TokenInfo:
+    """What :func:`_fix_determiners` reads of a parsed token: its dependency label, its part of
+    speech and whether a determiner depends on it."""
+
+    dep_: str
+    pos_: str
+    has_det: bool
+    head: int
+
+
+def _row_refusals(plan, start: int, end: int) -> list[dict]:
+    """The refusals of a plan whose span starts in tokens ``[start, end)`` (one sentence of a
+    document), by reason, as the ``refusals`` column; none for the original (``plan`` None)."""
+    if plan is None:
+        return []
+    why = Counter(r for a, _, r in plan.refused if start <= a < end)
+    return [{"reason": k, "count": int(v)} for k, v in sorted(why.items())]
 
 
 def _refusals(plan) -> list[dict]:
@@ -648,28 +945,363 @@ def _mention_counts(mentions, types, edits) -> dict[str, int]:
     return {"mentions": len(ms), "mentions_swapped": hit}
 
 
-def _not_an_organisation(ent, lexicon, lowercase_words: set[str]) -> bool:
-    """A tagger's ORG that is no organisation: no name word in it ("<"), a digit (a product), one word
-    the training data also writes in lower case ("Retailers"), an honorific before it ("Mr. Ballmer"), or,
-    without a corporate suffix ("Walt Disney Co." stays), a person by the name lists ("Lara",
-    "Marlon Samuels") or a place by the lexicon ("Paris")."""
+#: Words after a name that make it a stock index, not an organisation ("the Standard & Poor's 500
+#: index", "the Dow Jones industrial average", "the Nasdaq Composite").
+_INDEX_WORDS = {"index", "indexes", "indices", "composite", "average", "averages", "500", "100", "industrial",
+                "industrials", "futures"}
+#: Institution kinds whose members are not interchangeable: each international body has its own remit
+#: ("NATO producers ... the cartel's next supply cut"), and events and venues are no organisations.
+_NOT_INTERCHANGEABLE = {"international body": "an international body (each has its own remit)",
+                        "event or venue": "an event or a venue"}
+#: Corporate suffixes that make a mention a company.
+_COMPANY_SUFFIXES = {"co", "corp", "corporation", "inc", "incorporated", "ltd", "plc", "llc", "l.p.", "lp", "ag", "sa",
+                     "nv", "bv", "gmbh", "spa"}
+#: spaCy (OntoNotes) labels of things that are not organisations: the same words tagged so elsewhere in
+#: the pair make an ORG mention doubtful.
+_NOT_ORG_LABELS = {"PERSON", "PER", "PRODUCT", "WORK_OF_ART", "LAW", "EVENT", "GPE", "LOC", "FAC", "NORP"}
+
+
+def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: dict[str, set[str]],
+                         known_companies: set[str]) -> str | None:
+    """Why a tagger's ORG is no organisation, or ``None``. Refused: no name word in it ("<"); a
+    digit (a product: "MSN Messenger 6"); a ticker ("AAH.AS"); a stock index (a word of
+    :data:`_INDEX_WORDS` in it or right after it); one word the training data writes in lower case
+    ("Retailers"); an honorific before it ("Mr. Ballmer"); the same words tagged as a person, product,
+    law, work or place elsewhere in the pair; or, unless the company lists know it or a corporate
+    suffix follows, a first name at its start ("Lara"), a one-word surname ("Pataki") or a place ("Paris")."""
     from robust_bench.perturb.names import organisation_core
 
     from robust_bench.text.names import HONORIFIC_GENDER, is_name_word
 
     words = [t.text for t in ent]
     core = organisation_core(words)
+    text = " ".join(core)
     if not core or not any(is_name_word(w) or w.isupper() for w in core):
-        return True                                  # a tagger's "<" or "the"
+        return "not a name"
     if any(any(ch.isdigit() for ch in w) for w in core):
-        return True                                  # a product or a release ("MSN Messenger 6")
-    if len(core) == 1 and core[0].lower() in lowercase_words:
-        return True                                  # a capitalised common word ("Retailers")
+        return "a product or model (digits)"
+    if any(re.fullmatch(r"[A-Z]{2,}\.[A-Z]{1,3}", w) for w in core):
+        return "a ticker symbol"                    # "AAH.AS"; not "F.C.C."
+    if len(core) == 1 and len(core[0].replace(".", "")) <= 2:
+        return "an acronym too short to tell"       # "IP services company", "BA"
+    if ent.end < len(ent.doc) and any(ch.isdigit() for ch in ent.doc[ent.end].text) \
+            and any(ch.isalpha() for ch in ent.doc[ent.end].text):
+        return "a product or model (digits)"        # "Intel 865G chipset"; not "Wal-Mart's 4,750 stores"
+    nxt = ent.doc[ent.end].text.lower() if ent.end < len(ent.doc) else ""
+    if any(w.lower() in _INDEX_WORDS for w in core) or nxt in _INDEX_WORDS:
+        return "a stock index"
+    suffixed = len(core) < len(words) and words[-1].lower().rstrip(",.") in _COMPANY_SUFFIXES \
+        or nxt.rstrip(".") in _COMPANY_SUFFIXES
     if ent.start > 0 and ent.doc[ent.start - 1].text.lower() in HONORIFIC_GENDER:
-        return True                                  # "Mr. Ballmer"
-    if len(core) < len(words) and words[-1].lower().rstrip(",.") in ("co", "corp", "inc", "ltd", "plc", "llc"):
+        return "a person (honorific)"
+    labels = other_labels.get(text.lower(), set()) & _NOT_ORG_LABELS
+    # the company lists outweigh a product tag elsewhere ("Oracle" the database): not a person's or a place's
+    if labels and (labels & {"PERSON", "PER", "GPE", "LOC"} or not lexicon.is_listed_company(text)):
+        return "tagged as another type elsewhere in the pair"
+    if len(core) == 1 and core[0].lower() in lowercase_words and not suffixed:
+        return "a common word"
+    # a company by its suffix, the company lists or its form ("Evans & Sutherland", "Lindows.com")
+    if suffixed or lexicon.is_listed_company(text) or _company_form(text):
+        return None
+    kind = organisation_kind(text)
+    if kind in _NOT_INTERCHANGEABLE:
+        return _NOT_INTERCHANGEABLE[kind]
+    if len(core) == 1 and (lexicon.is_first_name(core[0]) or lexicon.is_last_name(core[0])):
+        return "a person (name lists)"      # "Pataki", "Conway": a listed "Con-way" is not evidence enough
+    if company_key(text) in known_companies:
+        return None                         # a suffix or business words elsewhere in the news corpora
+    if len(core) > 1 and lexicon.is_first_name(core[0]) and not sector_from_words(text) \
+            and not is_institution(organisation_kind(text)):
+        return "a person (name lists)"      # "Marce Fuller"; not "Justice Department", "Penn Traffic Co."
+    if lexicon.location_kind(text) is not None:
+        return "a place (lexicon)"
+    return None
+
+
+def _organisation_kind(ent, lexicon, known_companies: set[str]) -> str | None:
+    """The kind of an organisation mention that passed :func:`_not_an_organisation`: an institution
+    kind its words mark (:func:`organisation_kind`), else a company sector when something vouches that
+    it is a company (the company list, a corporate suffix, the Reuters or MRPC text writing it with one,
+    or a word of its name marking a sector); ``None`` when nothing does (an armed group, a news agency,
+    a programme: no kind, no pool)."""
+    from robust_bench.perturb.names import organisation_core
+
+    words = [t.text for t in ent]
+    text = " ".join(organisation_core(words))
+    nxt = ent.doc[ent.end].text.lower().rstrip(".") if ent.end < len(ent.doc) else ""
+    suffixed = words[-1].lower().rstrip(",.") in _COMPANY_SUFFIXES or nxt in _COMPANY_SUFFIXES
+    if suffixed or lexicon.is_listed_company(text):     # "GE Capital Services Inc.", "News Corp.": companies
+        return lexicon.company_sector(text)
+    kind = organisation_kind(text)
+    if is_institution(kind):
+        return kind
+    if company_key(text) in known_companies or _traded(ent) or _company_form(text):
+        return lexicon.company_sector(text)
+    return sector_from_words(text)
+
+
+#: Words that glue a name together, never its own ("of", "&", corporate words).
+_NAME_GLUE = {"of", "the", "and", "&", "for", "de", "la", "co", "co.", "corp", "corp.", "inc", "inc.", "ltd", "ltd.",
+              "group", "plc", "llc", "u.s.", "us"}
+
+
+def _division(core, shortest, lexicon, known_companies) -> bool:
+    """Whether ``core``, a longer name of the company named ``shortest`` in the same pair, names a
+    division or a product of it ("Microsoft Developer Network"), not its full name ("Sun Microsystems",
+    "Kleiner Perkins Caufield & Byers", "Hewlett-Packard Co."): it adds words, none of them corporate or
+    a sector's, no "&", and neither the lists nor the corpora know it as a company."""
+    from robust_bench.perturb.organisations import reveals_industry
+
+    extra = list(core[len(shortest):]) if tuple(core[:len(shortest)]) == tuple(shortest) else []
+    if not extra or "&" in core:
         return False
-    return lexicon.is_first_name(core[0]) or lexicon.location_kind(" ".join(core)) is not None
+    name = " ".join(core)
+    if lexicon.is_listed_company(name) or company_key(name) in known_companies:
+        return False
+    return not all(w.lower() in _COMPANY_NAME_WORDS or reveals_industry(w) for w in extra)
+
+
+#: Words that make a name a company's ("AT&T Bell Labs", "Davidowitz & Associates", "The NPD Group").
+_COMPANY_NAME_WORDS = {"labs", "laboratories", "associates", "partners", "holdings", "technologies", "group",
+                       "industries", "enterprises", "ventures", "brands", "solutions"}
+
+
+def _company_form(name: str) -> bool:
+    """Whether the form of a name makes it a company's: a web address ("Lindows.com"), two capitalised
+    names joined by "&" ("Ernst & Young", "Evans & Sutherland"), or a company word as its last word
+    (:data:`_COMPANY_NAME_WORDS`)."""
+    words = name.split()
+    if re.search(r"\w\.com$", name, flags=re.I):
+        return True
+    if "&" in words and 0 < words.index("&") < len(words) - 1 and all(w[:1].isupper() for w in words if w != "&"):
+        return True
+    return len(words) > 1 and words[-1].lower() in _COMPANY_NAME_WORDS
+
+
+#: Words right after a name (or its possessive) that only a company has: "PeopleSoft shares", "Kodak's
+#: earnings", "Enron Chairman"; word pairs before it: "shares of Enron"; and verbs whose subject is a
+#: company ("Kodak earned", "Oracle acquired"). Words an agency or a person shares ("spokesman", "said",
+#: "reported", "sued", "hired") are not among them.
+_COMPANY_AFTER = {"shares", "stock", "stockholders", "shareholders", "earnings", "revenue", "revenues", "profit",
+                  "profits", "ceo", "share", "sales", "chairman", "customers", "subsidiary", "subsidiaries",
+                  "executives", "shareholder", "stockholder", "products", "shipments"}
+_COMPANY_BEFORE = {("shares", "of"), ("stake", "in"), ("shareholders", "of"), ("stockholders", "of"),
+                   ("shares", "in"), ("acquisition", "of"), ("merger", "with"), ("takeover", "of"),
+                   ("bid", "for"), ("customers", "of")}
+_COMPANY_VERBS = {"earn", "acquire", "ship", "manufacture", "license", "merge", "outsource"}
+
+
+def _business_companies(docs) -> set[str]:
+    """Company keys (:func:`company_key`) of the ORG mentions that the words around them make companies
+    somewhere in ``docs`` (:func:`_traded`: "SCO shares fell", "Kodak earned"), so that their other
+    mentions count as companies too; names an institution's words mark are left out."""
+    from robust_bench.perturb.names import organisation_core
+
+    out = set()
+    for doc in docs:
+        for e in doc.ents:
+            if e.label_ == "ORG" and _traded(e):
+                name = " ".join(organisation_core([t.text for t in e]))
+                if name and not any(c.isdigit() for c in name) and not is_institution(organisation_kind(name)):
+                    out.add(company_key(name))
+    out.discard("")
+    return out
+
+
+def _traded(ent) -> bool:
+    """Whether the words around a mention make it a company in business ("PeopleSoft shares fell",
+    "Kodak's earnings", "shares of Enron", "Kodak earned 85 cents"): see :data:`_COMPANY_AFTER`,
+    :data:`_COMPANY_BEFORE` and :data:`_COMPANY_VERBS` (the head of the mention the subject of one)."""
+    doc = ent.doc
+    i = ent.end
+    if i < len(doc) and doc[i].text in ("'s", "'", "’s"):
+        i += 1
+    if i < len(doc) and doc[i].text.lower() in _COMPANY_AFTER:
+        return True
+    if i + 1 < len(doc) and doc[i].text.lower() == "chief" and doc[i + 1].text.lower() in (
+            "executive", "executives", "financial", "operating", "technology"):
+        return True                         # "the former Citicorp chief executive"
+    a = ent.start
+    if a > 0 and doc[a - 1].text.lower() == "the":
+        a -= 1
+    if a >= 2 and (doc[a - 2].text.lower(), doc[a - 1].text.lower()) in _COMPANY_BEFORE:
+        return True
+    head = ent.root
+    return head.dep_ in ("nsubj", "nsubjpass") and head.head.lemma_.lower() in _COMPANY_VERBS
+
+
+def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_companies
+                           ) -> tuple[list[Mention], Counter, set[int]]:
+    """The mentions of an MRPC pair to swap, the tagger's mentions refused, by reason, and the sentences
+    (0, 1) that name an organisation, swapped or not (the paper's filter needs one in each).
+
+    Two independent signals must agree that a span is an organisation of a known kind: the NER
+    pipeline's ORG label, and either a name word marking an institution kind or evidence that it is a
+    company (see :func:`_organisation_kind`); spans the checks of :func:`_not_an_organisation` find
+    to be something else are refused first. Only ORG spans are returned (the types swapped in MRPC)."""
+    from robust_bench.text.nlp import map_entity_label
+
+    n1 = len(d1)
+    d_of = (d1, d2).__getitem__
+    other: dict[str, set[str]] = {}
+    for d in (d1, d2):
+        for e in d.ents:
+            if e.label_ != "ORG":
+                other.setdefault(e.text.lower(), set()).add(e.label_)
+                for w in e.text.lower().split():          # "Steve Ballmer" makes "Ballmer" a person
+                    other.setdefault(w, set()).add(e.label_)
+    candidates: list[Mention] = []
+    refused: Counter = Counter()
+    sides: set[int] = set()
+    later = []
+    for side, (off, d) in enumerate(((0, d1), (n1, d2))):
+        for e in d.ents:
+            typ = map_entity_label(e.label_)
+            if typ not in types:
+                continue
+            if typ != "ORG":
+                candidates.append(Mention(off + e.start, off + e.end, typ, f"{typ}:{e.text.lower()}"))
+                continue
+            why = _not_an_organisation(e, lexicon, lowercase_words, other, known_companies)
+            if why in ("a common word", "a person (name lists)"):
+                later.append((side, off, e, why))   # unless it is the first word of an organisation of the pair
+                continue
+            if why is not None:
+                refused[why] += 1
+                if why == _NOT_INTERCHANGEABLE["international body"]:
+                    sides.add(side)          # an organisation, of a kind not swapped
+                continue
+            sides.add(side)
+            key = " ".join(t.text for t in e).lower()
+            candidates.append(Mention(off + e.start, off + e.end, typ, f"{typ}:{_entity_key(key)}",
+                                      kind=_organisation_kind(e, lexicon, known_companies)))
+    # "Coastal" beside "Coastal Corp.", "Merrill" beside "Merrill Lynch": the organisation's short name
+    toks = [t.text for t in d1] + [t.text for t in d2]
+    firsts = {organisation_core(toks[m.start:m.end])[0] for m in candidates if m.type == "ORG"}
+    for side, off, e, why in later:
+        core = organisation_core([t.text for t in e])
+        if len(core) == 1 and core[0] in firsts:
+            sides.add(side)
+            candidates.append(Mention(off + e.start, off + e.end, "ORG", f"ORG:{_entity_key(e.text.lower())}",
+                                      kind=_organisation_kind(e, lexicon, known_companies)))
+            continue
+        refused[why] += 1
+        if why == "a common word" and e.start > 0 and not d_of(side)[e.start - 1].is_sent_start \
+                and not d_of(side)[e.start].is_sent_start:
+            sides.add(side)                  # an organisation not swapped: "the Senate", "the Fed"
+    # one organisation, one kind: "F.C.C." is the "Federal Communications Commission" of the other sentence
+    linked = _link_organisations(toks, candidates)
+    kind_of: dict[str, str] = {}
+    for m in linked:
+        if m.kind and m.entity not in kind_of:
+            kind_of[m.entity] = m.kind
+    # a company in a pair whose words name its industry ("the chipmaker", "drug sales") is replaced
+    # only by a company of that industry; a pair with a ticker ("GM.N", "(nasdaq: RMBS)") keeps it
+    inside = {i for m in linked for i in range(m.start, m.end)}
+    cues = industry_cues(w for i, w in enumerate(toks) if i not in inside)
+    ticker = any(_TICKER.fullmatch(w) for w in toks) or any(
+        a.lower() in ("nasdaq", "nyse", "amex") and b == ":" for a, b in zip(toks, toks[1:]))
+    why_entity: dict[str, str] = {}
+    # a pair that speaks of "the company" or "the firm" with one organisation of no kind: that is the company
+    unknown = {m.entity for m in linked if m.type == "ORG" and m.entity not in kind_of}
+    if len(unknown) == 1 and len({m.entity for m in linked if m.type == "ORG"}) == 1 and any(
+            a.lower() in ("the", "a") and b.lower() in ("company", "firm", "company's", "firm's")
+            for a, b in zip(toks, toks[1:])):
+        kind_of[unknown.pop()] = COMPANY
+    # one organisation, one name: a company whose longer mention adds other words is a division or a
+    # product of it ("Microsoft Developer Network"), and a name whose words stand elsewhere in the pair
+    # untagged ("Kleiner Perkins" beside a tagged "Kleiner Perkins Caufield & Byers") would be left half
+    # swapped
+    for entity in list(kind_of):
+        cores = [organisation_core(toks[m.start:m.end]) for m in linked if m.entity == entity]
+        words = {w for c in cores for w in c if w[:1].isupper() and w.lower() not in _NAME_GLUE}
+        spans = {i for m in linked if m.entity == entity for i in range(m.start, m.end)}
+        for c in cores:              # the name where the tagger missed it is swapped with it (plan_swaps)
+            spans |= {i + k for i in range(len(toks) - len(c) + 1) if tuple(toks[i:i + len(c)]) == tuple(c)
+                      for k in range(len(c))}
+        if kind_of[entity] in SECTORS and any(_division(c, min(cores, key=len), lexicon, known_companies)
+                                              for c in cores):
+            why_entity[entity] = "a division or product named after the company"
+        elif any(w in words for i, w in enumerate(toks) if i not in spans and i not in inside):
+            why_entity[entity] = "its name also stands untagged elsewhere in the pair"
+    for entity, kind in list(kind_of.items()):
+        if kind in INSTITUTION_KINDS and kind not in _SWAPPED_INSTITUTIONS:
+            why_entity[entity] = f"{kind} (not interchangeable)"
+        elif (kind in SECTORS or kind.startswith("industry:")) and ticker:
+            why_entity[entity] = "a company beside a ticker symbol"
+        elif kind in SECTORS:
+            # a listed company keeps its industry ("Intel": semiconductors); one of unknown sector takes the
+            # industry the pair names, if it names one
+            names = [" ".join(organisation_core(toks[m.start:m.end])) for m in linked if m.entity == entity]
+            own = next((g for g in map(lexicon.company_group, names) if g), None)
+            if own is not None and len(lexicon.pool(f"industry:{own}")) >= MIN_INDUSTRY_POOL:
+                kind_of[entity] = f"industry:{own}"
+            elif kind == COMPANY and len(cues) == 1:
+                kind_of[entity] = f"industry:{next(iter(cues))}"
+            elif kind == COMPANY and cues:
+                why_entity[entity] = "a company of unknown industry in a pair that names several"
+    mentions: list[Mention] = []
+    for m in linked:
+        if m.type != "ORG":
+            mentions.append(m)
+            continue
+        kind = kind_of.get(m.entity)
+        if kind and kind.startswith("industry:") and len(lexicon.pool(kind)) < MIN_INDUSTRY_POOL:
+            kind = GROUP_SECTOR[kind.split(":", 1)[1]]       # too few computer makers: a technology company
+        minimum = MIN_INDUSTRY_POOL if kind and kind.startswith("industry:") else MIN_ORGANISATION_POOL
+        if kind is None:
+            refused["organisation of unknown kind"] += 1
+        elif m.entity in why_entity:
+            refused[why_entity[m.entity]] += 1
+        elif len(lexicon.pool(kind)) < minimum:
+            refused[f"no pool of its kind ({kind})"] += 1
+        else:
+            mentions.append(Mention(m.start, m.end, m.type, m.entity, kind))
+    return mentions, refused, sides
+
+
+#: Institutions whose members do the same work, so one can stand for another: courts, hospitals,
+#: universities, legislatures, broadcasters, news agencies and newspapers. Government bodies,
+#: associations and the like each have their own remit ("the FBI said the suspect..." read with "the
+#: FDA" is another story).
+_SWAPPED_INSTITUTIONS = {"court", "hospital", "university", "legislature", "broadcaster", "news agency or newspaper"}
+
+
+@lru_cache(maxsize=4096)
+def _wordnet_noun(name: str) -> bool:
+    """Whether WordNet knows ``name`` as a noun ("Medicare", "Hamas", "Jeep"; few companies are there)."""
+    from nltk.corpus import wordnet as wn
+
+    return bool(wn.synsets(name.replace(" ", "_"), pos="n"))
+_TICKER = re.compile(r"[A-Z]{1,5}\.[A-Z]{1,2}")
+
+
+def _suffixed_companies(sentences) -> set[str]:
+    """Company keys (:func:`company_key`) of the names a corpus writes with a corporate suffix at least
+    once ("PeopleSoft Inc", "Sun Microsystems Inc", "Merrill Lynch & Co."): up to five capitalised words
+    (and "&") before the suffix; also the last word of a longer name ("Kodak" of "Eastman Kodak Co."; a
+    caller still refuses a word that is a person's name or a common word)."""
+    out = set()
+    for words in sentences:
+        for i, w in enumerate(words):
+            if w.lower().rstrip(".") not in _COMPANY_SUFFIXES or i == 0:
+                continue
+            j = i
+            while j > 0 and i - j < 5 and (words[j - 1][:1].isupper() or words[j - 1] in ("&", "and")) \
+                    and words[j - 1].lower() not in ("the", "a"):
+                j -= 1
+            name = words[j:i]
+            while name and name[0] in ("&", "and"):
+                name = name[1:]
+            while name and name[-1] in ("&", "and"):
+                name = name[:-1]
+            key = company_key(" ".join(name))
+            if key:
+                out.add(key)
+                last = key.split()[-1]
+                if " " in key and len(last) > 3 and name[-1].lower() == last and name[-1][0].isupper():
+                    out.add(last)
+    return out
 
 
 def _link_organisations(tokens, mentions: list[Mention]) -> list[Mention]:
@@ -680,7 +1312,7 @@ def _link_organisations(tokens, mentions: list[Mention]) -> list[Mention]:
     from robust_bench.perturb.names import organisation_core
 
     def content(m):
-        return frozenset(w.lower() for w in organisation_core(tokens[m.start:m.end])
+        return frozenset(w.lower().replace(".", "") for w in organisation_core(tokens[m.start:m.end])
                          if w.lower() not in ("of", "the", "&", "and", "for"))
 
     def initials(m):
@@ -691,15 +1323,15 @@ def _link_organisations(tokens, mentions: list[Mention]) -> list[Mention]:
         c = content(short)
         if c <= content(long):
             return True
-        word = " ".join(tokens[short.start:short.end])
-        # an acronym of the longer name: "FDA" and "U.S. Food and Drug Administration"
+        word = "".join(organisation_core(tokens[short.start:short.end])).replace(".", "")
+        # an acronym of the longer name: "FDA" (or "F.D.A.") and "U.S. Food and Drug Administration"
         return len(c) == 1 and word.isupper() and word.isalpha() and 2 <= len(word) <= 6 and word in initials(long)
 
     orgs = sorted((m for m in mentions if m.type == "ORG" and content(m)), key=lambda m: -len(content(m)))
     entity = {}
     for k, m in enumerate(orgs):
         entity[m] = next((entity[o] for o in orgs[:k] if same(m, o)), m.entity)
-    return [Mention(m.start, m.end, m.type, entity.get(m, m.entity)) for m in mentions]
+    return [Mention(m.start, m.end, m.type, entity.get(m, m.entity), m.kind) for m in mentions]
 
 
 #: lower-case words inside a proper person name ("Duke of Wellington", "Ludwig van Beethoven")
@@ -707,9 +1339,10 @@ _NAME_PARTICLES = {"of", "de", "van", "von", "der", "le", "la", "du", "da", "di"
 
 
 def _gold_person_names(coref_file: Path, docs) -> Path | None:
-    """Attach LitBank's gold PER mentions that are proper names to the documents of one coreference
-    file, as OntoNotes entities are attached (``doc.entities``): the entity file of the same name in
-    ``../entities/tsv/`` beside ``coref/``, if there is one (its path is returned, for the source hash).
+    """Attach LitBank's gold PER mentions that are proper names, and its mentions of the other types, to
+    the documents of one coreference file, as OntoNotes entities are attached (``doc.entities``): the
+    entity file of the same name in ``../entities/tsv/`` beside ``coref/``, if there is one (its path is
+    returned, for the source hash).
 
     A proper name is a PER mention whose words are capitalised (name particles aside) and that no
     article precedes: "Sir Walter Elliot", "Mr. Blowers", but not "a man who ..." (a common noun
@@ -738,8 +1371,15 @@ def _gold_person_names(coref_file: Path, docs) -> Path | None:
         n = len(d.tokens)
         d.entities = [(a - offset, b - offset, "PER") for a, b in layer.spans("PER")
                       if offset <= a and b <= offset + n and _proper_name(tokens, a, b)]
+        # the other types, so that a name that also names a place or a ship is known ("the Hudson")
+        d.entities += [(a - offset, b - offset, t) for t in _OTHER_ENTITY_TYPES for a, b in layer.spans(t)
+                       if offset <= a and b <= offset + n]
         offset += n
     return path
+
+
+#: LitBank's entity types other than PER.
+_OTHER_ENTITY_TYPES = ("FAC", "GPE", "LOC", "ORG", "VEH")
 
 
 #: honorifics that stand before a surname and make it a person's name ("Mr. Long"); titles such as "Lord"
@@ -834,6 +1474,90 @@ def _link_person_mentions(tokens, mentions: list[Mention]) -> list[Mention]:
             full.setdefault(words[0], key)
         out.append(Mention(m.start, m.end, m.type, key))
     return sorted(out, key=lambda m: m.start)
+
+
+def _coref_persons(d, lexicon, nlp, real_word, *, gold_names: bool) -> list[dict]:
+    """The persons of a coreference document with a name: per person cluster (:func:`_is_person_cluster`),
+    its ``entity`` id (``c<cluster>``), ``cluster`` index, name ``mentions`` (:func:`_person_names`) and
+    ``gender`` from its pronouns (or ``None``). Names come from the gold entities (``gold_names``: LitBank's
+    layer, whose PER mentions are filtered by :func:`_name_words`; otherwise OntoNotes PERSON spans), or
+    from ``nlp``'s NER when the corpus has no entities."""
+    from spacy.tokens import Doc
+
+    from robust_bench.text.nlp import map_entity_label
+
+    if nlp is None:
+        per = [(a, b) for a, b, lab in d.entities if map_entity_label(lab) == "PER"]
+        per_tokens = {i for a, b in per for i in (_name_words(d.tokens, a, b, lexicon, real_word) if gold_names
+                                                   else range(a, b))}
+    else:
+        per_tokens = set()
+        bounds = list(d.sentence_starts) + [len(d.tokens)]
+        sents = [Doc(nlp.vocab, words=d.tokens[a:b]) for a, b in zip(bounds, bounds[1:])]
+        for a, sd in zip(bounds, nlp.pipe(sents, disable=[p for p in nlp.pipe_names if p != "ner"])):
+            for e in sd.ents:
+                if map_entity_label(e.label_) == "PER":
+                    per_tokens.update(range(a + e.start, a + e.end))
+    persons = []
+    for cid, cluster in enumerate(d.clusters):
+        names = [(a, b, person_name_tokens(d.tokens, a, b)) for a, b in cluster]
+        if not _is_person_cluster(d.tokens, cluster, names, per_tokens, lexicon):
+            continue
+        spans = _person_names(d.tokens, names, per_tokens, lexicon, keep_untagged=not gold_names)
+        if spans:
+            persons.append({"entity": f"c{cid}", "cluster": cid, "gender": _pronoun_gender(d.tokens, cluster),
+                            "mentions": [Mention(a, b, "PER", f"c{cid}") for a, b in spans]})
+    return persons
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "his", "her", "my", "our", "their", "this", "that", "your", "its"})
+
+
+@lru_cache(maxsize=4096)
+def _animal(noun: str) -> bool:
+    """Whether the first WordNet sense of ``noun`` is an animal ("dog", "horse", "pony")."""
+    from nltk.corpus import wordnet as wn
+
+    senses = wn.synsets(noun, pos="n")
+    return bool(senses) and senses[0].lexname() == "noun.animal"
+
+
+def _target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
+    """Why ``person`` cannot be the person a coreference document's variants rename, or ``None``.
+
+    Refused: a name word whose role nothing decides (:func:`robust_bench.perturb.names.name_word_roles`:
+    "Strether" alone is no more a first name than a surname, and the paper's default, the last name,
+    turned "Lucilla" into a surname); a name word the document also writes in lower case ("Hope",
+    "Will") or after "the" ("of the Hudson"), or inside a place, facility, organisation or vessel of
+    the gold layer; a gold name with capitalised words that are not names ("Ginger Nut", "Vishnu the
+    Preserver"), which would be half swapped; and an animal (a mention such as "the dog": "Buck").
+    """
+    from robust_bench.text.nlp import map_entity_label
+
+    toks = d.tokens
+    inside = {i for m in person["mentions"] for i in range(m.start, m.end)}
+    low = {toks[i].lower() for i in inside if toks[i].lower() not in HONORIFIC_GENDER and toks[i] not in PARTICLES}
+    if any(roles.get(w, ("last", None))[1] is None for w in low):
+        return "a name word whose role (first or last name) nothing decides"
+    if low & {t for t in toks if t.islower()}:
+        return "a name word the document also writes as a common word"
+    if low & {toks[i + 1].lower() for i in range(len(toks) - 1) if toks[i].lower() == "the"}:
+        return "a name word the document also writes after 'the'"
+    per = [(a, b) for a, b, lab in d.entities if map_entity_label(lab) == "PER"]
+    in_person = {i for a, b in per for i in range(a, b)}
+    other = {toks[i].lower() for a, b, lab in d.entities if map_entity_label(lab) != "PER" for i in range(a, b)
+             if i not in in_person}
+    if low & other:
+        return "a name word that also names a place, an organisation or a vessel"
+    for a, b in per:
+        if inside & set(range(a, b)) and any(
+                i not in inside and toks[i][:1].isupper() and toks[i].lower() not in HONORIFIC_GENDER
+                and toks[i].lower() not in _function_words() for i in range(a, b)):
+            return "a name with words that are not names"
+    if any(b - a >= 2 and toks[a].lower() in _DETERMINERS and toks[b - 1].isalpha() and _animal(toks[b - 1].lower())
+           for a, b in d.clusters[person["cluster"]]):
+        return "an animal"
+    return None
 
 
 def _is_person_cluster(tokens, cluster, names, per_tokens: set[int], lexicon) -> bool:
@@ -931,7 +1655,13 @@ def _hash_files(files) -> str:
     return h.hexdigest()
 
 
+def _version(package: str) -> str:
+    from importlib.metadata import version
+
+    return version(package)
+
+
 def _spacy_name(name):
     from robust_bench.text.nlp import spacy_model_name
 
-    return spacy_model_name(name)
+    return spacy_model_name(ner_model_name(name))

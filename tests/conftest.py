@@ -23,9 +23,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 _spacy = os.environ.get("ROBUST_BENCH_SPACY_MODEL") or str(SHARED / "models" / "spacy" / "en_rb_sm")
 os.environ["ROBUST_BENCH_SPACY_MODEL"] = str(Path(_spacy).resolve()) if os.path.exists(_spacy) else _spacy
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-# the validity checks' models: the sentence encoder of `meaning_kept` and ERRANT's spaCy pipeline
+# the validity checks' models: the sentence encoder of `meaning_kept` and ERRANT's spaCy pipeline; the
+# NER pipeline of names_mrpc
 for _var, _path in (("ROBUST_BENCH_SIMILARITY_MODEL", SHARED / "models" / "all-MiniLM-L6-v2"),
-                    ("ROBUST_BENCH_ERRANT_MODEL", SHARED / "models" / "spacy" / "en_core_web_sm")):
+                    ("ROBUST_BENCH_ERRANT_MODEL", SHARED / "models" / "spacy" / "en_core_web_sm"),
+                    ("ROBUST_BENCH_NER_MODEL", SHARED / "models" / "spacy" / "en_core_web_sm")):
     _val = os.environ.get(_var) or str(_path)
     os.environ[_var] = str(Path(_val).resolve()) if os.path.exists(_val) else _val
 if os.environ.get("PYTEST_XDIST_WORKER"):

@@ -17,8 +17,18 @@ from robust_bench.text.names import HONORIFIC_GENDER, PARTICLES
 
 @pytest.fixture(scope="module")
 def lexicon(sources):
-    return NameLexicon.load(sources / "names/checklist_names.json", sources / "names/checklist_lexicon_basic.json",
-                            organisations=["Intel", "Acme Holdings", "Daewoo", "Reuters"])
+    """The builders' lexicon: CheckList's lists, the Fortune 500 by sector, and names-dataset's facts about
+    the pools' names and the names of these tests."""
+    from robust_bench.perturb.organisations import read_fortune500
+    from robust_bench.text.names import name_facts
+
+    lex = NameLexicon.load(sources / "names/checklist_names.json", sources / "names/checklist_lexicon_basic.json",
+                           companies=read_fortune500(sources / "names/fortune500_2015.tsv"))
+    words = {w for t in (SENT, "Mary Jones John Brown Kit Small Taylor Benito Alessandra Mussolini Qwyllith Tess "
+                               "Durbeyfield Betsey Trotwood Woodhouse Emma Tassel Kim Do Hoon Clijsters".split())
+             for w in t if w[:1].isupper()}
+    lex.add_facts(name_facts(words | lex.fact_words()))
+    return lex
 
 
 SENT = "Chris Hill met Mrs. Smith . Hill 's dog bit Smith and Chris laughed at Microsoft Corp. in France .".split()
@@ -41,11 +51,12 @@ def test_full_first_last_and_possessive_mentions_are_swapped_consistently(lexico
     assert new[smap.token(10)[0]] == mrs and new[3] == "Mrs."                     # honorific stays
     assert {first, last, mrs}.isdisjoint({"Chris", "Hill", "Smith"})
     a, b = smap.span(15, 17)
-    assert " ".join(new[a:b - 1]) in ("Intel", "Acme Holdings", "Daewoo", "Reuters")
+    # Microsoft is a technology company of the Fortune list: another technology company replaces it
+    assert " ".join(new[a:b - 1]) in lexicon.pool("technology") and new[a] != "Microsoft"
     assert new[b - 1] == "Corp."                                                 # the suffix stays
     a, b = smap.span(18, 19)
     assert " ".join(new[a:b]) in lexicon.countries
-    assert {e.role for e in edits} == {"first", "last", "organisation", "country"}
+    assert {e.role for e in edits} == {"first", "last", "technology", "country"}
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -53,12 +64,29 @@ def test_gender_is_kept(lexicon, seed):
     tokens = "Mary Jones told John Brown that she and he agreed .".split()
     ms = [Mention(0, 2, "PER", "a"), Mention(3, 5, "PER", "b")]
     plan, new, _, _ = _swap(lexicon, seed, tokens, ms)
-    assert new[0] in lexicon.female and new[3] in lexicon.male
+    assert new[0] in lexicon.pool("female") and new[3] in lexicon.pool("male")
     assert plan.genders == {"a": "female", "b": "male"}
-    # the cluster's pronouns win over the lists (a "Kit" who is "she")
+    # a name of either gender (names-dataset: "Kit" 36% women) takes the context's, here the pronouns'
     plan, new, _, _ = _swap(lexicon, seed, "Kit Small smiled ; she left .".split(), [Mention(0, 2, "PER", "k")],
                             gender_hints={"k": "female"})
-    assert new[0] in lexicon.female
+    assert new[0] in lexicon.pool("female")
+    # ... and without context a name of either gender ("Taylor" 61%), or of none known ("Qwyllith"), a
+    # name of either gender: never flipped
+    for name in ("Taylor", "Qwyllith"):
+        plan, new, _, _ = _swap(lexicon, seed, f"{name} Small smiled .".split(), [Mention(0, 2, "PER", "k")])
+        assert new[0] in lexicon.pool("unisex") and plan.genders == {"k": "unknown"}
+    # a name of known gender against its context is left whole, and says why
+    plan, new, _, _ = _swap(lexicon, seed, "Benito Small smiled ; she left .".split(), [Mention(0, 2, "PER", "k")],
+                            gender_hints={"k": "female"})
+    assert new[:2] == ["Benito", "Small"] and plan.skipped["person whose first name and context disagree on gender"]
+    # two people of one family keep their own genders ("Alessandra" and "Benito Mussolini")
+    tokens = "Alessandra Mussolini , granddaughter of Benito Mussolini , spoke .".split()
+    plan, new, _, _ = _swap(lexicon, seed, tokens, [Mention(0, 2, "PER", "m"), Mention(5, 7, "PER", "m")])
+    assert new[0] in lexicon.pool("female") and new[5] in lexicon.pool("male") and new[1] == new[6] != "Mussolini"
+    # a name written family name first is left whole ("Kim Do Hoon"; not "Kim Clijsters")
+    plan, new, _, _ = _swap(lexicon, seed, "Kim Do Hoon scored .".split(), [Mention(0, 3, "PER", "k")])
+    assert new[:3] == ["Kim", "Do", "Hoon"] and plan.skipped["person whose name is written family name first"]
+    assert lexicon.surname_first(["Kim", "Do", "Hoon"]) and not lexicon.surname_first(["Kim", "Clijsters"])
 
 
 def test_no_collision_with_a_name_in_the_example_and_no_merge(lexicon):
@@ -110,20 +138,21 @@ def test_same_seed_same_variants(lexicon):
 
 def test_a_name_word_has_one_replacement_in_the_whole_document(lexicon):
     # "John" is the first name of "John Durbeyfield" and stays a first name alone ("Sir John") and
-    # after a title ("King John"); particles and titles stay ("Duc de Chalis"); a particle-prefixed
-    # surname is replaced wherever it occurs, also outside the mentions
+    # after a title ("King John"); titles stay, a particle goes with its surname ("Duc de Chalis" ->
+    # "Duc Madera"); a particle-prefixed surname is replaced wherever it occurs, also outside the mentions
     doc = ("John Durbeyfield met Sir John d'Urberville . King John came . Sir Pagan d'Urberville and "
            "the Duc de Chalis left . Chalis 's wife saw d'Urberville .").split()
     ms = [Mention(0, 2, "PER", "A"), Mention(3, 6, "PER", "A"), Mention(7, 9, "PER", "A"),
           Mention(11, 14, "PER", "B"), Mention(16, 19, "PER", "C"), Mention(21, 23, "PER", "C")]
     for seed in range(10):
         plan, new, edits, smap = _swap(lexicon, seed, doc, ms, types=("PER",))
-        assert len(new) == len(doc)
+        assert len(new) == len(doc) - 1                                      # "de Chalis" -> one surname
         john = {new[i] for i in (0, 4, 8)}
         assert len(john) == 1 and john != {"John"} and plan.mapping["first:john"] in john
-        assert {new[i] for i in (5, 13, 25)} == {plan.mapping["last:d'urberville"]}
-        assert [new[i] for i in (3, 7, 11, 16, 17)] == ["Sir", "King", "Sir", "Duc", "de"]
-        assert new[18] == new[21] != "Chalis" and new[22] == "'s"
+        assert {new[smap.token(i)[0]] for i in (5, 13, 25)} == {plan.mapping["last:d'urberville"]}
+        assert [new[smap.token(i)[0]] for i in (3, 7, 11, 16)] == ["Sir", "King", "Sir", "Duc"]
+        assert smap.token(17) == smap.token(18) and "de" not in new
+        assert new[smap.token(18)[0]] == new[smap.token(21)[0]] != "Chalis" and new[smap.token(22)[0]] == "'s"
         assert len({e["role"] + e["original"] for e in map(lambda e: e.as_dict(), edits)}) == len(
             {e.original for e in edits})                                     # one role per word
 
@@ -136,10 +165,10 @@ def test_person_lists_leave_out_nationalities_and_religions(lexicon):
 def test_rule_based_coref_is_stable_under_consistent_swaps(lexicon):
     from robust_bench.models.coref import RuleBasedCoref
 
-    doc = ("Sir John d'Urberville came home . He saw Tess . She smiled at John and the Duc de Chalis . "
+    doc = ("Sir John d'Urberville came home . He saw Tess . She smiled at John and the famous Mr. Chalis . "
            "\" Ye do n't say , \" said Chalis . Mrs. Tess Durbeyfield and her husband John Durbeyfield left .").split()
     ms = [Mention(0, 3, "PER", "A"), Mention(8, 9, "PER", "B"), Mention(13, 14, "PER", "A"),
-          Mention(16, 19, "PER", "C"), Mention(28, 29, "PER", "C"), Mention(30, 33, "PER", "B"),
+          Mention(17, 19, "PER", "C"), Mention(28, 29, "PER", "C"), Mention(30, 33, "PER", "B"),
           Mention(37, 39, "PER", "A")]
     starts = [0] + [i + 1 for i, w in enumerate(doc[:-1]) if w == "."]
     pred = RuleBasedCoref()
@@ -147,7 +176,7 @@ def test_rule_based_coref_is_stable_under_consistent_swaps(lexicon):
     assert [[" ".join(doc[a:b]) for a, b in c] for c in orig if len(c) > 2]
     for seed in range(10):
         plan, new, edits, smap = _swap(lexicon, seed, doc, ms, types=("PER",))
-        assert new[doc.index("Ye")] == "Ye"                                  # an archaic pronoun is no name
+        assert new[smap.token(doc.index("Ye"))[0]] == "Ye"                  # an archaic pronoun is no name
         (var,) = pred.predict([(new, [smap.token(s)[0] for s in starts])])
         assert sorted(sorted(smap.span(a, b) for a, b in c) for c in orig) == sorted(map(sorted, var))
 
@@ -162,9 +191,19 @@ def test_name_lists_errors_name_the_file_and_field(tmp_path):
     good = tmp_path / "ok.json"
     good.write_text('{"men": ["A"], "women": ["B"], "last": ["C"]}')
     extra = tmp_path / "fortune.txt"
-    extra.write_text("Walmart Inc.\nPER-male\tZed\nXX\tY\n")
-    with pytest.raises(NameLexiconError, match=r"fortune.txt:3: type: unknown name type 'XX'"):
-        NameLexicon.load(good, extra=extra)
+    for body, message in (("Walmart Inc.\nPER-male\tZed\nXX\tY\n", r"fortune.txt:3: type: unknown name type or kind 'XX'"),
+                          ("ORG-spaceport\tCape Canaveral\n", r"fortune.txt:1: type: unknown name type or kind "
+                                                             r"'ORG-spaceport'"),
+                          ("ORG-finance\tGoldman Sachs\nORG-university\tAcme Corp\n",
+                           r"fortune.txt:2: name: 'Acme' is not recognisably a university"),
+                          ("ORG-court\t \n", r"fortune.txt:1: name: empty")):
+        extra.write_text(body)
+        with pytest.raises(NameLexiconError, match=message):
+            NameLexicon.load(good, extra=extra)
+    extra.write_text("ORG-finance\tGoldman Sachs Group Inc.\nORG-court\tSupreme Court of Ohio\nIntel Corp.\n")
+    lex = NameLexicon.load(good, extra=extra)
+    assert lex.pool("finance") == ("Goldman Sachs",) and lex.pool("court") == ("Supreme Court of Ohio",)
+    assert lex.company_sector("Intel") == "company"                   # a company of no sector its name shows
 
 
 # ---- CoNLL-2012 -----------------------------------------------------------------------------------
@@ -309,7 +348,7 @@ def test_names_configs_build_load_and_score(build_any):
     repo = build_any("names_coref")
     coref = datasets.load_dataset(str(repo), "names_coref", split="test")
     sc = score_coref(RuleBasedCoref(), coref)
-    assert sc["groups"] >= 90 and sc["metrics_original"]["documents"] == sc["groups"]
+    assert sc["groups"] >= 85 and sc["metrics_original"]["documents"] == sc["groups"]
     assert sc["stability"] == 1.0            # consistent swaps cannot change string/head matching
     for r in coref.select(range(1, 40, 4)):
         for c in r["clusters"]:
@@ -338,7 +377,7 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
                                                     load_name_sets, plot_frequency, plot_spread, score_classifier)
     from robust_bench.io.task_data import MRPC_LABELS
     from robust_bench.models.classifiers import CallableClassifier
-    from robust_bench.text.nlp import load_spacy
+    from robust_bench.text.nlp import load_spacy, ner_model_name
 
     repo = build_any("names_mrpc")
     sets, meta = load_name_sets(repo, "names_mrpc")
@@ -376,7 +415,7 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
 
     kinds = {"ORG company", "ORG mixed"} | {f"ORG {k}" for k in ORGANISATION_KINDS}
     assert plain["by_kind"] and set(plain["by_kind"]) <= kinds and "ORG company" in plain["by_kind"]
-    nlp = load_spacy(None, require=("ner",))
+    nlp = load_spacy(ner_model_name(), require=("ner",))               # the annotator is the build's NER
     cands = canonical_candidates(test, n=3)
     assert len(cands) == 3 and all(c and not c.startswith("the ") for c in cands)
     ranking = choose_canonical_names(clf, sets["validation"], cands, nlp, m=1)
@@ -430,9 +469,10 @@ def test_entity_kind_names_the_kind_of_a_variant():
     from robust_bench.experiments.name_eval import entity_kind
 
     e = lambda t, r: {"type": t, "role": r}     # noqa: E731
-    assert entity_kind([e("ORG", "organisation"), e("ORG", "possessive")]) == "ORG company"
-    assert entity_kind([e("ORG", "institution")]) == "ORG institution"
-    assert entity_kind([e("ORG", "institution"), e("ORG", "organisation")]) == "ORG mixed"
+    assert entity_kind([e("ORG", "technology"), e("ORG", "possessive")]) == "ORG company"
+    assert entity_kind([e("ORG", "industry:software"), e("ORG", "finance")]) == "ORG company"
+    assert entity_kind([e("ORG", "court")]) == "ORG court"
+    assert entity_kind([e("ORG", "court"), e("ORG", "industry:banking")]) == "ORG mixed"
     assert entity_kind([e("PER", "first"), e("PER", "last")]) == "PER"
     assert entity_kind([]) is None
 
@@ -487,8 +527,9 @@ def test_names_coref_takes_person_names_from_the_gold_entity_layer(sources, tmp_
 @pytest.mark.parametrize("seed", range(5))
 def test_roles_plurals_particles_and_pools(lexicon, seed):
     """Issue 29's audit: "Miss Betsey" is a first name (the lists know it as one only); "the Woodhouses"
-    takes the plural of Woodhouse's replacement; a capitalised particle before the surname stays; and
-    replacements come from the frequent names only (the census tail holds "Kennth", "Jonthan")."""
+    takes the plural of Woodhouse's replacement; a particle before the surname goes with it ("Van Tassel"
+    -> one surname); and replacements come from the frequent names only (the census tail holds "Kennth",
+    "Jonthan")."""
     from robust_bench.perturb.names import POOL_FIRST_NAMES, POOL_SURNAMES
 
     tokens = "Miss Betsey Trotwood came . Miss Betsey smiled at the Woodhouses and Emma Woodhouse . " \
@@ -502,7 +543,7 @@ def test_roles_plurals_particles_and_pools(lexicon, seed):
     woodhouse = new[smap.token(13)[0]]
     assert woodhouse in lexicon.last[:POOL_SURNAMES]
     assert new[smap.token(10)[0]] in (woodhouse + "s", woodhouse + "es")
-    assert new[smap.token(16)[0]] == "Van" and "Van" not in roles
+    assert roles["Van Tassel"] == "last" and smap.token(16) == smap.token(17) and "Van" not in new
     assert set(lexicon.pool("male")) <= set(lexicon.male[:POOL_FIRST_NAMES])
     assert lexicon.likely_role("Rachel") == "first" and lexicon.likely_role("Johnson") == "last"
     assert lexicon.likely_role("Oliver") == "first" and lexicon.likely_role("Watson") == "last"

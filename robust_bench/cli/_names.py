@@ -43,9 +43,9 @@ def evaluate_names(*, model, config, spacy_model, predictor, resemble, temperatu
         who, revision, metric = model, clf.revision, "F1"
         results["plain"] = score_classifier(clf, sets["test"], rand)
         if resemble:
-            from robust_bench.text.nlp import load_spacy
+            from robust_bench.text.nlp import load_spacy, ner_model_name
 
-            nlp = load_spacy(spacy_model, require=("ner",))
+            nlp = load_spacy(ner_model_name(spacy_model), require=("ner",))     # the annotator (§4)
             ranking = choose_canonical_names(clf, sets["validation"], canonical_candidates(sets["test"]), nlp, m=3)
             typer.echo("  canonical names by validation accuracy: "
                        + ", ".join(f"{r['name']} {r['accuracy']:.3f}" for r in ranking[:5]))

@@ -67,14 +67,18 @@ def _summary(metric, scores_per_row, preds_canon, groups, variants, rows=None) -
 
 
 def entity_kind(edits) -> str | None:
-    """The kind of name a variant swaps: its entity type, split by organisation kind for ORG
-    (``ORG company``, ``ORG institution``, ``ORG mixed``); ``None`` without an edit."""
+    """The kind of name a variant swaps: its entity type, split for ORG into ``ORG company`` (a company
+    of any sector or industry: the roles of :data:`robust_bench.perturb.organisations.SECTORS` and
+    ``industry:<group>``), ``ORG <institution kind>`` (``ORG court``, ``ORG university``...) and ``ORG
+    mixed``; ``None`` without an edit."""
+    from robust_bench.perturb.organisations import SECTORS
+
     kinds = set()
     for e in edits:
         if e["role"] in ("possessive", "article"):
             continue
-        kinds.add(e["type"] if e["type"] != "ORG" else
-                  "ORG company" if e["role"] == "organisation" else f"ORG {e['role']}")
+        company = e["role"] in SECTORS or e["role"].startswith("industry:") or e["role"] == "organisation"
+        kinds.add(e["type"] if e["type"] != "ORG" else "ORG company" if company else f"ORG {e['role']}")
     if not kinds:
         return None
     if len(kinds) == 1:

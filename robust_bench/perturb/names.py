@@ -42,11 +42,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES, is_name_word
+from robust_bench.perturb.organisations import (COMPANY, SECTORS, company_index, company_key, sector_from_words,
+                                                sector_pools)
+from robust_bench.text.names import (EITHER_SHARE, HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES,
+                                     SURNAME_FIRST_COUNTRIES, NameFact, is_name_word)
 
 __all__ = ["ENTITY_TYPES", "Mention", "Edit", "SpanMap", "SwapPlan", "NameLexicon", "NameLexiconError",
            "plan_swaps", "apply_swaps", "person_name_tokens", "NOT_NAME_WORDS", "organisation_core", "organisation_kind",
-           "ORGANISATION_KINDS", "is_institution",
+           "ORGANISATION_KINDS", "INSTITUTION_KINDS", "is_institution", "same_organisation",
            "is_sports_headline", "harvest_organisations",
            "mentions_from_tags", "realign_tags", "span_map_from_edits", "HONORIFIC_GENDER"]
 
@@ -67,12 +70,15 @@ class NameLexiconError(ValueError):
 
 @dataclass(frozen=True)
 class Mention:
-    """One mention: tokens ``[start, end)`` of type ``type`` referring to entity ``entity``."""
+    """One mention: tokens ``[start, end)`` of type ``type`` referring to entity ``entity``; for an
+    organisation, optionally its ``kind`` (a company sector or an institution kind) as the caller
+    established it (otherwise :func:`plan_swaps` reads it from the name)."""
 
     start: int
     end: int
     type: str
     entity: str
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,12 +130,16 @@ class SwapPlan:
         Per person entity, the gender used (``male``, ``female``, or ``unknown`` when drawn).
     skipped : Counter
         Mentions left unchanged, by reason.
+    refused : list of (int, int, str)
+        Where persons' names were left unchanged and why (token span, reason), so that a caller can
+        put each refusal on the row that holds it.
     """
 
     spans: dict = field(default_factory=dict)
     mapping: dict = field(default_factory=dict)
     genders: dict = field(default_factory=dict)
     skipped: Counter = field(default_factory=Counter)
+    refused: list = field(default_factory=list)
 
 
 class SpanMap:
@@ -165,6 +175,11 @@ class SpanMap:
 #: surnames of the lists (in order of frequency); the rare tail of the census lists holds misspellings
 #: ("Kennth", "Jonthan", "Grabiel") and run-together names ("Michaelanthony") that read as typos. The
 #: whole lists still recognise names.
+#: An organisation kind with fewer replacement names is not swapped (its mentions are refused and
+#: counted): a handful of exchanges would repeat one name across a group's variants.
+MIN_ORGANISATION_POOL = 10
+#: The same for an industry group (``industry:<group>``), a narrower kind: fewer companies suffice.
+MIN_INDUSTRY_POOL = 6
 POOL_FIRST_NAMES = 1000
 POOL_SURNAMES = 5000
 
@@ -198,21 +213,43 @@ class NameLexicon:
     countries, cities : sequence of str
         Location names (CheckList's basic lexicon).
     organisations : sequence of str
-        Organisation names without corporate suffix (for example harvested from CoNLL-2003 train
-        with :func:`harvest_organisations`, or a user list such as the Fortune 500).
+        Institution names (courts, ministries, parties...; see :func:`organisation_kind`), for
+        example harvested from CoNLL-2003 train with :func:`harvest_organisations`. Names of no
+        institution kind are ignored: companies come from ``companies``.
+    companies : sequence of (str, str)
+        Company names with their sector (:data:`robust_bench.perturb.organisations.SECTORS`), for
+        example the Fortune 500 (:func:`robust_bench.perturb.organisations.read_fortune500`).
+    traded : sequence of (str, str, str or None)
+        Companies that only recognise a mention as a company and give its sector and industry group (the
+        stock indices of :func:`robust_bench.perturb.organisations.read_traded_companies`); never drawn.
+    facts : mapping of str to NameFact, optional
+        What names-dataset knows of the names that matter (title-cased keys; see
+        :func:`robust_bench.text.names.name_facts`): the gender of a first name comes from it where
+        it knows the name, and the pools keep only names whose gender it confirms. Without it, the
+        gender of a first name is the list that holds it (CheckList's lists are disjoint), and
+        there is no pool of names of either gender.
     source : dict, optional
         What the lists were read from, for the card.
     """
 
     def __init__(self, *, male: Sequence[str], female: Sequence[str], last: Sequence[str],
                  countries: Sequence[str] = (), cities: Sequence[str] = (), organisations: Sequence[str] = (),
-                 source: Mapping | None = None):
+                 companies: Sequence[tuple[str, str]] = (), facts: Mapping[str, NameFact] | None = None,
+                 traded: Sequence[tuple[str, str, str | None]] = (), source: Mapping | None = None):
+        self.facts = dict(facts or {})
+        self.traded = tuple(traded)
         self.male = tuple(dict.fromkeys(male))
         self.female = tuple(dict.fromkeys(female))
         self.last = tuple(dict.fromkeys(last))
         self.countries = tuple(dict.fromkeys(countries))
         self.cities = tuple(dict.fromkeys(cities))
         self.organisations = tuple(dict.fromkeys(organisations))
+        for name, sector, *_ in companies:
+            if sector not in SECTORS:
+                raise NameLexiconError(f"company {name!r}: unknown sector {sector!r}; expected one of {list(SECTORS)}")
+        self.companies = tuple(dict.fromkeys((c[0], c[1], c[2] if len(c) > 2 else None) for c in companies))
+        self._company_index, self._company_aliases = company_index(self.companies + self.traded)
+        self._company_group = {company_key(n): g for n, _, g in self.traded + self.companies if g}
         self.source = dict(source or {})
         self._male = set(self.male)
         self._female = set(self.female)
@@ -223,7 +260,9 @@ class NameLexicon:
 
     @classmethod
     def load(cls, names: str | os.PathLike, lexicon: str | os.PathLike | None = None, *,
-             organisations: Sequence[str] = (), extra: str | os.PathLike | None = None) -> "NameLexicon":
+             organisations: Sequence[str] = (), companies: Sequence[tuple[str, str]] = (),
+             extra: str | os.PathLike | None = None, facts: Mapping[str, NameFact] | None = None,
+             traded: Sequence[tuple[str, str, str | None]] = ()) -> "NameLexicon":
         """Read CheckList's ``names.json`` (``men``, ``women``, ``last``) and, optionally, its
         ``lexicons/basic.json`` (``country``, ``city``; person names that are also one of its
         ``nationality``, ``religion`` or ``country`` words, such as *English* or *Spain*, are left
@@ -233,16 +272,24 @@ class NameLexicon:
         ----------
         names, lexicon : path-like
         organisations : sequence of str
-            Organisation names (see :func:`harvest_organisations`).
+            Institution names (see :func:`harvest_organisations`).
+        companies : sequence of (str, str)
+            Companies with their sector (see :func:`robust_bench.perturb.organisations.read_fortune500`).
+        facts, traded : optional
+            See the class.
         extra : path-like, optional
             A user list (``--names FILE``): one name per line, optionally ``TYPE<TAB>name`` with TYPE
-            in ``PER-male``, ``PER-female``, ``PER-last``, ``ORG``, ``LOC-country``, ``LOC-city``;
-            lines without a type are organisations (the paper's Fortune 500 use).
+            in ``PER-male``, ``PER-female``, ``PER-last``, ``ORG``, ``ORG-<kind>``, ``LOC-country``,
+            ``LOC-city``. ``<kind>`` is a company sector (``ORG-finance``, ``ORG-technology``, ...; see
+            :data:`robust_bench.perturb.organisations.SECTORS`) or an institution kind
+            (``ORG-court``, ``ORG-university``, ...; :data:`INSTITUTION_KINDS`). ``ORG`` and lines without
+            a type are companies, whose sector comes from their name's words or is unknown.
 
         Raises
         ------
         NameLexiconError
-            If a file is missing, is not the expected JSON, or a field is absent or not a list of strings.
+            If a file is missing, is not the expected JSON, or a field is absent or not a list of strings;
+            for a user list line with an unknown type or kind, naming the file, line and field.
         """
         data = _read_json(names)
         for key in ("men", "women", "last"):
@@ -270,25 +317,43 @@ class NameLexicon:
                 raise NameLexiconError(f"{path}: no such name list")
             countries, cities = list(countries), list(cities)
             user_orgs: list[str] = []
-            targets = {"PER-male": male, "PER-female": female, "PER-last": last, "ORG": user_orgs,
-                       "LOC-country": countries, "LOC-city": cities}
+            user_companies: list[tuple[str, str]] = []
+            targets = {"PER-male": male, "PER-female": female, "PER-last": last, "LOC-country": countries,
+                       "LOC-city": cities}
+            org_types = {"ORG", *(f"ORG-{k}" for k in SECTORS), *(f"ORG-{k}" for k in INSTITUTION_KINDS)}
             from robust_bench.io.fileio import iter_lines
 
             for lineno, line in enumerate(iter_lines(path), start=1):
-                line = line.strip()
-                if not line or line.startswith("#"):
+                line = line.rstrip("\r\n")
+                if not line.strip() or line.lstrip().startswith("#"):
                     continue
                 kind, name = line.split("\t", 1) if "\t" in line else ("ORG", line)
-                if kind not in targets:
-                    raise NameLexiconError(f"{path}:{lineno}: type: unknown name type {kind!r}; expected one "
-                                           f"of {sorted(targets)}")
-                name = " ".join(organisation_core(name.split())) if kind == "ORG" else name.strip()
-                if name:
-                    targets[kind].append(name)
+                kind = kind.strip()
+                if kind not in targets and kind not in org_types:
+                    raise NameLexiconError(f"{path}:{lineno}: type: unknown name type or kind {kind!r}; expected "
+                                           f"one of {sorted(targets) + sorted(org_types)}")
+                if not name.strip():
+                    raise NameLexiconError(f"{path}:{lineno}: name: empty (a {kind} line needs a name after the tab)")
+                if not kind.startswith("ORG"):
+                    if name.strip():
+                        targets[kind].append(name.strip())
+                    continue
+                name = " ".join(organisation_core(name.split()))
+                if not name:
+                    continue
+                want = kind[4:] or None
+                if want in INSTITUTION_KINDS:
+                    if organisation_kind(name) != want:
+                        raise NameLexiconError(f"{path}:{lineno}: name: {name!r} is not recognisably a {want} "
+                                               f"(its words make it {organisation_kind(name)!r})")
+                    user_orgs.append(name)
+                else:
+                    user_companies.append((name, want or sector_from_words(name) or COMPANY))
             orgs = user_orgs + orgs
+            companies = user_companies + list(companies)
             source["extra"] = str(path)
         return cls(male=male, female=female, last=last, countries=countries, cities=cities, organisations=orgs,
-                   source=source)
+                   companies=companies, facts=facts, traded=traded, source=source)
 
     def without(self, seen: Iterable[str]) -> "NameLexicon":
         """A copy without the names in ``seen`` (case-insensitive), as the paper excluded
@@ -297,12 +362,46 @@ class NameLexicon:
         keep = lambda xs: [x for x in xs if x.lower() not in s]   # noqa: E731
         return NameLexicon(male=keep(self.male), female=keep(self.female), last=keep(self.last),
                            countries=keep(self.countries), cities=keep(self.cities),
-                           organisations=keep(self.organisations), source={**self.source, "excluded_seen": len(s)})
+                           organisations=keep(self.organisations),
+                           companies=[c for c in self.companies if c[0].lower() not in s], facts=self.facts,
+                           traded=self.traded,
+                           source={**self.source, "excluded_seen": len(s)})
+
+    def add_facts(self, facts: Mapping[str, NameFact]) -> None:
+        """Add names-dataset facts (see the class), for example for the words of the corpus being built."""
+        self.facts.update(facts)
+        self._pools.clear()
+
+    def fact_words(self) -> set[str]:
+        """The names whose facts the pools need: the first names of the lists' pools."""
+        return set(self.male[:POOL_FIRST_NAMES]) | set(self.female[:POOL_FIRST_NAMES])
 
     def gender_of(self, first: str) -> str | None:
-        """``male`` or ``female`` when only one first-name list has ``first``, else ``None``."""
+        """The gender of a first name: ``male`` or ``female`` when names-dataset gives at least
+        :data:`~robust_bench.text.names.GENDER_SHARE` of its bearers that gender, ``either`` when it
+        knows the name with both ("Courtney", "Kim", "Andrea"); for a name it does not know, the one
+        first-name list that holds it; else ``None`` (unknown)."""
+        fact = self.facts.get(first.title())
+        if fact is not None and fact.gender is not None:
+            return fact.gender
         m, f = first in self._male, first in self._female
         return "male" if m and not f else "female" if f and not m else None
+
+    def surname_first(self, words: Sequence[str]) -> bool:
+        """Whether a person's name is written family name first ("Kim Do Hoon", "Tan Kong Yam", "Li
+        Peng"), by names-dataset: its first word is among the 300 most frequent family names of a
+        country whose press writes them first (:data:`~robust_bench.text.names.SURNAME_FIRST_COUNTRIES`)
+        and ranks higher there than as a given name elsewhere ("Chris", "Ian" do not), and a later word
+        is a given name among the 2,000 most frequent there, most borne there. "Kim Clijsters" is not."""
+        words = [w for w in words if w[:1].isupper()]
+        if len(words) < 2:
+            return False
+        head = self.facts.get(words[0].title())
+        if head is None or head.surname_first_rank is None or head.surname_first_rank > 300 or (
+                head.given_rank_west is not None and head.given_rank_west <= head.surname_first_rank):
+            return False
+        return any((f := self.facts.get(w.title())) is not None and f.first_country in SURNAME_FIRST_COUNTRIES
+                   and f.given_rank_east is not None and f.given_rank_east <= 2000 for w in words[1:])
 
     def is_first_name(self, word: str) -> bool:
         return word in self._male or word in self._female
@@ -315,11 +414,33 @@ class NameLexicon:
         t = text.lower()
         return "country" if t in self._countries else "city" if t in self._cities else None
 
+    def company_sector(self, name: str) -> str:
+        """The sector of a company name: the list's, when it names the company ("Cisco" is Cisco
+        Systems, technology), else one its words mark ("Delta Air Lines": transport), else
+        ``company`` (unknown)."""
+        key = company_key(name)
+        return (self._company_index.get(key) or (self._company_aliases.get(key) if self.is_listed_company(name) else None)
+                or sector_from_words(name) or COMPANY)
+
+    def company_group(self, name: str) -> str | None:
+        """The industry group of a listed company (:data:`INDUSTRY_GROUPS`), else ``None``."""
+        return self._company_group.get(company_key(name)) if self.is_listed_company(name) else None
+
+    def is_listed_company(self, name: str) -> bool:
+        """Whether the company list names ``name`` (see :func:`company_index`); a first word of a
+        listed name counts ("Cisco") unless it is also a first name or surname ("Wells", "Franklin") or an
+        English word ("Crown" of "Crown corporations", "Southern")."""
+        key = company_key(name)
+        if key in self._company_index:
+            return True
+        return key in self._company_aliases and not (self.is_first_name(key.title()) or self.is_last_name(key.title())
+                                                    or _english_word(key))
+
     def pool(self, kind: str) -> tuple[str, ...]:
         """The names of one kind: ``male``, ``female``, ``unisex`` (first names both lists have),
-        ``last``, ``organisation`` (companies, agencies, anything not an institution), one of the
-        institution kinds of :func:`organisation_kind` or ``institution`` (all of them), ``country``,
-        ``city``. Computed once per kind.
+        ``last``, a company sector (:data:`SECTORS`; ``company`` holds the companies whose names
+        reveal no industry), an institution kind (:data:`INSTITUTION_KINDS`), ``country``, ``city``.
+        Computed once per kind.
 
         Raises
         ------
@@ -331,13 +452,27 @@ class NameLexicon:
         return self._pools[kind]
 
     def _pool(self, kind: str) -> tuple[str, ...]:
-        if kind == "institution":
-            return tuple(o for o in self.organisations if organisation_kind(o) != "organisation")
-        if kind in ORGANISATION_KINDS:
-            return tuple(o for o in self.organisations if organisation_kind(o) == kind)
+        if kind in SECTORS or kind.startswith("industry:"):
+            pools = sector_pools(self.companies)
+            if kind not in pools:
+                raise KeyError(kind)
+            # "Shares of Southern fell": a one-word name that is an English adjective reads as one
+            return tuple(n for n in pools[kind] if " " in n or not _adjective(n))
+        if kind in INSTITUTION_KINDS:
+            # not a team named after its university ("University of New Mexico Lobos")
+            return tuple(o for o in self.organisations if organisation_kind(o) == kind
+                         and not (_plural_name(o.split()[-1]) and organisation_kind(o.split()[-1]) != kind)
+                         and self.location_kind(o) is None)          # "Newport News" is a city
         male, female = self.male[:POOL_FIRST_NAMES], self.female[:POOL_FIRST_NAMES]
+        if self.facts:
+            # only names whose gender names-dataset confirms ("Kim" is in the men's census list too)
+            male = tuple(n for n in male if self.gender_of(n) == "male")
+            female = tuple(n for n in female if self.gender_of(n) == "female")
         if kind == "unisex":
-            return tuple(n for n in male if n in set(female))
+            lo, hi = EITHER_SHARE
+            return tuple(dict.fromkeys(n for n in self.male[:POOL_FIRST_NAMES] + self.female[:POOL_FIRST_NAMES]
+                                       if (f := self.facts.get(n)) is not None and f.female is not None
+                                       and lo <= f.female <= hi))
         return {"male": male, "female": female, "last": self.last[:POOL_SURNAMES],
                 "country": self.countries, "city": self.cities}[kind]
 
@@ -369,8 +504,8 @@ class NameLexicon:
         return self._ranks
 
     def sizes(self) -> dict[str, int]:
-        return {k: len(self.pool(k)) for k in ("male", "female", "unisex", "last", *ORGANISATION_KINDS, "country",
-                                               "city")}
+        return {k: len(self.pool(k)) for k in ("male", "female", "unisex", "last", *SECTORS, *INSTITUTION_KINDS,
+                                               "country", "city")}
 
 
 def _read_json(path) -> dict:
@@ -420,15 +555,13 @@ def person_name_tokens(tokens: Sequence[str], start: int, end: int, *, gold: boo
     while a > start and tokens[a - 1].lower() not in HONORIFIC_GENDER and (
             is_name_word(tokens[a - 1], gold) or tokens[a - 1] in PARTICLES and a - 1 > start and a < b):
         a -= 1
-    while a < b and tokens[a] in PARTICLES:
-        a += 1
-    if a == b:
+    if all(t in PARTICLES for t in tokens[a:b]):
         return None
-    return a, b
+    return a, b                 # a leading particle belongs to the surname: "(the Duc) de Chalis"
 
 
 def organisation_core(tokens: Sequence[str]) -> tuple[str, ...]:
-    """An organisation mention without a leading *the*, corporate suffixes, and anything from a
+    """An organisation mention without a leading article, corporate suffixes, and anything from a
     possessive on (a tagger's "RealNetworks ' Rhapsody" is the organisation RealNetworks)."""
     toks = list(tokens)
     cut = next((i for i, t in enumerate(toks) if t in _POSSESSIVE), None)
@@ -436,8 +569,8 @@ def organisation_core(tokens: Sequence[str]) -> tuple[str, ...]:
         toks = toks[:cut]       # "RealNetworks ' Rhapsody": the owner is the organisation
     while len(toks) > 1 and (toks[-1].lower().rstrip(",") in _ORG_SUFFIXES or toks[-1] in ("&", "and", "of", ",")):
         toks.pop()
-    if toks and toks[0].lower() == "the" and len(toks) > 1:
-        toks.pop(0)
+    if toks and toks[0].lower() in ("the", "a", "an") and len(toks) > 1:
+        toks.pop(0)             # a tagger's "a Redding Medical Center": the article is the sentence's
     return tuple(toks)
 
 
@@ -445,28 +578,40 @@ def organisation_core(tokens: Sequence[str]) -> tuple[str, ...]:
 #: court, a legislature by a legislature, and a company by a company: "the Kurdistan Democratic Party
 #: voted" or "the Microsoft voted" would change what the sentence says, not only who is in it.
 _INSTITUTION_KINDS = (
+    ("journal", {"journal", "magazine", "review", "lancet"}),
+    ("broadcaster", {"nbc", "abc", "cbs", "cnn", "espn", "bbc", "hbo", "msnbc", "cnbc", "pbs", "npr", "television",
+                     "channel", "tv", "radio", "broadcasting", "sky"}),
+    ("news agency or newspaper", {"reuters", "press", "news", "post", "times", "tribune", "herald", "gazette",
+                                  "bloomberg", "afp", "newspaper", "chronicle", "globe", "telegraph", "daily"}),
+    ("hospital", {"hospital", "clinic", "infirmary", "hospice"}),
+    ("event or venue", {"conference", "summit", "expo", "festival", "awards", "hall", "arena", "stadium", "theatre",
+                        "theater", "museum", "cathedral", "church", "airport", "base", "center", "centre", "centers",
+                        "centres"}),
+    ("committee", {"committee", "subcommittee"}),
+    ("government body", {"commission"}),
     ("court", {"court", "tribunal", "judiciary"}),
-    ("legislature", {"senate", "house", "congress", "parliament", "assembly", "duma", "bundestag", "knesset",
+    ("legislature", {"senate", "congress", "parliament", "assembly", "duma", "bundestag", "knesset",
                      "legislature", "gop"}),
     ("party", {"party", "democrats", "republicans", "tories"}),
     ("exchange", {"exchange", "nasdaq", "nyse", "amex", "bourse", "nymex", "cbot", "lme"}),
     ("central bank", {"reserve", "bundesbank", "fed", "ecb", "boj", "rba"}),
     ("international body", {"nations", "u.n.", "un", "nato", "osce", "eu", "eec", "imf", "opec", "wto", "who", "iaea",
-                            "interpol", "league", "federation", "organisation", "organization", "unicef",
-                            "unesco", "asean", "apec"}),
-    ("university", {"university", "college", "school", "institute", "academy"}),
-    ("association", {"association", "society", "foundation", "union", "alliance", "coalition", "guild"}),
-    ("armed group", {"army", "navy", "police", "guard", "forces", "front", "tigers", "brigade", "movement", "militia",
+                            "interpol", "unicef", "unesco", "asean", "apec"}),
+    ("university", {"university", "college"}),
+    ("school or institute", {"school", "institute", "academy"}),
+    ("association", {"association", "society", "foundation", "guild", "federation", "organisation", "organization"}),
+    ("armed group", {"army", "navy", "guard", "force", "forces", "front", "tigers", "brigade", "movement", "militia",
                      "marines"}),
     ("government body", {"ministry", "department", "treasury", "government", "administration", "bureau", "agency",
                          "office", "service", "commission", "committee", "authority", "board", "cabinet", "council",
-                         "fund", "sec", "fda", "fcc", "ftc", "epa", "fbi", "cia", "nasa", "irs", "faa", "ntsb", "usda",
+                         "sec", "fda", "fcc", "ftc", "epa", "fbi", "cia", "nasa", "irs", "faa", "ntsb", "usda",
                          "atsb", "doj", "fema", "cdc", "nih", "nsa", "dea", "atf", "inspectorate", "pentagon", "unit",
-                         "centers", "center", "centre"}),
+                         "police"}),
 )
-#: Every organisation kind: ``organisation`` (companies and anything not an institution) and the
-#: institution kinds of ``_INSTITUTION_KINDS``.
-ORGANISATION_KINDS = ("organisation",) + tuple(k for k, _ in _INSTITUTION_KINDS)
+#: The institution kinds of ``_INSTITUTION_KINDS``.
+INSTITUTION_KINDS = tuple(k for k, _ in _INSTITUTION_KINDS)
+#: Every organisation kind an edit records: a company sector (:data:`SECTORS`) or an institution kind.
+ORGANISATION_KINDS = SECTORS + INSTITUTION_KINDS
 
 
 def organisation_kind(text: str) -> str:
@@ -482,8 +627,22 @@ def organisation_kind(text: str) -> str:
     """
     words = [w.lower().strip(",") for w in text.split()]
     low = " ".join(words)
-    if "security council" in low or any(f"{x} union" in low for x in ("european", "african", "postal")):
+    if "security council" in low or any(f"{x} union" in low for x in ("european", "african", "postal")) or (
+            {"organisation", "organization", "federation", "league"} & set(words)
+            and {"world", "international", "european", "atlantic", "arab", "african", "countries"} & set(words)):
         return "international body"
+    if {"international", "world"} & set(words) and any(w in _GOVERNMENT_WORDS for w in words):
+        return "international body"     # "International Atomic Energy Agency", "World Food Programme"
+    if low == "white house" or "disease control" in low:
+        return "government body"
+    if low == "big board":
+        return "exchange"
+    if "world congress" in low:
+        return "event or venue"
+    if any(k in low for k in ("medical center", "medical centre", "health center", "health centre")):
+        return "hospital"
+    if "house" in words and (len(words) == 1 or "house of" in low or low in ("state house", "statehouse")):
+        return "legislature"            # "the House", "House of Commons"; not "Random House" or "Clearing House"
     if "bank" in words and ("central" in words or "of" in words):
         return "central bank"
     for kind, marks in _INSTITUTION_KINDS:
@@ -492,8 +651,34 @@ def organisation_kind(text: str) -> str:
     return "organisation"
 
 
+_FUNCTION = {"of", "the", "and", "for", "&", "on", "in"}
+
+
+def _initials(name: str) -> str:
+    return "".join(w[0] for w in name.split() if w[:1].isupper() and w.lower() not in _FUNCTION and w != "U.S.")
+
+
+def same_organisation(a: str, b: str) -> bool:
+    """Whether two names may name one organisation, so that one cannot replace the other: equal but
+    for dots ("U.N." and "UN"), one the acronym of the other ("FDA" and "Food and Drug
+    Administration"), or the content words of one among the other's ("Supreme Court" and "U.S.
+    Supreme Court")."""
+    x, y = a.replace(".", "").upper(), b.replace(".", "").upper()
+    if x == y:
+        return True
+    if (" " not in a and x == _initials(b).upper()) or (" " not in b and y == _initials(a).upper()):
+        return True
+    ca = {w.lower() for w in a.split() if w.lower() not in _FUNCTION}
+    cb = {w.lower() for w in b.split() if w.lower() not in _FUNCTION}
+    return bool(ca) and bool(cb) and (ca <= cb or cb <= ca)
+
+
+_GOVERNMENT_WORDS = dict(_INSTITUTION_KINDS)["government body"]
+
+
 def is_institution(kind: str) -> bool:
-    return kind != "organisation" and kind in ORGANISATION_KINDS
+    """Whether ``kind`` is an institution kind (not a company's)."""
+    return kind in INSTITUTION_KINDS
 
 
 #: Reuters (CoNLL-2003) headlines of sports stories begin with the sport ("SOCCER - JAPAN GET LUCKY WIN .").
@@ -642,9 +827,10 @@ class _Drawer:
         self.used: set[str] = {r.lower() for r in reserved}
         self.initials: set[str] = set()
 
-    def draw(self, pool: Sequence[str], *, initial: bool = False, tries: int = 200) -> str | None:
+    def draw(self, pool: Sequence[str], *, initial: bool = False, tries: int = 200, avoid=None) -> str | None:
         """A name from ``pool`` not used before and absent from the document; with ``initial``,
-        one whose initial ("S.") is neither used before nor in the document."""
+        one whose initial ("S.") is neither used before nor in the document; never one for which
+        ``avoid(name)`` is true."""
         if not pool:
             return None
         for _ in range(tries):
@@ -654,6 +840,8 @@ class _Drawer:
             # how the sentence parses, not only which name it holds
             if key in self.used or key in _BANNED or _occurs(cand.split(), self.lowered, self.token_set):
                 continue
+            if avoid is not None and avoid(cand):
+                continue
             if initial:
                 ini = cand[0].lower() + "."
                 if ini in self.initials or ini in self.token_set or ini in _BANNED:     # "M." reads as Monsieur
@@ -662,6 +850,30 @@ class _Drawer:
             self.used.add(key)
             return cand
         return None
+
+
+@lru_cache(maxsize=8192)
+def _english_word(word: str) -> bool:
+    """Whether lower-case ``word`` is a common English word (wordfreq Zipf >= 3.5): "crown", "southern",
+    "target"; not "cisco", "kroger"."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word.lower(), "en") >= 3.5
+
+
+@lru_cache(maxsize=8192)
+def _adjective(word: str) -> bool:
+    """Whether WordNet knows lower-case ``word`` as an adjective ("southern", "progressive", "united")."""
+    from nltk.corpus import wordnet as wn
+
+    return bool(wn.synsets(word.lower(), pos=wn.ADJ))
+
+
+def _plural_name(word: str) -> bool:
+    """Whether a name's last word reads as a plural ("Devices", "Stores", "Airlines"; not "Texas",
+    "Paribas", "Express")."""
+    w = word.lower()
+    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "as", "os", "ys")) and word[:1].isupper()
 
 
 def _is_initial(word: str) -> bool:
@@ -687,6 +899,11 @@ def _person_spans(tokens, ms, lexicon, gold: bool, plan) -> list[tuple[Mention, 
         span = person_name_tokens(tokens, m.start, m.end, gold=gold)
         if span is None:
             plan.skipped["no name in the mention"] += 1
+            plan.refused.append((m.start, m.end, "no name in the mention"))
+        elif lexicon.location_kind(" ".join(tokens[span[0]:span[1]])) and not any(
+                lexicon.is_first_name(w.title()) or lexicon.is_last_name(w.title()) for w in tokens[slice(*span)]):
+            plan.skipped["a place name tagged as a person"] += 1       # a dateline's "DURBAN"
+            plan.refused.append((m.start, m.end, "a place name tagged as a person"))
         else:
             names.append((m, span))
     if gold:
@@ -698,6 +915,7 @@ def _person_spans(tokens, ms, lexicon, gold: bool, plan) -> list[tuple[Mention, 
         w.lower() in known or lexicon.is_first_name(w.title()) or lexicon.is_last_name(w.title())
         for w in tokens[a:b])]
     plan.skipped["no name in the mention"] += len(names) - len(kept)
+    plan.refused += [(a, b, "no name in the mention") for m, (a, b) in names if (m, (a, b)) not in kept]
     return sorted(kept, key=lambda x: x[1])
 
 
@@ -715,40 +933,91 @@ def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
     seen: dict[str, Counter] = {}
     shape: dict[str, str] = {}
     for names in person_names.values():
-        for _, (a, b) in names:
-            words = tokens[a:b]
-            before = tokens[a - 1].lower() if a > 0 else ""
-            if len(words) == 1 and before in _SURNAME_TITLES:
-                seen.setdefault(words[0].lower(), Counter())["after surname title"] += 1
-            elif len(words) == 1 and before in _FIRST_NAME_TITLES:
-                seen.setdefault(words[0].lower(), Counter())["after first-name title"] += 1
-            for k, w in enumerate(words):
-                if _particle(w, k, len(words)):
-                    continue
-                kind = "single" if len(words) == 1 else "first" if k == 0 else "last" if k == len(words) - 1 \
-                    else "middle"
-                seen.setdefault(w.lower(), Counter())[kind] += 1
-                shape.setdefault(w.lower(), w)
+        _count_uses(tokens, names, seen, shape)
     roles = {}
     for word, c in seen.items():
         if word not in shape:
             continue
-        title = shape[word][:1].upper() + shape[word][1:].lower()
-        likely = lexicon.likely_role(title)
-        if c["first"] != c["last"]:
-            roles[word] = "first" if c["first"] > c["last"] else "last"
-        elif lexicon.sole_role(title):
-            # the lists know it in one role only: "Miss Betsey", "Mrs. Rachel" use a first name
-            roles[word] = lexicon.sole_role(title)
-        elif c["after surname title"] != c["after first-name title"]:
-            roles[word] = "first" if c["after first-name title"] > c["after surname title"] else "last"
-        else:
-            roles[word] = likely or "last"
+        roles[word] = _role_with_evidence(shape[word], c, lexicon)[0]
     return roles
 
 
+def _count_uses(tokens, names, seen: dict, shape: dict) -> None:
+    """Count how each name word of ``names`` ((mention, (a, b)) pairs) is used: alone, first, last or
+    in the middle of a full name, after a surname title ("Mr.") or a first-name title ("Sir")."""
+    for _, (a, b) in names:
+        words = tokens[a:b]
+        before = tokens[a - 1].lower() if a > 0 else ""
+        if len(words) == 1 and before in _SURNAME_TITLES:
+            seen.setdefault(words[0].lower(), Counter())["after surname title"] += 1
+        elif len(words) == 1 and before in _FIRST_NAME_TITLES:
+            seen.setdefault(words[0].lower(), Counter())["after first-name title"] += 1
+        for k, w in enumerate(words):
+            if _particle(w, k, len(words)):
+                continue
+            kind = "single" if len(words) == 1 else "first" if k == 0 else "last" if k == len(words) - 1 \
+                else "middle"
+            seen.setdefault(w.lower(), Counter())[kind] += 1
+            shape.setdefault(w.lower(), w)
+
+
+def _role_with_evidence(word: str, c: Counter, lexicon) -> tuple[str, str | None]:
+    """The role of one name word from its uses ``c`` (see :func:`_word_roles`) and how it was decided:
+    ``position`` (first or last word of full names), ``lists`` (the name lists know it in one role
+    only), ``title``, ``rank`` (one list ranks it at least ten times higher and names-dataset's ranks
+    agree), ``names-dataset`` (a given name unknown to the lists), or ``None`` (the paper's default,
+    the last name). Positions that the lists contradict ("Mary Jane": "Jane" is a first
+    name only) decide the role but are no evidence."""
+    title = word[:1].upper() + word[1:].lower()
+    sole = lexicon.sole_role(title)
+    if c["first"] != c["last"]:
+        role = "first" if c["first"] > c["last"] else "last"
+        return role, ("position" if sole in (None, role) else None)
+    if sole:
+        # the lists know it in one role only: "Miss Betsey", "Mrs. Rachel" use a first name
+        return sole, "lists"
+    if c["after surname title"] != c["after first-name title"]:
+        return ("first" if c["after first-name title"] > c["after surname title"] else "last"), "title"
+    likely = lexicon.likely_role(title)
+    fact = lexicon.facts.get(title)
+    if likely is None:
+        # unknown to the lists: a given name that names-dataset knows and ranks ten times lower (or not
+        # at all) as a family name ("Lucilla", "Leonce"); never the other way ("Tibby" is unranked as a
+        # given name there)
+        if fact is not None and fact.first_rank is not None and fact.first_rank <= 3000 and (
+                fact.last_rank is None or fact.last_rank >= 10 * fact.first_rank):
+            return "first", "names-dataset"
+        return "last", None
+    first = min(lexicon.rank(title, "male"), lexicon.rank(title, "female"))
+    last = lexicon.rank(title, "last")
+    ratio = (max(first, last) + 1) / (min(first, last) + 1)
+    # one list ranks it ten times higher, and names-dataset does not say otherwise ("Cameron" and
+    # "Washington" are given names there, surnames in the census lists' order)
+    agrees = fact is None or fact.first_rank is None or fact.last_rank is None or (
+        (fact.first_rank < fact.last_rank) == (likely == "first"))
+    return likely, ("rank" if ratio >= 10 and agrees else None)
+
+
+def name_word_roles(tokens: Sequence[str], names: Sequence[tuple[int, int]], lexicon: "NameLexicon"
+                    ) -> dict[str, tuple[str, str | None]]:
+    """The role of every word of a document's person names, as :func:`plan_swaps` decides it, and its
+    evidence (see :func:`_role_with_evidence`): lower-cased word -> (``first`` or ``last``, evidence).
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    names : sequence of (int, int)
+        Name spans (honorifics stripped; see :func:`person_name_tokens`) of every person of the document.
+    """
+    seen: dict[str, Counter] = {}
+    shape: dict[str, str] = {}
+    _count_uses(tokens, [((None, sp)) for sp in names], seen, shape)
+    return {w: _role_with_evidence(shape[w], c, lexicon) for w, c in seen.items() if w in shape}
+
+
 #: Titles before a surname ("Mr. Harvey", "Dr. Seward") and before a first name ("Sir John",
-#: "Aunt Polly", "Old Billy"); "Lady", "Lord", "Father" go either way and decide nothing.
+#: "Aunt Polly"); "Lady", "Lord", "Father" go either way and decide nothing, and so do epithets
+#: ("my dear Watson", "old Osborne", "Little Nell").
 _SURNAME_TITLES = {
     "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "doctor", "prof", "prof.", "professor", "captain",
     "capt.", "colonel", "col.", "general", "gen.", "major", "lieutenant", "lieut.", "lt.", "sergeant", "sgt.",
@@ -757,17 +1026,15 @@ _SURNAME_TITLES = {
     "mme", "mme.", "mlle", "frau", "signor", "signora", "senor", "senora", "señor", "señora", "parson", "vicar",
     "rector", "reverend", "rev", "rev.", "bishop", "squire", "nurse", "citizen", "citoyen", "citoyenne"}
 _FIRST_NAME_TITLES = {"sir", "dame", "king", "queen", "prince", "princess", "saint", "st.", "brother", "sister",
-                      "uncle", "aunt", "cousin", "pope", "friar", "granny", "grandma", "grandpa", "old", "little",
-                      "young", "poor", "dear", "cousin"}
+                      "uncle", "aunt", "cousin", "pope", "friar", "granny", "grandma", "grandpa"}
 
 
 def _person_part(word: str, role: str, word_gender: Mapping[str, str], choose, lexicon, rng) -> str | None:
-    """The replacement of one person-name word, in its shape; ``None`` for a first name of unknown
-    gender when no name of both genders is known (it is kept, never flipped)."""
+    """The replacement of one person-name word, in its shape, a first name from the pool of its gender
+    (``word_gender``: male, female or unisex); ``None`` for a first name without one (it is kept, never
+    flipped) or an exhausted pool."""
     if role == "first":
-        g = word_gender.get(word.lower()) or lexicon.gender_of(word.title())
-        if g is None or g == "unknown":
-            g = "unisex" if lexicon.pool("unisex") else None
+        g = word_gender.get(word.lower())
         if g is None:
             return None
         new = choose(f"first:{word.lower()}", g)
@@ -777,9 +1044,10 @@ def _person_part(word: str, role: str, word_gender: Mapping[str, str], choose, l
 
 
 def _nickname_pairs(first_names: set[str]) -> set[str]:
-    """The first names of a document that are a nickname and a full form of each other ("Meg" and
+    """The first names of one person that are a nickname and a full form of each other ("Meg" and
     "Margaret", "Tommy" and "Thomas", after the ``nicknames`` package's list): a swap that keeps the
-    relation needs a related pair of replacements, which the lists do not give, so they are kept."""
+    relation needs a related pair of replacements, which the lists do not give, so the person is kept.
+    Two people ("Rob Andrew", "Robert Kitson") are swapped each on their own."""
     nn = _nicknamer()
     out = set()
     for w in first_names:
@@ -818,7 +1086,8 @@ def _pluralise(name: str) -> str:
 
 def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: NameLexicon, rng: random.Random, *,
                types: Iterable[str] = ENTITY_TYPES, gender_hints: Mapping[str, str] | None = None,
-               fixed: Mapping[str, str] | None = None, gold: bool = False) -> SwapPlan:
+               fixed: Mapping[str, str] | None = None, gold: bool = False,
+               entities: Iterable[str] | None = None) -> SwapPlan:
     """Choose a replacement for every mention of the given types.
 
     Parameters
@@ -842,6 +1111,10 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         The mentions are gold name annotations (CoNLL-2003 tags): an all-capital mention is a
         name as it stands. Otherwise (coreference mentions, a tagger's output) an all-capital
         mention counts only when its words are the entity's own or known names.
+    entities : iterable of str, optional
+        Swap only these entities (the paper's coreference documents change one person's name, §2.3);
+        the other mentions still decide the roles of name words, and the words of the swapped names
+        are replaced wherever else they occur ("Jane Bennet" beside "Elizabeth Bennet"). Default: all.
 
     Returns
     -------
@@ -860,7 +1133,7 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             by_entity.setdefault(m.entity, []).append(m)
     taken: set[int] = set()
 
-    def choose(role_key: str, pool_kind: str) -> str | None:
+    def choose(role_key: str, pool_kind: str, avoid=None) -> str | None:
         if role_key in plan.mapping:
             return plan.mapping[role_key]
         if fixed and role_key in fixed:
@@ -869,7 +1142,7 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         word = role_key.split(":", 1)[1]
         # an initial stays an initial, and two initials never become one
         initial = _is_initial(word)
-        r = drawer.draw(lexicon.pool(pool_kind), initial=initial)
+        r = drawer.draw(lexicon.pool(pool_kind), initial=initial, avoid=avoid)
         if r is not None:
             plan.mapping[role_key] = r
         return r
@@ -877,6 +1150,7 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
     def put(a: int, b: int, new: Sequence[str], entity: str, typ: str, role: str) -> None:
         if any(i in taken for i in range(a, b)):
             plan.skipped["overlapping mention"] += 1
+            plan.refused.append((a, b, "overlapping mention"))
             return
         taken.update(range(a, b))
         plan.spans[(a, b)] = (tuple(new), entity, typ, role)
@@ -890,56 +1164,72 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             if names:
                 person_names[entity] = names
     roles = _word_roles(tokens, person_names, lexicon)
+    # the gender of each first-name word: its own where names-dataset (or the one list holding it) states
+    # one, so that "Benito" and "Alessandra" of two Mussolinis each keep theirs; otherwise the person's
+    # context (the cluster's pronouns, else an honorific); otherwise a name of either gender ("unisex")
     word_gender: dict[str, str] = {}
-    for entity, names in person_names.items():
-        full = max((tuple(tokens[a:b]) for _, (a, b) in names), key=len)
-        firsts = [w for w in full if roles.get(w.lower()) == "first"]
-        first = firsts[0] if firsts else None
-        # the person's own evidence first (the cluster's pronouns, an honorific), then the lists
-        gender = hints.get(entity)
-        honorific = {HONORIFIC_GENDER.get(tokens[m.start].lower()) for m, _ in names} - {None}
-        if gender is None and len(honorific) == 1:
-            gender = honorific.pop()
-        if gender is None and first:
-            gender = lexicon.gender_of(first.title())
-        if gender is None and first is not None:
-            # unknown: a first name both lists have ("Jordan", "Taylor") cannot clash with the context;
-            # without one (the lists here are disjoint) the first name is kept, never flipped
-            gender = "unisex" if lexicon.pool("unisex") else "unknown"
-            plan.genders[entity] = "unknown"
-        elif gender is not None:
-            plan.genders[entity] = gender
-        for _, (a, b) in names:
-            for w in tokens[a:b]:
-                if roles.get(w.lower()) == "first" and gender in ("male", "female", "unisex", "unknown"):
-                    word_gender.setdefault(w.lower(), gender)
-    related = _nickname_pairs({w.lower() for w, r in roles.items() if r == "first"})
+    conflicted: dict[str, str] = {}                 # entity -> why it is left whole
     unisex = bool(lexicon.pool("unisex"))
+    for entity, names in person_names.items():
+        context = hints.get(entity)
+        honorific = {HONORIFIC_GENDER.get(tokens[m.start].lower()) for m, _ in names} - {None}
+        if context is None and len(honorific) == 1:
+            context = honorific.pop()
+        firsts = list(dict.fromkeys(w for _, (a, b) in names for k, w in enumerate(tokens[a:b])
+                                    if roles.get(w.lower()) == "first" and not _particle(w, k, b - a)
+                                    and not _plural_of(w, roles)))
+        named = {g for w in firsts if (g := lexicon.gender_of(w.title())) in ("male", "female")}
+        if context in ("male", "female") and named - {context}:
+            conflicted[entity] = "person whose first name and context disagree on gender"
+            continue
+        if any(lexicon.surname_first(tokens[a:b]) for _, (a, b) in names):
+            conflicted[entity] = "person whose name is written family name first"
+            continue
+        gender = context if context in ("male", "female") else next(iter(named)) if len(named) == 1 else None
+        plan.genders[entity] = gender or "unknown"
+        for w in firsts:
+            own = lexicon.gender_of(w.title())
+            pool = own if own in ("male", "female") else context if context in ("male", "female") else \
+                "unisex" if unisex else None
+            if pool is not None:
+                word_gender.setdefault(w.lower(), pool)
 
-    def refusal(names) -> str | None:
+    def refusal(entity, names) -> str | None:
         """Why a whole person is left unchanged: half a name swapped ("Davor Pina", "Meg Smith") is
         not a name, so a first name that cannot be swapped keeps the surname too."""
+        if entity in conflicted:
+            return conflicted[entity]
+        related = _nickname_pairs({w.lower() for _, (a, b) in names for w in tokens[a:b]
+                                   if roles.get(w.lower()) == "first"})
         for _, (a, b) in names:
             for k, w in enumerate(tokens[a:b]):
                 if _particle(w, k, b - a) or roles[w.lower()] != "first" or _plural_of(w, roles):
                     continue
                 if w.lower() in related:
                     return "person whose first names are a nickname and its full form"
-                if not unisex and word_gender.get(w.lower(), "unknown") == "unknown" \
-                        and lexicon.gender_of(w.title()) is None:
+                if w.lower() not in word_gender:
                     return "person with a first name of unknown gender"
         return None
 
+    chosen = None if entities is None else set(entities)
     for entity, names in person_names.items():
-        why = refusal(names)
+        if chosen is not None and entity not in chosen:
+            continue
+        why = refusal(entity, names)
         if why is not None:
             plan.skipped[why] += len(names)
+            plan.refused += [(a, b, why) for _, (a, b) in names]
             continue
         for m, (a, b) in names:
+            particles = None                    # where a run of particles before the current word began
             for k, w in enumerate(tokens[a:b]):
                 if _particle(w, k, b - a):
-                    continue                    # "de" of "Duc de Chalis", "Van" of "Van Tassel" stay
+                    particles = k if particles is None else particles
+                    continue
+                start, particles = (a + (particles if particles is not None else k)), None
                 role = roles[w.lower()]
+                if role != "last":
+                    start = a + k               # "de" before a first name stays
                 base = _plural_of(w, roles)
                 if base is not None:        # "the Woodhouses" beside "Woodhouse": the family, one surname
                     single = _person_part(base, "last", word_gender, choose, lexicon, rng)
@@ -950,12 +1240,15 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
                 owner.setdefault(f"{role}:{w.lower()}", (entity, role))
                 if new is None:
                     plan.skipped["name list exhausted"] += 1
+                    plan.refused.append((a + k, a + k + 1, "name list exhausted"))
                     continue
-                put(a + k, a + k + 1, (new,), entity, "PER", role)
+                # a surname's particles go with it: "van Boxmeer", "Van Tassel" -> "Madera" (a particle
+                # left before another surname reads as half a name)
+                put(start, a + k + 1, (new,), entity, "PER", role)
     org_cores: list[tuple[tuple[str, ...], str, str, str]] = []     # (core, replacement, entity, kind)
     for entity, ms in by_entity.items():
         typ = ms[0].type
-        if typ == "PER":
+        if typ == "PER" or (chosen is not None and entity not in chosen):
             continue
         spans = []
         for m in ms:
@@ -971,10 +1264,16 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             # one organisation, one replacement: "Kleiner Perkins" and "Kleiner Perkins Caufield &
             # Byers" of one entity both become "Hyundai"; the kind follows the longest name
             canonical = " ".join(max((c for _, _, c in spans), key=len))
-            kind = organisation_kind(canonical)
-            new = choose(f"organisation:{canonical.lower()}", kind)
-            if new is None and kind != "organisation":
-                new = choose(f"organisation:{canonical.lower()}", "institution")   # a small kind ran out
+            kind = next((m.kind for m in ms if m.kind), None) or organisation_kind(canonical)
+            if kind == "organisation":
+                kind = lexicon.company_sector(canonical)
+            if len(lexicon.pool(kind)) < (MIN_INDUSTRY_POOL if kind.startswith("industry:") else MIN_ORGANISATION_POOL):
+                # never another kind: "the Securities and Exchange Commission" for "the Nasdaq" says something else
+                plan.skipped[f"no pool of its kind ({kind})"] += len(spans)
+                continue
+            names = {" ".join(c) for _, _, c in spans}
+            new = choose(f"organisation:{canonical.lower()}", kind,
+                         avoid=lambda cand: any(same_organisation(cand, n) for n in names))
             if new is None:
                 plan.skipped["name list exhausted"] += len(spans)
                 continue
@@ -1000,6 +1299,10 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         for i in range(len(tokens) - n + 1):
             if tuple(tokens[i:i + n]) == core and not any(j in taken or j in protected for j in range(i, i + n)):
                 put(i, i + n, new.split(), entity, "ORG", kind)
+            elif n == 1 and tokens[i] == core[0] + "s" and i not in taken and i not in protected:
+                # "Microsofts security unit" (an apostrophe dropped): the same company
+                *head, last = new.split()
+                put(i, i + 1, (*head, last + ("'" if last.endswith("s") else "s")), entity, "ORG", kind)
     # the same name elsewhere in the document is the same name: every capitalised occurrence of a
     # replaced first or last name outside other entities' mentions is replaced too, so no trace of
     # the old name is left ("Jarndyce and Jarndyce" beside "Tom Jarndyce")
@@ -1023,12 +1326,27 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
                 continue
             entity, role = owner.get(key, ("", key.split(":", 1)[0]))
             put(i, i + 1, (_surface(w, new),), entity, "PER", role)
-    # a bare possessive apostrophe follows a name ending in s: "Hastings '" -> "Rusnock 's"
+    # "a Santa Claus" -> "an Aimee Sharkey": the indefinite article agrees with the new name's sound
+    from robust_bench.perturb.checks import indefinite_article
+
+    for (a, b), (words, entity, typ, role) in sorted(plan.spans.items()):
+        if a > 0 and words and tokens[a - 1].lower() in ("a", "an") and (a - 1) not in taken \
+                and words[0][:1].isalpha() and not any(x <= a - 1 < y for x, y in plan.spans):
+            article = indefinite_article(words[0])
+            if tokens[a - 1].lower() != article:
+                plan.spans[(a - 1, a)] = ((article.capitalize() if tokens[a - 1][0].isupper() else article,),
+                                          entity, typ, "article")
+    # a bare possessive apostrophe follows a name ending in s: "Hastings '" -> "Rusnock 's"; a company
+    # whose name is a plural takes one: "Apple Computer 's" -> "Advanced Micro Devices '"
     for (a, b), (words, entity, typ, role) in list(plan.spans.items()):
         if words and b < len(tokens) and tokens[b] in ("'", "’") and b not in taken \
                 and not words[-1].lower().endswith("s"):
             taken.add(b)
             plan.spans[(b, b + 1)] = (("'s",), entity, typ, "possessive")
+        elif typ == "ORG" and words and b < len(tokens) and tokens[b] in ("'s", "’s") and b not in taken \
+                and _plural_name(words[-1]):
+            taken.add(b)
+            plan.spans[(b, b + 1)] = (("'" if tokens[b] == "'s" else "’",), entity, typ, "possessive")
     return plan
 
 

@@ -1,10 +1,15 @@
-"""Word lists about personal names, shared by the name-swap engine and the coreference predictors."""
+"""Personal names: word lists shared by the name-swap engine and the coreference predictors, and what
+names-dataset knows of a name (gender of a first name, first/last roles, countries)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable
 
-__all__ = ["HONORIFIC_GENDER", "NOT_NAME_WORDS", "PARTICLES", "is_name_word"]
+__all__ = ["HONORIFIC_GENDER", "NOT_NAME_WORDS", "PARTICLES", "is_name_word", "GENDER_SHARE", "EITHER_SHARE",
+           "SURNAME_FIRST_COUNTRIES", "NameFact", "NameFactsError", "name_facts"]
 
 #: Titles that stay in place; the value is the gender they imply (``None``: either).
 HONORIFIC_GENDER = {
@@ -54,3 +59,111 @@ def is_name_word(w: str, gold: bool = False) -> bool:
     core = w.replace("-", "").replace(".", "").replace("'", "").replace("’", "")
     return (bool(core) and (w[:1].isupper() or bool(_PREFIXED.match(w))) and core.isalpha()
             and (gold or w.lower() not in NOT_NAME_WORDS))
+
+
+#: A first name is of known gender when at least this share of its bearers have that gender
+#: (names-dataset's shares); "Courtney" (89% women), "Kim", "Andrea" and "Jordan" are not.
+GENDER_SHARE = 0.9
+#: A first name goes to the pool of names of either gender when its share of women lies in this range
+#: ("Taylor" 61%, "Jamie", "Casey"): the replacement of a first name whose gender is not known.
+EITHER_SHARE = (0.3, 0.7)
+#: Countries whose press writes the family name first ("Kim Dae-jung", "Tan Kong Yam", "Li Peng").
+#: Japan is not among them: the English-language press writes Japanese names given name first.
+SURNAME_FIRST_COUNTRIES = frozenset({"CN", "KR", "KP", "TW", "HK", "MO", "SG", "MY", "VN", "KH"})
+
+
+@dataclass(frozen=True)
+class NameFact:
+    """What names-dataset knows of one name (Remy, 2021: first and last names of 106 countries).
+
+    Attributes
+    ----------
+    female : float or None
+        Share of the name's bearers (as a first name) who are women, in [0, 1]; ``None`` when the
+        first-name table does not hold the name or gives no gender.
+    first_rank, last_rank : int or None
+        Best rank (1 = most frequent) of the name among first names, and among last names, over all
+        countries; ``None`` when unranked.
+    first_country : str or None
+        ISO 3166 alpha-2 code of the country with the largest share of the name's bearers as a first name.
+    surname_first_rank : int or None
+        Best rank as a last name in :data:`SURNAME_FIRST_COUNTRIES`.
+    given_rank_east, given_rank_west : int or None
+        Best rank as a first name in :data:`SURNAME_FIRST_COUNTRIES`, and in the other countries.
+    """
+
+    female: float | None = None
+    first_rank: int | None = None
+    last_rank: int | None = None
+    first_country: str | None = None
+    surname_first_rank: int | None = None
+    given_rank_east: int | None = None
+    given_rank_west: int | None = None
+
+    @property
+    def gender(self) -> str | None:
+        """``male`` or ``female`` when :data:`GENDER_SHARE` of the bearers have it, ``either`` for a
+        name of both, ``None`` when unknown."""
+        if self.female is None:
+            return None
+        return "female" if self.female >= GENDER_SHARE else "male" if self.female <= 1 - GENDER_SHARE else "either"
+
+
+def _best(ranks: dict) -> int | None:
+    vals = [r for r in ranks.values() if r is not None]
+    return min(vals) if vals else None
+
+
+def name_facts(names: Iterable[str]) -> dict[str, NameFact]:
+    """Look up many names at once in names-dataset (``pip install names-dataset``; its tables take about
+    12 s and 2 GB to load, once per process, so a builder asks for every name it needs in one call and
+    hands the small result to its workers).
+
+    Parameters
+    ----------
+    names : iterable of str
+        Names in any case; looked up title-cased, as names-dataset stores them.
+
+    Returns
+    -------
+    dict of str to NameFact
+        Keyed by the title-cased name; names neither table holds are left out.
+
+    Raises
+    ------
+    NameFactsError
+        If names-dataset is not installed.
+    """
+    first, last = _names_dataset()
+    out = {}
+    for name in {n.strip().title() for n in names if n and n.strip()}:
+        f, l = first.get(name), last.get(name)
+        if f is None and l is None:
+            continue
+        fem = None
+        if f is not None and f.get("gender"):
+            g = f["gender"]
+            fem = round(float(g.get("F", 0.0)) / (float(g.get("F", 0.0)) + float(g.get("M", 0.0)) or 1.0), 4)
+        countries = (f or {}).get("country") or {}
+        east = [r for c, r in ((l or {}).get("rank") or {}).items() if c in SURNAME_FIRST_COUNTRIES and r is not None]
+        given = (f or {}).get("rank") or {}
+        out[name] = NameFact(female=fem, first_rank=_best(given), last_rank=_best((l or {}).get("rank") or {}),
+                             first_country=max(countries, key=countries.get) if countries else None,
+                             surname_first_rank=min(east) if east else None,
+                             given_rank_east=_best({c: r for c, r in given.items() if c in SURNAME_FIRST_COUNTRIES}),
+                             given_rank_west=_best({c: r for c, r in given.items() if c not in SURNAME_FIRST_COUNTRIES}))
+    return out
+
+
+class NameFactsError(RuntimeError):
+    """names-dataset, which gives first-name gender and name roles, is not installed."""
+
+
+@lru_cache(maxsize=1)
+def _names_dataset() -> tuple[dict, dict]:
+    try:
+        from names_dataset import NameDataset
+    except ImportError as exc:                              # pragma: no cover - a dependency of the project
+        raise NameFactsError("names-dataset is not installed: pip install names-dataset") from exc
+    nd = NameDataset()
+    return nd.first_names, nd.last_names

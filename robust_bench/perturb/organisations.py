@@ -1,0 +1,399 @@
+"""Companies by industry for organisation swaps (Balasubramanian et al., 2020, §3: organisations are
+replaced by Fortune 500 companies).
+
+A company is replaced by a company of the same **sector**, so that "Citigroup raised its rates" does
+not become "Exxon Mobil raised its rates". Fortune's 2015 list gives 72 industries, too fine for
+pools (most have under ten members); they are grouped here into sectors a reader recognises:
+
+==================  ===========================================================================
+sector              Fortune 500 industries
+==================  ===========================================================================
+technology          computers, software, semiconductors, IT services, network equipment,
+                    internet services, electronics, scientific equipment, their wholesalers
+media and telecoms  telecommunications, entertainment, publishing, advertising
+finance             commercial banks, diversified financials, securities, financial data
+insurance           life, health, property and casualty insurers; managed care
+energy              petroleum refining, crude-oil production, pipelines, oil and gas
+                    services, utilities, energy
+health              pharmaceuticals, medical products, medical facilities, pharmacies, health
+                    care wholesalers
+retail              general merchandisers, specialty retailers, food and drug stores,
+                    automotive retailing
+consumer goods      food, beverages, tobacco, household products, apparel, toys, furnishings,
+                    food services, hotels and casinos, food wholesalers
+motor vehicles      motor vehicles and parts
+manufacturing       aerospace and defence, chemicals, metals, machinery,
+                    packaging, building materials, forest products, engineering and
+                    construction, homebuilders, transportation equipment
+transport           airlines, railroads, trucking, logistics, mail and freight delivery
+==================  ===========================================================================
+
+Industries in no sector (real estate, diversified wholesalers, temporary help, outsourcing, waste management,
+"miscellaneous") give no pool. A company the list does not name has its sector from words of its
+name ("... Bancorp", "... Airlines", "... Pharmaceuticals") where one marks it, else it is a
+``company`` of unknown sector, replaced from the list's companies whose names reveal no industry.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+from typing import Mapping, Sequence
+
+__all__ = ["SECTORS", "COMPANY", "INDUSTRY_SECTOR", "INDUSTRY_GROUPS", "INDUSTRY_CUES", "CompanyListError",
+           "read_fortune500", "sector_from_words", "company_key", "industry_cues"]
+
+#: Unknown sector: a company whose industry neither the list nor its name gives.
+COMPANY = "company"
+
+#: Fortune 500 industry -> sector (see the module docstring).
+INDUSTRY_SECTOR: dict[str, str] = {
+    **dict.fromkeys(["Computers, Office Equipment", "Computer Software", "Computer Peripherals",
+                     "Semiconductors and Other Electronic Components", "Information Technology Services",
+                     "Network and Other Communications Equipment", "Internet Services and Retailing",
+                     "Electronics, Electrical Equip.", "Scientific,Photographic and Control Equipment",
+                     "Wholesalers: Electronics and Office Equipment"], "technology"),
+    **dict.fromkeys(["Telecommunications", "Entertainment", "Publishing, Printing", "Advertising, marketing"],
+                    "media and telecoms"),
+    **dict.fromkeys(["Commercial Banks", "Diversified Financials", "Securities", "Financial Data Services"],
+                    "finance"),
+    **dict.fromkeys(["Insurance: Life, Health (Mutual)", "Insurance: Life, Health (stock)",
+                     "Insurance: Property and Casualty (Mutual)", "Insurance: Property and Casualty (Stock)",
+                     "Health Care: Insurance and Managed Care"], "insurance"),
+    **dict.fromkeys(["Petroleum Refining", "Mining, Crude-Oil Production", "Pipelines", "Oil and Gas Equipment, Services",
+                     "Utilities: Gas and Electric", "Energy"], "energy"),
+    **dict.fromkeys(["Pharmaceuticals", "Medical Products and Equipment", "Health Care: Medical Facilities",
+                     "Health Care: Pharmacy and Other Services", "Wholesalers: Health Care"], "health"),
+    **dict.fromkeys(["General Merchandisers", "Specialty Retailers: Other", "Specialty Retailers: Apparel",
+                     "Food and Drug Stores", "Automotive Retailing, Services"], "retail"),
+    **dict.fromkeys(["Food Consumer Products", "Food Production", "Beverages", "Tobacco", "Household and Personal Products",
+                     "Apparel", "Toys, Sporting Goods", "Home Equipment, Furnishings", "Food Services",
+                     "Hotels, Casinos, Resorts", "Wholesalers: Food and Grocery"], "consumer goods"),
+    "Motor Vehicles and Parts": "motor vehicles",
+    **dict.fromkeys(["Aerospace and Defense", "Chemicals", "Metals", "Industrial Machinery",
+                     "Construction and Farm Machinery", "Packaging, Containers", "Building Materials, Glass",
+                     "Forest and Paper Products", "Engineering, Construction", "Homebuilders",
+                     "Transportation Equipment"], "manufacturing"),
+    **dict.fromkeys(["Airlines", "Railroads", "Trucking, Truck Leasing", "Transportation and Logistics",
+                     "Mail, Package, and Freight Delivery"], "transport"),
+}
+#: Every sector, then ``company`` (unknown sector).
+SECTORS: tuple[str, ...] = tuple(dict.fromkeys(INDUSTRY_SECTOR.values())) + (COMPANY,)
+
+#: Words of a company's name that mark its sector (first match wins, in this order).
+_SECTOR_WORDS: tuple[tuple[str, frozenset], ...] = (
+    ("insurance", frozenset({"insurance", "assurance", "insurer", "reinsurance", "mutual", "life"})),
+    ("finance", frozenset({"bank", "bancorp", "bancshares", "banc", "financial", "capital", "securities", "investments",
+                           "investment", "asset", "trust", "credit", "mortgage", "brokerage", "savings", "paribas",
+                           "barclays", "hsbc", "ubs"})),
+    ("transport", frozenset({"airlines", "airways", "railway", "railroad", "railways", "freight", "logistics",
+                             "shipping", "cargo"})),
+    ("health", frozenset({"pharmaceutical", "pharmaceuticals", "pharma", "biotech", "therapeutics", "healthcare",
+                          "laboratories", "biogen", "genetics"})),
+    ("energy", frozenset({"energy", "oil", "petroleum", "gas", "utilities", "exploration",
+                          "resources", "refining", "pipeline"})),
+    ("media and telecoms", frozenset({"communications", "telecom", "telecommunications", "wireless", "broadcasting",
+                                      "pictures", "studios", "records", "entertainment", "media", "cable",
+                                      "publishing", "television"})),
+    ("technology", frozenset({"software", "systems", "networks", "technologies", "computer", "computers",
+                              "microsystems", "semiconductor", "semiconductors", "electronics", "online", "devices",
+                              "instruments"})),
+    ("retail", frozenset({"stores", "mart", "retail", "retailers", "supermarkets", "depot"})),
+    ("consumer goods", frozenset({"foods", "food", "beverage", "beverages", "brewing", "brands", "tobacco",
+                                  "restaurants", "hotels", "resorts", "apparel"})),
+    ("motor vehicles", frozenset({"motors", "motor", "automotive", "auto"})),
+    ("manufacturing", frozenset({"steel", "chemical", "chemicals", "aerospace", "industries", "manufacturing",
+                                 "aircraft", "engineering", "construction"})),
+)
+_ALL_SECTOR_WORDS = frozenset().union(*(w for _, w in _SECTOR_WORDS))
+#: Corporate words ignored when matching a mention to a listed company ("Cisco" is "Cisco Systems").
+_CORPORATE = frozenset({"group", "holding", "holdings", "corp", "corp.", "corporation", "co", "co.", "cos", "cos.",
+                        "company", "inc", "inc.", "incorporated", "ltd", "ltd.", "plc", "llc", "the", "companies"})
+
+
+class CompanyListError(ValueError):
+    """A company list that cannot be read (missing, no header, unknown industry)."""
+
+
+def company_key(name: str) -> str:
+    """A name as matched against the list: lower case, no punctuation or hyphens, corporate words
+    dropped ("Wal-Mart Stores Inc." -> "walmart stores", "Cisco Systems" -> "cisco systems")."""
+    words = re.sub(r"[^\w&\s]", "", re.sub(r"\s*-\s*", "", name)).lower().split()
+    return " ".join(w for w in words if w not in _CORPORATE)
+
+
+#: Words of a name that make it no company whatever its other words ("Communications Workers Union").
+_NOT_COMPANY_WORDS = frozenset({"union", "unions", "workers", "alliance", "coalition", "council", "league", "party",
+                                "front", "movement", "caucus", "club", "team", "church"})
+
+
+def sector_from_words(name: str) -> str | None:
+    """The sector a word of ``name`` marks ("Delta Air Lines" -> ``transport``), else ``None`` (also for
+    a name that a word makes no company: "Communications Workers Union")."""
+    words = {w.lower().strip(".,") for w in name.replace("-", " ").split()}
+    if words & _NOT_COMPANY_WORDS:
+        return None
+    for sector, marks in _SECTOR_WORDS:
+        if words & marks:
+            return sector
+    return None
+
+
+def reveals_industry(name: str) -> bool:
+    """Whether a word of ``name`` names an industry (such a name cannot replace a company of
+    unknown sector: "Valero Energy" would tell the reader what the original did not)."""
+    return bool({w.lower().strip(".,") for w in name.replace("-", " ").split()} & _ALL_SECTOR_WORDS)
+
+
+def read_fortune500(path: str | Path) -> list[tuple[str, str]]:
+    """Read the Fortune 500 list: a TSV with a header ``rank, company, industry``.
+
+    Returns
+    -------
+    list of (company, sector, industry group or None)
+        In rank order; companies of an industry in no sector (see :data:`INDUSTRY_SECTOR`) are left out.
+        The group (:data:`INDUSTRY_GROUPS`) is the finer kind used where the context names an industry.
+
+    Raises
+    ------
+    CompanyListError
+        If the file is missing, lacks one of the columns, or a row has an empty name or an industry
+        that is not Fortune's (naming the file, line and field).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise CompanyListError(f"{p}: no such company list")
+    out = []
+    with p.open(encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f, delimiter="\t")
+        missing = {"rank", "company", "industry"} - set(reader.fieldnames or ())
+        if missing:
+            raise CompanyListError(f"{p}:1: header: missing column(s) {sorted(missing)}; expected rank, company, "
+                                   "industry separated by tabs")
+        known = set(INDUSTRY_SECTOR) | _NO_SECTOR
+        for lineno, row in enumerate(reader, start=2):
+            name, industry = (row.get("company") or "").strip(), (row.get("industry") or "").strip()
+            if not name:
+                raise CompanyListError(f"{p}:{lineno}: company: empty")
+            if industry not in known:
+                raise CompanyListError(f"{p}:{lineno}: industry: unknown industry {industry!r}")
+            if industry in INDUSTRY_SECTOR:
+                out.append((name, INDUSTRY_SECTOR[industry], INDUSTRY_GROUP.get(industry)))
+    if not out:
+        raise CompanyListError(f"{p}: no companies")
+    return out
+
+
+#: Fortune industries that give no sector pool (too mixed to replace one by another).
+_NO_SECTOR = frozenset({"Real estate", "Wholesalers: Diversified", "Temporary Help", "Diversified Outsourcing Services",
+                        "Waste Management", "zMiscellaneous"})
+
+
+def sector_pools(companies: Sequence[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    """Sector -> company names (without corporate words: "Goldman Sachs Group" -> "Goldman Sachs"), and
+    ``company`` -> the names that reveal no industry, each in list order."""
+    pools: dict[str, list[str]] = {s: [] for s in SECTORS}
+    pools.update({f"industry:{g}": [] for g in INDUSTRY_GROUPS})
+    for name, sector, *group in companies:
+        if group and group[0]:
+            pools[f"industry:{group[0]}"].append(_display(name))
+        short = _display(name)
+        pools[sector].append(short)
+        if not reveals_industry(short):
+            pools[COMPANY].append(short)
+    return {k: tuple(dict.fromkeys(v)) for k, v in pools.items()}
+
+
+def _display(name: str) -> str:
+    words = name.split()
+    while len(words) > 1 and words[-1].lower().strip(".,") in _CORPORATE:
+        words.pop()
+    return " ".join(words)
+
+
+def company_index(companies: Sequence[tuple[str, str]]) -> tuple[Mapping[str, str], Mapping[str, str]]:
+    """Matching keys (:func:`company_key`) -> sector: the listed names, and apart the first words
+    of listed names when distinctive ("Cisco" for "Cisco Systems", not "General" for "General
+    Motors"; a caller should not trust a first word that is also a person's name, "Wells")."""
+    index: dict[str, str] = {}
+    firsts: dict[str, set[str]] = {}
+    for name, sector, *_ in companies:
+        key = company_key(name)
+        if key:
+            index.setdefault(key, sector)
+            first = key.split()[0]
+            firsts.setdefault(first, set()).add(sector)
+    aliases = {first: next(iter(sectors)) for first, sectors in firsts.items()
+               if len(sectors) == 1 and first not in index and len(first) > 3 and first not in _GENERIC_FIRST}
+    return index, aliases
+
+
+#: First words of listed names that name no company alone.
+_GENERIC_FIRST = frozenset({"general", "united", "american", "national", "first", "new", "western", "southern",
+                            "northern", "eastern", "central", "pacific", "great", "public", "universal", "international",
+                            "world", "home", "state", "family", "community", "energy", "health", "bank", "capital",
+                            "applied", "advanced", "integrated", "texas", "california", "florida", "jones", "dollar",
+                            "express", "principal", "reliance", "huntington"})
+
+
+#: Finer kinds of company, for a context that names the industry ("the chipmaker", "drug sales"):
+#: group -> Fortune industries. Where the pair's words name one group (:data:`INDUSTRY_CUES`), a company
+#: is replaced only by a company of that group.
+INDUSTRY_GROUPS: dict[str, tuple[str, ...]] = {
+    "semiconductors": ("Semiconductors and Other Electronic Components",),
+    "software": ("Computer Software", "Information Technology Services"),
+    "computer hardware": ("Computers, Office Equipment", "Computer Peripherals"),
+    "internet": ("Internet Services and Retailing",),
+    "telecommunications": ("Telecommunications", "Network and Other Communications Equipment"),
+    "media": ("Entertainment", "Publishing, Printing"),
+    "pharmaceuticals": ("Pharmaceuticals",),
+    "insurance": ("Insurance: Life, Health (Mutual)", "Insurance: Life, Health (stock)",
+                  "Insurance: Property and Casualty (Mutual)", "Insurance: Property and Casualty (Stock)",
+                  "Health Care: Insurance and Managed Care"),
+    "banking": ("Commercial Banks", "Diversified Financials", "Securities"),
+    "airlines": ("Airlines",),
+    "aerospace and defence": ("Aerospace and Defense",),
+    "motor vehicles": ("Motor Vehicles and Parts", "Automotive Retailing, Services"),
+    "oil and gas": ("Petroleum Refining", "Mining, Crude-Oil Production", "Oil and Gas Equipment, Services",
+                    "Pipelines"),
+    "utilities": ("Utilities: Gas and Electric", "Energy"),
+    "retail": ("General Merchandisers", "Specialty Retailers: Other", "Specialty Retailers: Apparel",
+               "Food and Drug Stores"),
+    "food and drink": ("Food Consumer Products", "Food Production", "Beverages"),
+    "metals": ("Metals",),
+    "chemicals": ("Chemicals",),
+}
+INDUSTRY_GROUP: dict[str, str] = {ind: g for g, inds in INDUSTRY_GROUPS.items() for ind in inds}
+#: The sector of each industry group (that of its first Fortune industry): where a group has too few
+#: companies, a company of it is replaced by one of its sector.
+GROUP_SECTOR: dict[str, str] = {g: INDUSTRY_SECTOR[inds[0]] for g, inds in INDUSTRY_GROUPS.items()}
+
+#: Words of a sentence that name an industry -> the group they name ("chipmaker" -> semiconductors); only
+#: words that name nothing else ("show", "network", "chip", "drug" and "power" are left out).
+INDUSTRY_CUES: dict[str, str] = {
+    **dict.fromkeys(["chipmaker", "chipmakers", "semiconductor", "semiconductors", "processor",
+                     "processors", "microprocessor", "microprocessors", "dram", "chipset", "chipsets"], "semiconductors"),
+    **dict.fromkeys(["software", "database", "databases", "linux", "unix"], "software"),
+    **dict.fromkeys(["computer", "computers", "pc", "pcs", "printer", "printers", "handheld",
+                     "handhelds", "laptop", "laptops", "mainframe", "mainframes"], "computer hardware"),
+    **dict.fromkeys(["internet", "e-commerce"], "internet"),
+    **dict.fromkeys(["phone", "phones", "telephone", "wireless", "telecom", "telecommunications", "long-distance",
+                     "cellphone", "broadband"], "telecommunications"),
+    **dict.fromkeys(["broadcaster", "broadcast", "television", "tv", "cable", "film", "films", "movie",
+                     "movies", "music", "newspaper", "newspapers", "magazine", "publisher",
+                     "publishing"], "media"),
+    **dict.fromkeys(["drugmaker", "drugmakers", "pharmaceutical", "pharmaceuticals", "biotech",
+                     "biotechnology", "vaccine", "vaccines", "medicine", "medicines", "fda"], "pharmaceuticals"),
+    **dict.fromkeys(["insurer", "insurers", "insurance", "policyholders"], "insurance"),
+    **dict.fromkeys(["bank", "banks", "banking", "banker", "bankers", "mortgage", "mortgages", "lender", "lenders",
+                     "brokerage", "broker", "brokers", "underwriter", "underwriters"], "banking"),
+    **dict.fromkeys(["airline", "airlines", "fares"], "airlines"),
+    **dict.fromkeys(["aircraft", "jet", "jets", "missile", "missiles"],
+                    "aerospace and defence"),
+    **dict.fromkeys(["automaker", "automakers", "carmaker", "carmakers", "truck", "trucks", "sedan", "suv", "suvs"], "motor vehicles"),
+    **dict.fromkeys(["oil", "gasoline", "refinery", "refineries", "crude", "pipeline"], "oil and gas"),
+    **dict.fromkeys(["utilities", "electricity", "blackout", "megawatts"], "utilities"),
+    **dict.fromkeys(["retailer", "retailers", "shoppers", "grocery", "supermarket", "supermarkets",
+                     "discounter"], "retail"),
+    **dict.fromkeys(["beef", "meat", "snack", "snacks", "candy", "chocolate", "beverage", "beverages",
+                     "soda", "drinks", "beer", "cereal", "restaurant", "restaurants"], "food and drink"),
+    **dict.fromkeys(["steel", "aluminum", "aluminium", "metals"], "metals"),
+    **dict.fromkeys(["chemical", "chemicals", "plastics"], "chemicals"),
+}
+
+
+def industry_cues(words) -> set[str]:
+    """The industry groups the words of a text name (:data:`INDUSTRY_CUES`)."""
+    return {INDUSTRY_CUES[w.lower()] for w in words if w.lower() in INDUSTRY_CUES}
+
+
+#: Words of a stock-market industry description (pytickersymbols' ``industries``, taken from Wikipedia)
+#: -> (sector, industry group or None), most specific first; the first that matches decides.
+_TRADED_INDUSTRY_WORDS: tuple[tuple[str, str, str | None], ...] = (
+    ("real estate", COMPANY, None),             # a REIT is in no sector of the Fortune list either
+    ("conglomerate", COMPANY, None),
+    ("semiconductor", "technology", "semiconductors"),
+    ("software", "technology", "software"),
+    ("it services", "technology", "software"),
+    ("internet", "technology", "internet"),
+    ("computer hardware", "technology", "computer hardware"),
+    ("computers", "technology", "computer hardware"),
+    ("telecommunication", "media and telecoms", "telecommunications"),
+    ("wireless", "media and telecoms", "telecommunications"),
+    ("broadcasting", "media and telecoms", "media"),
+    ("publishing", "media and telecoms", "media"),
+    ("entertainment", "media and telecoms", "media"),
+    ("media", "media and telecoms", "media"),
+    ("video games", "technology", None),
+    ("pharmaceutical", "health", "pharmaceuticals"),
+    ("biotechnology", "health", "pharmaceuticals"),
+    ("medical", "health", None),
+    ("health", "health", None),
+    ("reinsurance", "insurance", "insurance"),
+    ("insurance", "insurance", "insurance"),
+    ("bank", "finance", "banking"),
+    ("investment bank", "finance", "banking"),
+    ("financial", "finance", None),
+    ("airline", "transport", "airlines"),
+    ("railroad", "transport", None),
+    ("logistics", "transport", None),
+    ("freight", "transport", None),
+    ("aerospace", "manufacturing", "aerospace and defence"),
+    ("defense", "manufacturing", "aerospace and defence"),
+    ("automo", "motor vehicles", "motor vehicles"),
+    ("auto ", "motor vehicles", "motor vehicles"),
+    ("oil", "energy", "oil and gas"),
+    ("petroleum", "energy", "oil and gas"),
+    ("utilit", "energy", "utilities"),
+    ("steel", "manufacturing", "metals"),
+    ("metals", "manufacturing", "metals"),
+    ("chemical", "manufacturing", "chemicals"),
+    ("retail", "retail", "retail"),
+    ("beverage", "consumer goods", "food and drink"),
+    ("food", "consumer goods", "food and drink"),
+    ("tobacco", "consumer goods", None),
+    ("apparel", "consumer goods", None),
+    ("electronics", "technology", None),
+    ("electric machinery", "technology", None),
+    ("machinery", "manufacturing", None),
+    ("information technology", "technology", None),
+    ("technology", "technology", None),
+)
+
+
+def traded_sector(industries: Sequence[str]) -> tuple[str, str | None]:
+    """The sector and industry group of a listed company from its industry descriptions
+    (:data:`_TRADED_INDUSTRY_WORDS`, most specific first); ``(COMPANY, None)`` when none says."""
+    text = " ".join(i.lower() for i in industries) + " "
+    for word, sector, group in _TRADED_INDUSTRY_WORDS:
+        if word in text:
+            return sector, group
+    return COMPANY, None
+
+
+def read_traded_companies() -> list[tuple[str, str, str | None]]:
+    """The companies of the stock indices in ``pytickersymbols`` (S&P 500, Nasdaq 100, Dow Jones, FTSE 100,
+    DAX, CAC 40, Nikkei 225 and others; about 1,800 names, with their industries from Wikipedia), as
+    (name without corporate words, sector, industry group or None).
+
+    These only recognise a tagged organisation as a company and give its sector: the replacement pools
+    stay the Fortune 500, the paper's list, whose companies a reader knows.
+
+    Raises
+    ------
+    CompanyListError
+        If pytickersymbols is not installed.
+    """
+    try:
+        from pytickersymbols import PyTickerSymbols
+    except ImportError as exc:                           # pragma: no cover - a dependency of the project
+        raise CompanyListError("pytickersymbols is not installed: pip install pytickersymbols") from exc
+    data = PyTickerSymbols()
+    out: dict[str, tuple[str, str, str | None]] = {}
+    for index in data.get_all_indices():
+        for company in data.get_stocks_by_index(index):
+            name = _display(company.get("name") or "")
+            if name and name not in out:
+                out[name] = (name, *traded_sector(company.get("industries") or ()))
+    return [out[k] for k in sorted(out)]
