@@ -50,6 +50,8 @@ def _edits_in_words(edits: Sequence[dict]) -> str:
         orig, repl = e.get("original", ""), e.get("replacement", "")
         where = f" at {e['position']}" if e.get("position") is not None else ""
         kind = e.get("type") or e.get("kind") or ""
+        if e.get("role"):                      # names: "PER first", "ORG court"
+            kind = f"{kind} {e['role']}".strip()
         if op == "insert" or (not orig and repl):
             body = f"insert '{repl}'"
         elif op == "delete" or (orig and not repl):

@@ -42,14 +42,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from robust_bench.perturb.organisations import (COMPANY, SECTORS, company_index, company_key, sector_from_words,
-                                                sector_pools)
+from robust_bench.perturb.organisations import (COMPANY, SECTORS, company_index, company_key, executive_department,
+                                                executive_departments, sector_from_words, sector_pools)
 from robust_bench.text.names import (EITHER_SHARE, HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES,
                                      SURNAME_FIRST_COUNTRIES, NameFact, is_name_word)
 
 __all__ = ["ENTITY_TYPES", "Mention", "Edit", "SpanMap", "SwapPlan", "NameLexicon", "NameLexiconError",
            "plan_swaps", "apply_swaps", "person_name_tokens", "NOT_NAME_WORDS", "organisation_core", "organisation_kind",
-           "ORGANISATION_KINDS", "INSTITUTION_KINDS", "is_institution", "same_organisation",
+           "ORGANISATION_KINDS", "INSTITUTION_KINDS", "is_institution", "same_organisation", "nickname_pairs",
+           "name_word_roles",
            "is_sports_headline", "harvest_organisations",
            "mentions_from_tags", "realign_tags", "span_map_from_edits", "HONORIFIC_GENDER"]
 
@@ -392,7 +393,9 @@ class NameLexicon:
         Peng"), by names-dataset: its first word is among the 300 most frequent family names of a
         country whose press writes them first (:data:`~robust_bench.text.names.SURNAME_FIRST_COUNTRIES`)
         and ranks higher there than as a given name elsewhere ("Chris", "Ian" do not), and a later word
-        is a given name among the 2,000 most frequent there, most borne there. "Kim Clijsters" is not."""
+        is a given name there (most borne there, or among the 10,000 most frequent there) or unknown to
+        names-dataset; where the first word is also among the 1,000 most frequent given names elsewhere
+        ("Kim", "Kit"), a later word must be most borne there. "Kim Clijsters", "Kit Small" are not."""
         words = [w for w in words if w[:1].isupper()]
         if len(words) < 2:
             return False
@@ -400,8 +403,17 @@ class NameLexicon:
         if head is None or head.surname_first_rank is None or head.surname_first_rank > 300 or (
                 head.given_rank_west is not None and head.given_rank_west <= head.surname_first_rank):
             return False
-        return any((f := self.facts.get(w.title())) is not None and f.first_country in SURNAME_FIRST_COUNTRIES
-                   and f.given_rank_east is not None and f.given_rank_east <= 2000 for w in words[1:])
+        later = [self.facts.get(w.title()) for w in words[1:]]
+        if head.given_rank_west is not None and head.given_rank_west <= 1000:
+            # the head is also a common given name elsewhere ("Kim", "Kit", "Lee"): a later word must be a
+            # given name most borne there that the (American) name lists do not know ("Kim Do Hoon"; not
+            # "Kit Small", where names-dataset's shares put "Small" in Hong Kong)
+            return any(f is not None and f.first_country in SURNAME_FIRST_COUNTRIES
+                       and not (self.is_first_name(w.title()) or self.is_last_name(w.title()))
+                       for w, f in zip(words[1:], later))
+        # a given name ranked there ("Kong", "Zhilan", "Jingna"), or a word names-dataset does not know at all
+        return any(f is None or f.first_country in SURNAME_FIRST_COUNTRIES
+                   or f.given_rank_east is not None and f.given_rank_east <= 10000 for f in later)
 
     def is_first_name(self, word: str) -> bool:
         return word in self._male or word in self._female
@@ -426,14 +438,14 @@ class NameLexicon:
         """The industry group of a listed company (:data:`INDUSTRY_GROUPS`), else ``None``."""
         return self._company_group.get(company_key(name)) if self.is_listed_company(name) else None
 
-    def is_listed_company(self, name: str) -> bool:
-        """Whether the company list names ``name`` (see :func:`company_index`); a first word of a
-        listed name counts ("Cisco") unless it is also a first name or surname ("Wells", "Franklin") or an
-        English word ("Crown" of "Crown corporations", "Southern")."""
+    def is_listed_company(self, name: str, *, alias: bool = True) -> bool:
+        """Whether the company list names ``name`` (see :func:`company_index`); with ``alias``, a first
+        word of a listed name counts too ("Cisco") unless it is also a first name or surname ("Wells",
+        "Franklin") or an English word ("Crown" of "Crown corporations", "Southern")."""
         key = company_key(name)
         if key in self._company_index:
             return True
-        return key in self._company_aliases and not (self.is_first_name(key.title()) or self.is_last_name(key.title())
+        return alias and key in self._company_aliases and not (self.is_first_name(key.title()) or self.is_last_name(key.title())
                                                     or _english_word(key))
 
     def pool(self, kind: str) -> tuple[str, ...]:
@@ -458,6 +470,8 @@ class NameLexicon:
                 raise KeyError(kind)
             # "Shares of Southern fell": a one-word name that is an English adjective reads as one
             return tuple(n for n in pools[kind] if " " in n or not _adjective(n))
+        if kind == "executive department":
+            return executive_departments()
         if kind in INSTITUTION_KINDS:
             # not a team named after its university ("University of New Mexico Lobos")
             return tuple(o for o in self.organisations if organisation_kind(o) == kind
@@ -466,14 +480,24 @@ class NameLexicon:
         male, female = self.male[:POOL_FIRST_NAMES], self.female[:POOL_FIRST_NAMES]
         if self.facts:
             # only names whose gender names-dataset confirms ("Kim" is in the men's census list too)
-            male = tuple(n for n in male if self.gender_of(n) == "male")
-            female = tuple(n for n in female if self.gender_of(n) == "female")
+            # ... and names-dataset knows as a given name ("Beckett" is a surname there)
+            male = tuple(n for n in male if self.gender_of(n) == "male" and self.facts.get(n.title()) is not None
+                         and self.facts[n.title()].female is not None)
+            female = tuple(n for n in female if self.gender_of(n) == "female" and self.facts.get(n.title()) is not None
+                           and self.facts[n.title()].female is not None)
+        # a first name that reads as a surname ("Beckett") and a surname that reads as a first name
+        # ("William", "Miguel", "Todd"), or that is a rare surname and an English word ("Null"), would turn
+        # a swap into a role swap
+        male = tuple(n for n in male if self.likely_role(n) == "first")
+        female = tuple(n for n in female if self.likely_role(n) == "first")
         if kind == "unisex":
             lo, hi = EITHER_SHARE
             return tuple(dict.fromkeys(n for n in self.male[:POOL_FIRST_NAMES] + self.female[:POOL_FIRST_NAMES]
                                        if (f := self.facts.get(n)) is not None and f.female is not None
                                        and lo <= f.female <= hi))
-        return {"male": male, "female": female, "last": self.last[:POOL_SURNAMES],
+        last = tuple(n for n in self.last[:POOL_SURNAMES] if self.likely_role(n) == "last"
+                     and not (self.rank(n, "last") > 500 and _english_word(n)))
+        return {"male": male, "female": female, "last": last,
                 "country": self.countries, "city": self.cities}[kind]
 
     def likely_role(self, word: str) -> str | None:
@@ -552,7 +576,8 @@ def person_name_tokens(tokens: Sequence[str], start: int, end: int, *, gold: boo
     while b > start and tokens[b - 1] in _POSSESSIVE:
         b -= 1
     a = b
-    while a > start and tokens[a - 1].lower() not in HONORIFIC_GENDER and (
+    while a > start and (tokens[a - 1].lower() not in HONORIFIC_GENDER
+                         or gold and tokens[a - 1].lower() in _NAME_LIKE_TITLES) and (
             is_name_word(tokens[a - 1], gold) or tokens[a - 1] in PARTICLES and a - 1 > start and a < b):
         a -= 1
     if all(t in PARTICLES for t in tokens[a:b]):
@@ -560,12 +585,20 @@ def person_name_tokens(tokens: Sequence[str], start: int, end: int, *, gold: boo
     return a, b                 # a leading particle belongs to the surname: "(the Duc) de Chalis"
 
 
+#: Titles that are also names: inside a gold name annotation ("Dean Sturridge", "Earl Woods", "John
+#: Major") they are the name.
+_NAME_LIKE_TITLES = {"dean", "earl", "major", "prince", "king", "duke", "baron", "marshal"}
+
+
 def organisation_core(tokens: Sequence[str]) -> tuple[str, ...]:
     """An organisation mention without a leading article, corporate suffixes, and anything from a
-    possessive on (a tagger's "RealNetworks ' Rhapsody" is the organisation RealNetworks)."""
+    possessive on (a tagger's "RealNetworks ' Rhapsody" is the organisation RealNetworks), unless only
+    corporate suffixes follow it: then the possessive is the name's ("Kohl 's Corp.", "McDonald 's Corp.")."""
     toks = list(tokens)
     cut = next((i for i, t in enumerate(toks) if t in _POSSESSIVE), None)
-    if cut:
+    if cut and toks[cut + 1:] and all(t.lower().rstrip(",") in _ORG_SUFFIXES for t in toks[cut + 1:]):
+        toks = toks[:cut + 1]   # "Kohl 's Corp.": the company is Kohl's
+    elif cut:
         toks = toks[:cut]       # "RealNetworks ' Rhapsody": the owner is the organisation
     while len(toks) > 1 and (toks[-1].lower().rstrip(",") in _ORG_SUFFIXES or toks[-1] in ("&", "and", "of", ",")):
         toks.pop()
@@ -579,20 +612,20 @@ def organisation_core(tokens: Sequence[str]) -> tuple[str, ...]:
 #: voted" or "the Microsoft voted" would change what the sentence says, not only who is in it.
 _INSTITUTION_KINDS = (
     ("journal", {"journal", "magazine", "review", "lancet"}),
-    ("broadcaster", {"nbc", "abc", "cbs", "cnn", "espn", "bbc", "hbo", "msnbc", "cnbc", "pbs", "npr", "television",
-                     "channel", "tv", "radio", "broadcasting", "sky"}),
-    ("news agency or newspaper", {"reuters", "press", "news", "post", "times", "tribune", "herald", "gazette",
-                                  "bloomberg", "afp", "newspaper", "chronicle", "globe", "telegraph", "daily"}),
     ("hospital", {"hospital", "clinic", "infirmary", "hospice"}),
     ("event or venue", {"conference", "summit", "expo", "festival", "awards", "hall", "arena", "stadium", "theatre",
                         "theater", "museum", "cathedral", "church", "airport", "base", "center", "centre", "centers",
                         "centres"}),
+    ("broadcaster", {"nbc", "abc", "cbs", "cnn", "espn", "bbc", "hbo", "msnbc", "cnbc", "pbs", "npr", "television",
+                     "channel", "tv", "radio", "broadcasting", "sky"}),
+    ("news agency or newspaper", {"reuters", "press", "news", "post", "times", "tribune", "herald", "gazette",
+                                  "bloomberg", "afp", "newspaper", "chronicle", "globe", "telegraph", "daily"}),
     ("committee", {"committee", "subcommittee"}),
     ("government body", {"commission"}),
     ("court", {"court", "tribunal", "judiciary"}),
     ("legislature", {"senate", "congress", "parliament", "assembly", "duma", "bundestag", "knesset",
-                     "legislature", "gop"}),
-    ("party", {"party", "democrats", "republicans", "tories"}),
+                     "legislature"}),
+    ("party", {"party", "democrats", "republicans", "tories", "gop"}),
     ("exchange", {"exchange", "nasdaq", "nyse", "amex", "bourse", "nymex", "cbot", "lme"}),
     ("central bank", {"reserve", "bundesbank", "fed", "ecb", "boj", "rba"}),
     ("international body", {"nations", "u.n.", "un", "nato", "osce", "eu", "eec", "imf", "opec", "wto", "who", "iaea",
@@ -608,8 +641,9 @@ _INSTITUTION_KINDS = (
                          "atsb", "doj", "fema", "cdc", "nih", "nsa", "dea", "atf", "inspectorate", "pentagon", "unit",
                          "police"}),
 )
-#: The institution kinds of ``_INSTITUTION_KINDS``.
-INSTITUTION_KINDS = tuple(k for k, _ in _INSTITUTION_KINDS)
+#: The institution kinds of ``_INSTITUTION_KINDS``, and the United States executive departments (WordNet;
+#: :func:`robust_bench.perturb.organisations.executive_department`).
+INSTITUTION_KINDS = tuple(dict.fromkeys(k for k, _ in _INSTITUTION_KINDS)) + ("executive department",)
 #: Every organisation kind an edit records: a company sector (:data:`SECTORS`) or an institution kind.
 ORGANISATION_KINDS = SECTORS + INSTITUTION_KINDS
 
@@ -627,6 +661,8 @@ def organisation_kind(text: str) -> str:
     """
     words = [w.lower().strip(",") for w in text.split()]
     low = " ".join(words)
+    if executive_department(text):
+        return "executive department"   # "the Justice Department", "U.S. Department of Agriculture"
     if "security council" in low or any(f"{x} union" in low for x in ("european", "african", "postal")) or (
             {"organisation", "organization", "federation", "league"} & set(words)
             and {"world", "international", "european", "atlantic", "arab", "african", "countries"} & set(words)):
@@ -646,12 +682,18 @@ def organisation_kind(text: str) -> str:
     if "bank" in words and ("central" in words or "of" in words):
         return "central bank"
     for kind, marks in _INSTITUTION_KINDS:
+        if kind == "court" and not set(words) & _COURT_TYPES:
+            continue                    # "Night Court" (a television series) is no court
         if any(w in marks for w in words):
             return kind
     return "organisation"
 
 
 _FUNCTION = {"of", "the", "and", "for", "&", "on", "in"}
+#: Words that make a "... Court" a court of law ("Supreme Court", "King County Superior Court").
+_COURT_TYPES = {"supreme", "district", "appeals", "appellate", "superior", "circuit", "federal", "high", "county",
+                "municipal", "magistrates", "crown", "family", "bankruptcy", "tax", "claims", "criminal", "international",
+                "constitutional", "state", "justice", "juvenile", "probate", "tribunal", "judiciary", "european", "u.s."}
 
 
 def _initials(name: str) -> str:
@@ -817,12 +859,21 @@ def _occurs(words: Sequence[str], lowered_tokens: Sequence[str], token_set: set[
 _BANNED = NOT_NAME_WORDS | set(HONORIFIC_GENDER) | PARTICLES
 
 
+def _squash(text: str) -> str:
+    """Lower case, letters and digits only: "Wal-Mart" and "Walmart" are one name."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
 class _Drawer:
     """Draws distinct replacements that occur nowhere in the document."""
 
     def __init__(self, tokens: Sequence[str], rng: random.Random, reserved: Iterable[str] = ()):
         self.lowered = [t.lower() for t in tokens]
         self.token_set = set(self.lowered)
+        # the document's words run together up to four at a time, punctuation dropped: "Walmart" is
+        # there when "Wal - Mart" is
+        words = [_squash(t) for t in tokens if _squash(t)]
+        self.squashed = {"".join(words[i:i + n]) for n in range(1, 5) for i in range(len(words) - n + 1)}
         self.rng = rng
         self.used: set[str] = {r.lower() for r in reserved}
         self.initials: set[str] = set()
@@ -838,7 +889,8 @@ class _Drawer:
             key = cand.lower()
             # surnames that read as titles or function words ("Major", "Young", "Van") would change
             # how the sentence parses, not only which name it holds
-            if key in self.used or key in _BANNED or _occurs(cand.split(), self.lowered, self.token_set):
+            if key in self.used or key in _BANNED or _occurs(cand.split(), self.lowered, self.token_set) \
+                    or _squash(cand) in self.squashed:
                 continue
             if avoid is not None and avoid(cand):
                 continue
@@ -919,7 +971,7 @@ def _person_spans(tokens, ms, lexicon, gold: bool, plan) -> list[tuple[Mention, 
     return sorted(kept, key=lambda x: x[1])
 
 
-def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
+def _word_roles(tokens, person_names, lexicon, bare: str = "rank") -> dict[str, str]:
     """One role per distinct name word (lower-cased) over the whole document: ``first`` or ``last``.
 
     A word is a first name when full names use it as their first word more often than as their
@@ -938,8 +990,18 @@ def _word_roles(tokens, person_names, lexicon) -> dict[str, str]:
     for word, c in seen.items():
         if word not in shape:
             continue
-        roles[word] = _role_with_evidence(shape[word], c, lexicon)[0]
+        roles[word] = _role_with_evidence(shape[word], c, lexicon, bare)[0]
     return roles
+
+
+def _two_role_words(tokens, person_names) -> set[str]:
+    """Name words (lower case) that begin one full name and end another ("Mushtaq Ahmad" and "Saqlain
+    Mushtaq"): one replacement per word cannot be a first name for one and a surname for the other."""
+    seen: dict[str, Counter] = {}
+    shape: dict[str, str] = {}
+    for names in person_names.values():
+        _count_uses(tokens, names, seen, shape)
+    return {w for w, c in seen.items() if c["first"] and c["last"]}
 
 
 def _count_uses(tokens, names, seen: dict, shape: dict) -> None:
@@ -961,33 +1023,36 @@ def _count_uses(tokens, names, seen: dict, shape: dict) -> None:
             shape.setdefault(w.lower(), w)
 
 
-def _role_with_evidence(word: str, c: Counter, lexicon) -> tuple[str, str | None]:
-    """The role of one name word from its uses ``c`` (see :func:`_word_roles`) and how it was decided:
-    ``position`` (first or last word of full names), ``lists`` (the name lists know it in one role
-    only), ``title``, ``rank`` (one list ranks it at least ten times higher and names-dataset's ranks
-    agree), ``names-dataset`` (a given name unknown to the lists), or ``None`` (the paper's default,
-    the last name). Positions that the lists contradict ("Mary Jane": "Jane" is a first
-    name only) decide the role but are no evidence."""
+def _role_with_evidence(word: str, c: Counter, lexicon, bare: str = "rank") -> tuple[str, str | None]:
+    """The role of one name word from its uses ``c`` (see :func:`_word_roles`) and how it was decided,
+    first that applies: ``position`` (first or last word of full names); ``lists`` (the name lists know
+    it in one role only: "Miss Betsey"); ``names-dataset`` (a given name the lists do not know, that
+    names-dataset ranks ten times lower or not at all as a family name: "Lucilla", "Leonce"; never the
+    other way, "Tibby" is unranked as a given name there); ``title`` ("Mr. Harvey", "Sir John");
+    ``rank`` (one list ranks it at least ten times higher and names-dataset's ranks agree); else
+    ``None``, the paper's default, the last name (§2.3). Positions that the lists contradict ("Mary
+    Jane": "Jane" is a first name only) decide the role but are no evidence.
+
+    ``bare="last"`` (news): a word never seen in a full name, after a title or in one list only is a
+    surname ("Bode 85th", "Clinton said"), with ``rank`` evidence only if the lists agree."""
     title = word[:1].upper() + word[1:].lower()
     sole = lexicon.sole_role(title)
     if c["first"] != c["last"]:
         role = "first" if c["first"] > c["last"] else "last"
         return role, ("position" if sole in (None, role) else None)
     if sole:
-        # the lists know it in one role only: "Miss Betsey", "Mrs. Rachel" use a first name
         return sole, "lists"
-    if c["after surname title"] != c["after first-name title"]:
-        return ("first" if c["after first-name title"] > c["after surname title"] else "last"), "title"
     likely = lexicon.likely_role(title)
     fact = lexicon.facts.get(title)
+    if likely is None and fact is not None and fact.first_rank is not None and fact.first_rank <= 3000 and (
+            fact.last_rank is None or fact.last_rank >= 10 * fact.first_rank):
+        return "first", "names-dataset"
+    if c["after surname title"] != c["after first-name title"]:
+        return ("first" if c["after first-name title"] > c["after surname title"] else "last"), "title"
     if likely is None:
-        # unknown to the lists: a given name that names-dataset knows and ranks ten times lower (or not
-        # at all) as a family name ("Lucilla", "Leonce"); never the other way ("Tibby" is unranked as a
-        # given name there)
-        if fact is not None and fact.first_rank is not None and fact.first_rank <= 3000 and (
-                fact.last_rank is None or fact.last_rank >= 10 * fact.first_rank):
-            return "first", "names-dataset"
         return "last", None
+    if bare == "last":
+        return "last", ("rank" if likely == "last" else None)
     first = min(lexicon.rank(title, "male"), lexicon.rank(title, "female"))
     last = lexicon.rank(title, "last")
     ratio = (max(first, last) + 1) / (min(first, last) + 1)
@@ -1043,7 +1108,7 @@ def _person_part(word: str, role: str, word_gender: Mapping[str, str], choose, l
     return None if new is None else _surface(word, new)
 
 
-def _nickname_pairs(first_names: set[str]) -> set[str]:
+def nickname_pairs(first_names: set[str]) -> set[str]:
     """The first names of one person that are a nickname and a full form of each other ("Meg" and
     "Margaret", "Tommy" and "Thomas", after the ``nicknames`` package's list): a swap that keeps the
     relation needs a related pair of replacements, which the lists do not give, so the person is kept.
@@ -1087,7 +1152,7 @@ def _pluralise(name: str) -> str:
 def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: NameLexicon, rng: random.Random, *,
                types: Iterable[str] = ENTITY_TYPES, gender_hints: Mapping[str, str] | None = None,
                fixed: Mapping[str, str] | None = None, gold: bool = False,
-               entities: Iterable[str] | None = None) -> SwapPlan:
+               entities: Iterable[str] | None = None, bare: str = "rank") -> SwapPlan:
     """Choose a replacement for every mention of the given types.
 
     Parameters
@@ -1111,6 +1176,10 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         The mentions are gold name annotations (CoNLL-2003 tags): an all-capital mention is a
         name as it stands. Otherwise (coreference mentions, a tagger's output) an all-capital
         mention counts only when its words are the entity's own or known names.
+    bare : str
+        How a name word seen only alone is read where nothing else decides: ``rank`` (the list in which it
+        ranks higher; fiction, where people go by their first names) or ``last`` (news: "Clinton said",
+        "Bode 85th"). See :func:`_role_with_evidence`.
     entities : iterable of str, optional
         Swap only these entities (the paper's coreference documents change one person's name, §2.3);
         the other mentions still decide the roles of name words, and the words of the swapped names
@@ -1163,7 +1232,8 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             names = _person_spans(tokens, ms, lexicon, gold, plan)
             if names:
                 person_names[entity] = names
-    roles = _word_roles(tokens, person_names, lexicon)
+    roles = _word_roles(tokens, person_names, lexicon, bare)
+    two_roles = _two_role_words(tokens, person_names)
     # the gender of each first-name word: its own where names-dataset (or the one list holding it) states
     # one, so that "Benito" and "Alessandra" of two Mussolinis each keep theirs; otherwise the person's
     # context (the cluster's pronouns, else an honorific); otherwise a name of either gender ("unisex")
@@ -1185,6 +1255,9 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         if any(lexicon.surname_first(tokens[a:b]) for _, (a, b) in names):
             conflicted[entity] = "person whose name is written family name first"
             continue
+        if any(w.lower() in two_roles for _, (a, b) in names for w in tokens[a:b]):
+            conflicted[entity] = "person with a name word that is another's first name and surname"
+            continue
         gender = context if context in ("male", "female") else next(iter(named)) if len(named) == 1 else None
         plan.genders[entity] = gender or "unknown"
         for w in firsts:
@@ -1199,7 +1272,7 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         not a name, so a first name that cannot be swapped keeps the surname too."""
         if entity in conflicted:
             return conflicted[entity]
-        related = _nickname_pairs({w.lower() for _, (a, b) in names for w in tokens[a:b]
+        related = nickname_pairs({w.lower() for _, (a, b) in names for w in tokens[a:b]
                                    if roles.get(w.lower()) == "first"})
         for _, (a, b) in names:
             for k, w in enumerate(tokens[a:b]):
@@ -1220,6 +1293,9 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             plan.skipped[why] += len(names)
             plan.refused += [(a, b, why) for _, (a, b) in names]
             continue
+        # every part first: a person whose part cannot be drawn is left whole, never half swapped
+        before = set(plan.mapping)
+        parts = []
         for m, (a, b) in names:
             particles = None                    # where a run of particles before the current word began
             for k, w in enumerate(tokens[a:b]):
@@ -1237,14 +1313,18 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
                     role = "last"
                 else:
                     new = _person_part(w, role, word_gender, choose, lexicon, rng)
-                owner.setdefault(f"{role}:{w.lower()}", (entity, role))
-                if new is None:
-                    plan.skipped["name list exhausted"] += 1
-                    plan.refused.append((a + k, a + k + 1, "name list exhausted"))
-                    continue
                 # a surname's particles go with it: "van Boxmeer", "Van Tassel" -> "Madera" (a particle
                 # left before another surname reads as half a name)
-                put(start, a + k + 1, (new,), entity, "PER", role)
+                parts.append((start, a + k + 1, new, role, w))
+        if any(part[2] is None for part in parts):
+            for key in set(plan.mapping) - before:
+                del plan.mapping[key]
+            plan.skipped["name list exhausted"] += len(names)
+            plan.refused += [(a, b, "name list exhausted") for _, (a, b) in names]
+            continue
+        for start, end, new, role, w in parts:
+            owner.setdefault(f"{role}:{w.lower()}", (entity, role))
+            put(start, end, (new,), entity, "PER", role)
     org_cores: list[tuple[tuple[str, ...], str, str, str]] = []     # (core, replacement, entity, kind)
     for entity, ms in by_entity.items():
         typ = ms[0].type

@@ -38,11 +38,14 @@ from __future__ import annotations
 
 import csv
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
-__all__ = ["SECTORS", "COMPANY", "INDUSTRY_SECTOR", "INDUSTRY_GROUPS", "INDUSTRY_CUES", "CompanyListError",
-           "read_fortune500", "sector_from_words", "company_key", "industry_cues"]
+__all__ = ["SECTORS", "COMPANY", "INDUSTRY_SECTOR", "INDUSTRY_GROUPS", "INDUSTRY_CUES", "GROUP_SECTOR",
+           "CompanyListError", "read_fortune500", "read_traded_companies", "traded_sector", "sector_from_words",
+           "transport_group", "company_key", "industry_cues", "reveals_industry", "sector_pools", "company_index",
+           "executive_department", "executive_departments"]
 
 #: Unknown sector: a company whose industry neither the list nor its name gives.
 COMPANY = "company"
@@ -87,8 +90,8 @@ _SECTOR_WORDS: tuple[tuple[str, frozenset], ...] = (
     ("finance", frozenset({"bank", "bancorp", "bancshares", "banc", "financial", "capital", "securities", "investments",
                            "investment", "asset", "trust", "credit", "mortgage", "brokerage", "savings", "paribas",
                            "barclays", "hsbc", "ubs"})),
-    ("transport", frozenset({"airlines", "airways", "railway", "railroad", "railways", "freight", "logistics",
-                             "shipping", "cargo"})),
+    ("transport", frozenset({"airlines", "airways", "airline", "railway", "railroad", "railways", "freight",
+                             "logistics", "shipping", "cargo"})),
     ("health", frozenset({"pharmaceutical", "pharmaceuticals", "pharma", "biotech", "therapeutics", "healthcare",
                           "laboratories", "biogen", "genetics"})),
     ("energy", frozenset({"energy", "oil", "petroleum", "gas", "utilities", "exploration",
@@ -119,6 +122,7 @@ class CompanyListError(ValueError):
 def company_key(name: str) -> str:
     """A name as matched against the list: lower case, no punctuation or hyphens, corporate words
     dropped ("Wal-Mart Stores Inc." -> "walmart stores", "Cisco Systems" -> "cisco systems")."""
+    name = re.sub(r"\s+(['’]s)\b", r"\1", name)             # "Kohl 's" (tokens) is "Kohl's"
     words = re.sub(r"[^\w&\s]", "", re.sub(r"\s*-\s*", "", name)).lower().split()
     return " ".join(w for w in words if w not in _CORPORATE)
 
@@ -126,6 +130,20 @@ def company_key(name: str) -> str:
 #: Words of a name that make it no company whatever its other words ("Communications Workers Union").
 _NOT_COMPANY_WORDS = frozenset({"union", "unions", "workers", "alliance", "coalition", "council", "league", "party",
                                 "front", "movement", "caucus", "club", "team", "church"})
+
+
+#: Words of a transport company's name -> its industry group (a transport company is only replaced within
+#: its group: "a ship registered to American Airlines" would say something else).
+_TRANSPORT_GROUPS = {"airlines": "airlines", "airways": "airlines", "airline": "airlines", "railway": "railroads",
+                     "railroad": "railroads", "railways": "railroads", "freight": "logistics", "logistics": "logistics",
+                     "shipping": "logistics", "cargo": "logistics"}
+
+
+def transport_group(name: str) -> str | None:
+    """The industry group a transport company's name shows ("Delta Air Lines" is not caught; "Alpha Shipping"
+    -> ``logistics``), else ``None``."""
+    words = {w.lower().strip(".,") for w in name.replace("-", " ").split()}
+    return next((_TRANSPORT_GROUPS[w] for w in sorted(words) if w in _TRANSPORT_GROUPS), None)
 
 
 def sector_from_words(name: str) -> str | None:
@@ -220,12 +238,16 @@ def company_index(companies: Sequence[tuple[str, str]]) -> tuple[Mapping[str, st
     firsts: dict[str, set[str]] = {}
     for name, sector, *_ in companies:
         key = company_key(name)
-        if key:
+        if not key:
+            continue
+        first = key.split()[0]
+        firsts.setdefault(first, set()).add(sector)
+        if " " in key or len(name.split()) == 1:
             index.setdefault(key, sector)
-            first = key.split()[0]
-            firsts.setdefault(first, set()).add(sector)
+        # "Crown Holdings" keyed "crown": a name shortened to one word is only an alias (a caller
+        # refuses an alias that is an English word: "Crown corporations")
     aliases = {first: next(iter(sectors)) for first, sectors in firsts.items()
-               if len(sectors) == 1 and first not in index and len(first) > 3 and first not in _GENERIC_FIRST}
+               if len(sectors) == 1 and first not in index and len(first) > 2 and first not in _GENERIC_FIRST}
     return index, aliases
 
 
@@ -253,6 +275,8 @@ INDUSTRY_GROUPS: dict[str, tuple[str, ...]] = {
                   "Health Care: Insurance and Managed Care"),
     "banking": ("Commercial Banks", "Diversified Financials", "Securities"),
     "airlines": ("Airlines",),
+    "railroads": ("Railroads",),
+    "logistics": ("Trucking, Truck Leasing", "Transportation and Logistics", "Mail, Package, and Freight Delivery"),
     "aerospace and defence": ("Aerospace and Defense",),
     "motor vehicles": ("Motor Vehicles and Parts", "Automotive Retailing, Services"),
     "oil and gas": ("Petroleum Refining", "Mining, Crude-Oil Production", "Oil and Gas Equipment, Services",
@@ -294,7 +318,7 @@ INDUSTRY_CUES: dict[str, str] = {
     **dict.fromkeys(["automaker", "automakers", "carmaker", "carmakers", "truck", "trucks", "sedan", "suv", "suvs"], "motor vehicles"),
     **dict.fromkeys(["oil", "gasoline", "refinery", "refineries", "crude", "pipeline"], "oil and gas"),
     **dict.fromkeys(["utilities", "electricity", "blackout", "megawatts"], "utilities"),
-    **dict.fromkeys(["retailer", "retailers", "shoppers", "grocery", "supermarket", "supermarkets",
+    **dict.fromkeys(["retailer", "retailers", "merchants", "shoppers", "grocery", "supermarket", "supermarkets",
                      "discounter"], "retail"),
     **dict.fromkeys(["beef", "meat", "snack", "snacks", "candy", "chocolate", "beverage", "beverages",
                      "soda", "drinks", "beer", "cereal", "restaurant", "restaurants"], "food and drink"),
@@ -397,3 +421,42 @@ def read_traded_companies() -> list[tuple[str, str, str | None]]:
             if name and name not in out:
                 out[name] = (name, *traded_sector(company.get("industries") or ()))
     return [out[k] for k in sorted(out)]
+
+
+#: WordNet's executive departments that no longer exist (or are no department in news usage).
+_PAST_DEPARTMENTS = frozenset({"war_department.n.01", "department_of_commerce_and_labor.n.01", "navy_department.n.01",
+                               "department_of_health_education_and_welfare.n.01", "white_house.n.01"})
+
+
+@lru_cache(maxsize=1)
+def _departments() -> dict[str, str]:
+    """WordNet's United States executive departments (hyponyms of ``executive_department.n.01``, the
+    fifteen of today): synset name -> the name a newspaper uses ("Justice Department", "Department of
+    Homeland Security")."""
+    from nltk.corpus import wordnet as wn
+
+    out = {}
+    for s in wn.synset("executive_department.n.01").hyponyms():
+        if s.name() in _PAST_DEPARTMENTS:
+            continue
+        lemmas = [lemma.name() for lemma in s.lemmas()]
+        short = next((x for x in lemmas if x.endswith("_Department")), None)
+        out[s.name()] = (short or lemmas[0]).replace("_", " ")
+    return out
+
+
+def executive_department(name: str) -> bool:
+    """Whether ``name`` is one of the United States executive departments in WordNet ("the Justice
+    Department", "U.S. Department of Agriculture", "Department of Homeland Security"): a kind of its own,
+    whose members replace each other (an agency such as the FDA or NASA has a remit no other shares)."""
+    from nltk.corpus import wordnet as wn
+
+    words = [w for w in name.split() if w.lower() not in ("the", "u.s.", "us", "united", "states", "federal")]
+    if not words or "Department" not in words and "Security" not in words:
+        return False
+    return any(s.name() in _departments() for s in wn.synsets("_".join(words), pos="n"))
+
+
+def executive_departments() -> tuple[str, ...]:
+    """The names of the United States executive departments (:func:`executive_department`), sorted."""
+    return tuple(sorted(_departments().values()))

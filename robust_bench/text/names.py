@@ -67,9 +67,10 @@ GENDER_SHARE = 0.9
 #: A first name goes to the pool of names of either gender when its share of women lies in this range
 #: ("Taylor" 61%, "Jamie", "Casey"): the replacement of a first name whose gender is not known.
 EITHER_SHARE = (0.3, 0.7)
-#: Countries whose press writes the family name first ("Kim Dae-jung", "Tan Kong Yam", "Li Peng").
-#: Japan is not among them: the English-language press writes Japanese names given name first.
-SURNAME_FIRST_COUNTRIES = frozenset({"CN", "KR", "KP", "TW", "HK", "MO", "SG", "MY", "VN", "KH"})
+#: Countries whose names are written family name first ("Kim Dae-jung", "Tan Kong Yam", "Li Peng", and
+#: in sports results "Inoue Junichi"; the English-language press writes Japanese names in either order,
+#: so a Japanese name counts as family name first only when its second word is a given name there).
+SURNAME_FIRST_COUNTRIES = frozenset({"CN", "KR", "KP", "TW", "HK", "MO", "SG", "MY", "VN", "KH", "JP"})
 
 
 @dataclass(frozen=True)
