@@ -33,7 +33,7 @@ from robust_bench.perturb.names import (INSTITUTION_KINDS, MIN_INDUSTRY_POOL, MI
                                         is_sports_headline, mentions_from_tags, name_word_roles, nickname_pairs,
                                         organisation_core, organisation_kind, person_name_tokens, plan_swaps,
                                         realign_tags)
-from robust_bench.perturb.organisations import (COMPANY, GROUP_SECTOR, SECTORS, company_key, industry_cues,
+from robust_bench.perturb.organisations import (COMPANY, SECTORS, company_key, group_from_words, industry_cues,
                                                 read_fortune500, read_traded_companies, sector_from_words,
                                                 transport_group)
 from robust_bench.text.names import HONORIFIC_GENDER, PARTICLES
@@ -255,6 +255,7 @@ class NameSwaps(RobustBenchBuilder):
         lower = Counter(w for t in texts for w in t.split() if w.islower())
         docs = list(nlp.pipe(texts, batch_size=256))
         self._known_companies |= _business_companies(docs)
+        self._train_docs = docs               # for the industries of companies no list knows
         for doc in docs:
             for e in doc.ents:
                 if e.label_ != "ORG":
@@ -420,6 +421,10 @@ class NameSwaps(RobustBenchBuilder):
                   for split, rows in examples.items()}
         for docs in parsed.values():
             self._known_companies |= _business_companies(docs)
+        every = list(getattr(self, "_train_docs", None) or []) + [d for docs in parsed.values() for d in docs]
+        self._train_docs = None
+        inferred = _industries_by_company(every, lexicon)
+        self.provenance["industries_inferred"] = len(inferred)
         for split, rows in examples.items():
             docs = parsed[split]
             kept, tagged_pairs = [], 0
@@ -433,7 +438,7 @@ class NameSwaps(RobustBenchBuilder):
                 if any(off == 0 for off, _ in tagged) and any(off == n1 for off, _ in tagged):
                     tagged_pairs += 1
                 mentions, why, sides = _organisation_mentions(d1, d2, self.config.types, lexicon,
-                                                              self._lowercase_words, self._known_companies)
+                                                              self._lowercase_words, self._known_companies, inferred)
                 n_tagged += len(tagged)
                 n_kept += len(mentions)
                 refused.update(why)
@@ -503,8 +508,15 @@ class NameSwaps(RobustBenchBuilder):
                 continue
             mentions = _link_person_mentions(tokens, [m for m in mentions if m.type == "PER"]) + \
                 [m for m in mentions if m.type != "PER"]
+            # a name that ends one sentence and goes on at the start of the next ("... , Desvonde" / "Botes
+            # 69 ..."): a table's line break inside a name, so neither half is a whole name
+            ends = {o + len(r["tokens"]) for r, o in zip(sents, offsets)}
+            per = [m for m in mentions if m.type == "PER"]
+            broken = {m.entity for m in per for n in per if m.end in ends and n.start == m.end}
+            broken |= {n.entity for m in per for n in per if m.end in ends and n.start == m.end}
+            refuse = dict.fromkeys(broken, "a name broken across two sentences")
             plans = {v: (plan_swaps(tokens, mentions, lexicon, self._rng(split, f"doc{doc_id}", v),
-                                    types=self.config.types, gold=True, bare="last") if v else None)
+                                    types=self.config.types, gold=True, bare="last", refuse=refuse) if v else None)
                      for v in self._variants(split)}
             applied = {v: apply_swaps(tokens, p) if p else None for v, p in plans.items()}
             for r, o in zip(sents, offsets):
@@ -566,12 +578,11 @@ class NameSwaps(RobustBenchBuilder):
             hints = {p["entity"]: p["gender"] for p in persons if p["gender"]}
             target = None
             roles = name_word_roles(d.tokens, [(m.start, m.end) for m in mentions], lexicon)
-            # a story of animals with names ("The Call of the Wild"): only a person who shows it is human
-            animals = any(_target_refusal(d, p, roles, lexicon) == "an animal" for p in persons)
             for p in sorted(persons, key=lambda p: (-len(p["mentions"]), p["mentions"][0].start)):
                 why = _target_refusal(d, p, roles, lexicon)
-                if why is None and animals and not _human(d, p):
-                    why = "in a story of named animals, a name with no sign of a human"
+                if why is None and not _human(d, p):
+                    # "Ysabel" (a dog of "The Call of the Wild"), "Mina" alone: nothing says a human is meant
+                    why = "a name with no sign of a human (a title, a full name, a noun for a person)"
                 if why is None:
                     trial = plan_swaps(d.tokens, mentions, lexicon, random.Random(0), types=("PER",),
                                        gender_hints=hints, entities=[p["entity"]])
@@ -883,6 +894,11 @@ def _needs_the(name: str, article_use: dict | None = None) -> bool | None:
         return False
     if kind == "hospital":
         return None                     # "taken to Kings County Hospital", "at the Boston Medical Center"
+    if kind in ("broadcaster", "news agency or newspaper"):
+        # as the news writes each ("the Associated Press", "The Washington Post"; "NBC", "Reuters", "Spike TV"),
+        # else the original's article stays
+        the, seen = (article_use or {}).get(name, (0, 0))
+        return (the / seen >= 0.5) if seen >= 2 and (the / seen >= 0.5 or the / seen <= 0.2) else None
     if kind in ("university", "school or institute") and len(words) > 1:
         # "the University of Michigan", but "Vanderbilt University", "Boston College"
         return "of" in words[1:-1] or words[0].lower() in ("university", "college", "school", "institute")
@@ -991,6 +1007,15 @@ def _mention_counts(mentions, types, edits) -> dict[str, int]:
 #: index", "the Dow Jones industrial average", "the Nasdaq Composite").
 _INDEX_WORDS = {"index", "indexes", "indices", "composite", "average", "averages", "500", "100", "industrial",
                 "industrials", "futures"}
+#: A legislature named under its state's or country's modifier: "the state Senate", "Russia's Duma".
+_LEGISLATURE_MODIFIED = "a legislature its state or country names (the state Senate)"
+#: Titles of members of a legislature: "Senator Clinton ... re-election for the Knesset" would not hold.
+_LEGISLATOR_TITLES = {"senator", "senators", "sen", "congressman", "congresswoman", "congressmen", "rep",
+                      "representative", "representatives", "mp", "mps", "lawmaker", "lawmakers", "legislator",
+                      "legislators"}
+#: A legislature modifying a noun ("the Senate bill", "House Democrats"): most replacements would not read
+#: as modifiers ("the House of Lords bill").
+_LEGISLATURE_MODIFIER = "a legislature as a modifier (the Senate bill)"
 #: Institution kinds whose members are not interchangeable: each international body has its own remit
 #: ("NATO producers ... the cartel's next supply cut"), and events and venues are no organisations.
 _NOT_INTERCHANGEABLE = {"international body": "an international body (each has its own remit)",
@@ -1008,7 +1033,7 @@ _NOT_ORG_LABELS = {"PERSON", "PER", "PRODUCT", "WORK_OF_ART", "LAW", "EVENT", "G
 
 
 def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: dict[str, set[str]],
-                         known_companies: set[str], business: bool = False) -> str | None:
+                         known_companies: set[str]) -> str | None:
     """Why a tagger's ORG is no organisation, or ``None``. Refused: no name word in it ("<"); a
     digit (a product: "MSN Messenger 6"); a ticker ("AAH.AS"); a stock index (a word of
     :data:`_INDEX_WORDS` in it or right after it); one word the training data writes in lower case
@@ -1040,29 +1065,39 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
         or nxt.rstrip(".") in _COMPANY_SUFFIXES
     if ent.start > 0 and ent.doc[ent.start - 1].text.lower() in HONORIFIC_GENDER:
         return "a person (honorific)"
+    if ent.end + 1 < len(ent.doc) and ent.doc[ent.end].text == "for" and ent.doc[ent.end + 1].text.lower() == "the" \
+            and is_institution(organisation_kind(text)):
+        return "a span that may miss the end of the name"       # "Court of Appeals [for the 3rd Circuit]"
     prev = ent.doc[ent.start - 1] if ent.start > 0 else None
     if prev is not None and prev.text in _COUNTRY_PREFIXES and is_institution(organisation_kind(text)):
         prev = None                                 # "U.S. [District Court]": the caller takes "U.S." in
     if prev is not None and not ent[0].is_sent_start and prev.text[:1].isupper() \
             and prev.text.lower() not in ("the", "a", "an") and (prev.pos_ == "PROPN" or prev.text.isupper()):
         return "a span that may miss the start of the name"     # "U.S. [District Court]"
+    if prev is not None and organisation_kind(text) == "legislature" and (
+            prev.pos_ in ("ADJ", "NOUN", "PROPN", "NUM") or prev.text in ("'s", "'")):
+        return _LEGISLATURE_MODIFIED                # "the state Knesset" is none
+    if organisation_kind(text) == "legislature" and ent.root.dep_ in ("compound", "nmod", "amod") \
+            and ent.root.head.i >= ent.end:
+        return _LEGISLATURE_MODIFIER                # "House Democrats" -> "House of Lords Democrats"
     labels = other_labels.get(text.lower(), set()) & _NOT_ORG_LABELS
     # the company lists outweigh a product tag elsewhere ("Oracle" the database): not a person's or a place's
     if labels and (labels & {"PERSON", "PER", "GPE", "LOC"} or not lexicon.is_listed_company(text)):
         return "tagged as another type elsewhere in the pair"
     if len(core) == 1 and core[0].lower() in _INDEX_SHORT_NAMES:
         return "a stock index"                      # "the Dow", "the Nikkei"
-    if len(core) == 1 and (core[0].lower() in lowercase_words
-                           or not business and not core[0].isupper() and _common_word(core[0])) \
-            and not suffixed and not lexicon.is_listed_company(text, alias=False):
-        return "a common word"      # "Retailers"; "United" outside business news; not "Travelers", "Oracle", "FBI"
+    if len(core) == 1 and (core[0].lower() in lowercase_words or not core[0].isupper() and _common_word(core[0])) \
+            and not suffixed and not lexicon.is_listed_company(text, alias=False) \
+            and not _legislature_name(text):        # "Congress", "the Senate" are names
+        return "a common word"      # "Retailers", "United", "Sun"; not "Travelers", "Oracle", "FBI"
     # a company by its suffix, the company lists or its form ("Evans & Sutherland", "Lindows.com")
     if suffixed or lexicon.is_listed_company(text) or _company_form(text):
         return None
     kind = organisation_kind(text)
     if kind in _NOT_INTERCHANGEABLE:
         return _NOT_INTERCHANGEABLE[kind]
-    if len(core) == 1 and (lexicon.is_first_name(core[0]) or lexicon.is_last_name(core[0])):
+    if len(core) == 1 and (lexicon.is_first_name(core[0]) or lexicon.is_last_name(core[0])) \
+            and not _legislature_name(text):
         return "a person (name lists)"      # "Pataki", "Conway": a listed "Con-way" is not evidence enough
     if company_key(text) in known_companies:
         return None                         # a suffix or business words elsewhere in the news corpora
@@ -1072,6 +1107,15 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
     if lexicon.location_kind(text) is not None:
         return "a place (lexicon)"
     return None
+
+
+def _legislature_name(text: str) -> bool:
+    """A one-word name of a legislature of WordNet's, or "House" (the House of Representatives): "Congress",
+    "Senate", "Knesset"; words that also read as common nouns or surnames, but not as those when tagged
+    as an organisation. "Assembly" or "Legislature" alone names no one legislature."""
+    from robust_bench.perturb.organisations import legislatures
+
+    return text in legislatures() or text == "House"
 
 
 def _organisation_kind(ent, lexicon, known_companies: set[str]) -> str | None:
@@ -1104,6 +1148,11 @@ _NAME_GLUE = {"of", "the", "and", "&", "for", "de", "la", "co", "co.", "corp", "
               "group", "plc", "llc", "u.s.", "us"}
 
 
+#: Words a company's full name adds to its short one ("Wendy's International", "Nokia Group").
+_FULL_NAME_WORDS = {"international", "worldwide", "global", "holdings", "holding", "group", "corporation", "company",
+                    "companies", "incorporated", "limited", "enterprises", "industries", "usa", "america"}
+
+
 def _division(core, shortest, lexicon, known_companies) -> bool:
     """Whether ``core``, a longer name of the company named ``shortest`` in the same pair, names a
     division or a product of it ("Microsoft Developer Network"), not its full name ("Sun Microsystems",
@@ -1112,8 +1161,8 @@ def _division(core, shortest, lexicon, known_companies) -> bool:
     from robust_bench.perturb.organisations import reveals_industry
 
     extra = list(core[len(shortest):]) if tuple(core[:len(shortest)]) == tuple(shortest) else []
-    if not extra or "&" in core:
-        return False
+    if not extra or "&" in core or all(w.lower() in _FULL_NAME_WORDS for w in extra):
+        return False                    # "Wendy's International", "Sony Corp"
     name = " ".join(core)
     if lexicon.is_listed_company(name) or company_key(name) in known_companies:
         return False
@@ -1190,15 +1239,20 @@ def _traded(ent) -> bool:
     return head.dep_ in ("nsubj", "nsubjpass") and head.head.lemma_.lower() in _COMPANY_VERBS
 
 
-def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_companies
-                           ) -> tuple[list[Mention], Counter, set[int]]:
+def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_companies,
+                           inferred: dict[str, str] | None = None) -> tuple[list[Mention], Counter, set[int]]:
     """The mentions of an MRPC pair to swap, the tagger's mentions refused, by reason, and the sentences
     (0, 1) that name an organisation, swapped or not (the paper's filter needs one in each).
 
-    Two independent signals must agree that a span is an organisation of a known kind: the NER
-    pipeline's ORG label, and either a name word marking an institution kind or evidence that it is a
-    company (see :func:`_organisation_kind`); spans the checks of :func:`_not_an_organisation` find
-    to be something else are refused first. Only ORG spans are returned (the types swapped in MRPC)."""
+    Two independent signals must agree that a span is an organisation of a known kind: the NER pipeline's
+    ORG label, and either a name word marking an institution kind or evidence that it is a company (the
+    company lists, a corporate suffix, business words beside it in the corpora; see
+    :func:`_organisation_kind`); spans that :func:`_not_an_organisation` finds to be something else are
+    refused first. A company is then replaced by one of its industry group where the lists or the pair
+    ("the airline") or the corpus (``inferred``: :func:`_industries_by_company`) give one; by one of its
+    sector only where the sentence does not describe it ("rival PeopleSoft", "publishing house
+    HarperCollins", ", an Illinois fund-raiser"); a company of unknown industry is not replaced. Only ORG
+    spans are returned (the types swapped in MRPC)."""
     from robust_bench.text.nlp import map_entity_label
 
     n1 = len(d1)
@@ -1211,10 +1265,11 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
                 for w in e.text.lower().split():          # "Steve Ballmer" makes "Ballmer" a person
                     other.setdefault(w, set()).add(e.label_)
     candidates: list[Mention] = []
+    described: set[tuple[int, int]] = set()
     refused: Counter = Counter()
     sides: set[int] = set()
     later = []
-    business = _business_pair([t.text for t in d1] + [t.text for t in d2])
+    modified: set[str] = set()
     for side, (off, d) in enumerate(((0, d1), (n1, d2))):
         for e in d.ents:
             typ = map_entity_label(e.label_)
@@ -1223,12 +1278,14 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
             if typ != "ORG":
                 candidates.append(Mention(off + e.start, off + e.end, typ, f"{typ}:{e.text.lower()}"))
                 continue
-            why = _not_an_organisation(e, lexicon, lowercase_words, other, known_companies, business)
+            why = _not_an_organisation(e, lexicon, lowercase_words, other, known_companies)
             if why in ("a common word", "a person (name lists)"):
                 later.append((side, off, e, why))   # unless it is the first word of an organisation of the pair
                 continue
             if why is not None:
                 refused[why] += 1
+                if why in (_LEGISLATURE_MODIFIED, _LEGISLATURE_MODIFIER):   # one body, all or none
+                    modified.add(" ".join(organisation_core([t.text for t in e])))
                 if why == _NOT_INTERCHANGEABLE["international body"]:
                     sides.add(side)          # an organisation, of a kind not swapped
                 continue
@@ -1238,6 +1295,8 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
                 else e.start
             key = " ".join(t.text for t in d[start:e.end]).lower()
             candidates.append(Mention(off + start, off + e.end, typ, f"{typ}:{_entity_key(key)}", kind=kind))
+            if _described(e):
+                described.add((off + start, off + e.end))
     # "Coastal" beside "Coastal Corp.", "Merrill" beside "Merrill Lynch": the organisation's short name
     toks = [t.text for t in d1] + [t.text for t in d2]
     firsts = {organisation_core(toks[m.start:m.end])[0] for m in candidates if m.type == "ORG"}
@@ -1258,32 +1317,26 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
     for m in linked:
         if m.kind and m.entity not in kind_of:
             kind_of[m.entity] = m.kind
-    # a company in a pair whose words name its industry ("the chipmaker", "drug sales") is replaced
-    # only by a company of that industry; a pair with a ticker ("GM.N", "(nasdaq: RMBS)") keeps it
     inside = {i for m in linked for i in range(m.start, m.end)}
-    cues = industry_cues(w for i, w in enumerate(toks) if i not in inside)
+    anaphor = _industry_anaphor(toks)           # "Qantas ... the airline warned"
     ticker = any(_TICKER.fullmatch(w) for w in toks) or any(
         a.lower() in ("nasdaq", "nyse", "amex") and b == ":" for a, b in zip(toks, toks[1:])) or any(
         w.lower() in ("symbol", "symbols", "ticker") and any(re.fullmatch(r"[A-Z]{2,5}", x) for x in toks[i + 1:i + 4])
         for i, w in enumerate(toks))            # "under the ticker symbol: PSRC"
     why_entity: dict[str, str] = {}
-    # a pair about a business (its shares, earnings, customers; "the company") with one organisation of no
-    # kind, whose name is no acronym and no word WordNet knows ("Medicare", "Hamas"): that is the company
+    # the one organisation of no kind in a pair that calls it "the airline": that airline (not an acronym,
+    # not a word WordNet knows: "Medicare", "Hamas")
     unknown = {m.entity for m in linked if m.type == "ORG" and m.entity not in kind_of}
-    if len(unknown) == 1:
+    if anaphor is not None and len(unknown) == 1:
         entity = next(iter(unknown))
         names = {" ".join(organisation_core(toks[m.start:m.end])) for m in linked if m.entity == entity}
-        acronym = any(n.replace(".", "").replace("&", "").isupper() for n in names)
-        anaphor = _industry_anaphor(toks)       # "Qantas ... the airline warned"
-        if not any(_wordnet_noun(n) for n in names) and (
-                anaphor is not None or (_business_pair(toks) or _traded_pair(toks)) and (not acronym or _traded_pair(toks))):
-            # an acronym only where the pair speaks of shares or earnings: agencies have none ("RIM's loss
-            # narrowed to 1 cent a share"; not "DHS employees", "the NASD")
-            kind_of[entity] = f"industry:{anaphor}" if anaphor else COMPANY
+        if not any(n.replace(".", "").replace("&", "").isupper() or _wordnet_noun(n) for n in names):
+            kind_of[entity] = f"industry:{anaphor}"
     # one organisation, one name: a company whose longer mention adds other words is a division or a
     # product of it ("Microsoft Developer Network"), and a name whose words stand elsewhere in the pair
-    # untagged ("Kleiner Perkins" beside a tagged "Kleiner Perkins Caufield & Byers") would be left half
-    # swapped
+    # untagged ("Kleiner Perkins" beside a tagged "Kleiner Perkins Caufield & Byers", "IBMof", "Business
+    # Week" beside "BusinessWeek") would be left half swapped
+    squashed = [_squash(t) for t in toks]
     for entity in list(kind_of):
         cores = [organisation_core(toks[m.start:m.end]) for m in linked if m.entity == entity]
         words = {w for c in cores for w in c if w[:1].isupper() and w.lower() not in _NAME_GLUE}
@@ -1291,39 +1344,59 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
         for c in cores:              # the name where the tagger missed it is swapped with it (plan_swaps)
             spans |= {i + k for i in range(len(toks) - len(c) + 1) if tuple(toks[i:i + len(c)]) == tuple(c)
                       for k in range(len(c))}
+        outside = [i for i in range(len(toks)) if i not in spans and i not in inside and squashed[i]]
+        # runs of capitalised words ("IBMof", "Business Week"), not common nouns ("a state court")
+        caps = [i for i in outside if any(ch.isupper() for ch in toks[i])]
+        runs = {"".join(squashed[i] for i in caps[k:k + n]) for n in (1, 2, 3) for k in range(len(caps))}
+        acronyms = {"".join(w[0] for w in c if w[:1].isupper() and w.lower() not in _NAME_GLUE) for c in cores
+                    if len(c) > 1}
         if kind_of[entity] in SECTORS and any(_division(c, min(cores, key=len), lexicon, known_companies)
                                               for c in cores):
             why_entity[entity] = "a division or product named after the company"
-        elif any(w in words for i, w in enumerate(toks) if i not in spans and i not in inside):
+        elif any(toks[i] in acronyms or any(toks[i].startswith(a) and toks[i][len(a):] in ("", "'s") for a in acronyms
+                                            if len(a) > 1) for i in outside):
+            why_entity[entity] = "its initials stand elsewhere in the pair"   # "General Electric" beside "GE Capital"
+        elif any(toks[i] in words or any(toks[i].startswith(w) and toks[i][len(w):].islower() for w in words
+                                         if len(w) > 2) for i in outside) \
+                or any(_squash(w) in runs for w in words if len(_squash(w)) > 3):
             why_entity[entity] = "its name also stands untagged elsewhere in the pair"
+
     for entity, kind in list(kind_of.items()):
-        if kind in INSTITUTION_KINDS and kind not in _SWAPPED_INSTITUTIONS:
+        spans = [(m.start, m.end) for m in linked if m.entity == entity]
+        names = [" ".join(organisation_core(toks[a:b])) for a, b in spans]
+        if modified & set(names):
+            why_entity[entity] = "a legislature named elsewhere in the pair in a way not swapped"
+        elif kind == "legislature" and any(t.lower().rstrip(".") in _LEGISLATOR_TITLES for t in toks):
+            why_entity[entity] = "a legislature whose members' title stands in the pair (Senator)"
+        elif kind in INSTITUTION_KINDS and kind not in _SWAPPED_INSTITUTIONS:
             why_entity[entity] = f"{kind} (not interchangeable)"
+        elif kind == "court" and any(_court_level(n) == "supreme" for n in names):
+            why_entity[entity] = "a supreme court (too few to replace one by another)"
         elif (kind in SECTORS or kind.startswith("industry:")) and ticker:
             why_entity[entity] = "a company beside a ticker symbol"
         elif kind in SECTORS:
-            # a listed company keeps its industry ("Intel": semiconductors); one of unknown sector takes the
-            # industry the pair names, if it names one
-            names = [" ".join(organisation_core(toks[m.start:m.end])) for m in linked if m.entity == entity]
-            own = next((g for g in map(lexicon.company_group, names) if g), None)
+            # the company's industry group, from the lists ("Intel": semiconductors), its name ("Alpha
+            # Shipping") or the pair ("the airline")
+            own = next((g for g in map(lexicon.company_group, names) if g), None) \
+                or next((g for g in map(group_from_words, names) if g), None)
             if own is None and kind == "transport":
                 own = next((g for g in map(transport_group, names) if g), None)
+            if own is None and kind == COMPANY:
+                own = anaphor or next((g for n in names if (g := (inferred or {}).get(company_key(n)))), None)
             if own is not None and len(lexicon.pool(f"industry:{own}")) >= MIN_INDUSTRY_POOL:
                 kind_of[entity] = f"industry:{own}"
+            elif kind == COMPANY:
+                why_entity[entity] = "a company of unknown industry"
+            elif any(sp in described for sp in spans):
+                why_entity[entity] = "a company the sentence describes, of no known industry group"
             elif kind == "transport":
                 why_entity[entity] = "a transport company of no known kind (airline, railroad, freight)"
-            elif kind == COMPANY and len(cues) == 1:
-                kind_of[entity] = f"industry:{next(iter(cues))}"
-            elif kind == COMPANY and cues:
-                why_entity[entity] = "a company of unknown industry in a pair that names several"
     mentions: list[Mention] = []
     for m in linked:
         if m.type != "ORG":
             mentions.append(m)
             continue
         kind = kind_of.get(m.entity)
-        if kind and kind.startswith("industry:") and len(lexicon.pool(kind)) < MIN_INDUSTRY_POOL:
-            kind = GROUP_SECTOR[kind.split(":", 1)[1]]       # too few computer makers: a technology company
         minimum = MIN_INDUSTRY_POOL if kind and kind.startswith("industry:") else MIN_ORGANISATION_POOL
         if kind is None:
             refused["organisation of unknown kind"] += 1
@@ -1336,6 +1409,68 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
     return mentions, refused, sides
 
 
+def _industries_by_company(docs, lexicon) -> dict[str, str]:
+    """The industry group of companies no list knows, from the pairs of the corpus (MRPC train, test and
+    validation, tagged): per pair, the groups of the listed companies it names and of its industry words
+    (:data:`robust_bench.perturb.organisations.INDUSTRY_CUES`) vote for each unlisted company it names; a
+    company whose votes come from two pairs or more, two thirds of them for one group, has that group
+    ("PeopleSoft" beside Oracle and "software"). ``docs`` are the sentences in pairs (1, 2, 1, 2, ...).
+
+    Returns
+    -------
+    dict of str to str
+        :func:`company_key` -> industry group.
+    """
+    from robust_bench.perturb.names import organisation_core
+
+    votes: dict[str, Counter] = {}
+    for d1, d2 in zip(docs[::2], docs[1::2]):
+        known, unknown = set(), set()
+        for d in (d1, d2):
+            for e in d.ents:
+                if e.label_ != "ORG":
+                    continue
+                name = " ".join(organisation_core([t.text for t in e]))
+                if not name or is_institution(organisation_kind(name)):
+                    continue
+                group = lexicon.company_group(name) if lexicon.is_listed_company(name, alias=False) else None
+                if group:
+                    known.add(group)
+                elif not lexicon.is_listed_company(name):
+                    unknown.add(company_key(name))
+        cues = industry_cues(t.text for d in (d1, d2) for t in d)
+        for key in unknown - {""}:
+            votes.setdefault(key, Counter()).update(known | cues)
+    out = {}
+    for key, c in votes.items():
+        if c:
+            group, n = c.most_common(1)[0]
+            if n >= 2 and n >= 2 / 3 * sum(c.values()):
+                out[key] = group
+    return out
+
+
+def _described(ent) -> bool:
+    """Whether the sentence describes an organisation mention, so that its industry matters: an apposition
+    to it or from it (", an Illinois fund-raiser", "the salvage company, Odyssey"), or a common noun right
+    before it ("rival PeopleSoft", "publishing house HarperCollins", "VC firms Sequoia Capital")."""
+    root = ent.root
+    if root.dep_ == "appos" or any(c.dep_ == "appos" for c in root.children):
+        return True
+    prev = ent.doc[ent.start - 1] if ent.start > 0 else None
+    return prev is not None and prev.text.islower() and (prev.pos_ == "NOUN" or prev.text in ("rival", "rivals"))
+
+
+def _court_level(name: str) -> str:
+    """``supreme`` for a court of last resort ("Supreme Court", "the High Court"), else ``court``."""
+    words = {w.lower() for w in name.split()}
+    return "supreme" if words & {"supreme", "high"} else "court"
+
+
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
 #: Institutions whose members do the same work, so one can stand for another: courts, hospitals,
 #: universities, legislatures, broadcasters, news agencies and newspapers, the United States executive
 #: departments (a department by a department: "the Justice Department" by "the Labor Department"). Agencies,
@@ -1345,15 +1480,6 @@ _SWAPPED_INSTITUTIONS = {"court", "hospital", "university", "legislature", "broa
                          "executive department"}
 
 
-#: Words of a pair about a business.
-_BUSINESS_WORDS = {"shares", "stock", "stocks", "revenue", "revenues", "earnings", "profit", "profits", "quarter",
-                   "analysts", "investors", "customers", "company", "company's", "companies", "firm", "firm's",
-                   "acquisition", "merger", "shareholders", "stockholders", "sales", "ceo"}
-
-
-#: Words only a traded company has ("shares", "earnings"; "a share").
-_TRADED_WORDS = {"shares", "stock", "earnings", "revenue", "revenues", "profit", "profits", "stockholders",
-                 "shareholders", "dividend"}
 #: Nouns that stand for a company of one industry group ("the airline warned", "the chipmaker said").
 _INDUSTRY_NOUNS = {"airline": "airlines", "carrier": "airlines", "chipmaker": "semiconductors",
                    "drugmaker": "pharmaceuticals", "automaker": "motor vehicles", "carmaker": "motor vehicles",
@@ -1362,24 +1488,11 @@ _INDUSTRY_NOUNS = {"airline": "airlines", "carrier": "airlines", "chipmaker": "s
                    "software maker": "software", "biotech": "pharmaceuticals"}
 
 
-def _traded_pair(tokens) -> bool:
-    """Whether a pair speaks of a traded company's shares or earnings (:data:`_TRADED_WORDS`, "a share")."""
-    words = [t.lower() for t in tokens]
-    return bool(set(words) & _TRADED_WORDS) or any(a == "a" and b == "share" for a, b in zip(words, words[1:]))
-
-
 def _industry_anaphor(tokens) -> str | None:
     """The industry group of the company a pair speaks of as "the airline", "the largest airline", "the
     chipmaker" (nouns of one group only), else ``None``."""
     found = {_INDUSTRY_NOUNS[t.lower()] for t in tokens if t.lower() in _INDUSTRY_NOUNS}
     return found.pop() if len(found) == 1 else None
-
-
-def _business_pair(tokens) -> bool:
-    """Whether a pair speaks of a business: two words of :data:`_BUSINESS_WORDS`, or "the company"."""
-    words = [t.lower() for t in tokens]
-    return len(set(words) & _BUSINESS_WORDS) >= 2 or any(
-        a in ("the", "a") and b in ("company", "firm", "company's", "firm's") for a, b in zip(words, words[1:]))
 
 
 @lru_cache(maxsize=4096)
@@ -1428,6 +1541,11 @@ def _suffixed_companies(sentences) -> set[str]:
     return out
 
 
+#: Words that do not tell two names of one organisation apart ("United States State Department" and "US
+#: State Department").
+_LINK_IGNORED = {"of", "the", "&", "and", "for", "u.s.", "us", "u.s", "united", "states", "federal"}
+
+
 def _link_organisations(tokens, mentions: list[Mention]) -> list[Mention]:
     """Mentions of one organisation in a pair share an entity id: one whose content words are a
     subset of another's ("Kleiner Perkins" and "Kleiner Perkins Caufield & Byers", "Bristol
@@ -1436,8 +1554,9 @@ def _link_organisations(tokens, mentions: list[Mention]) -> list[Mention]:
     from robust_bench.perturb.names import organisation_core
 
     def content(m):
-        return frozenset(w.lower().replace(".", "") for w in organisation_core(tokens[m.start:m.end])
-                         if w.lower() not in ("of", "the", "&", "and", "for"))
+        # spellings of one name compare equal: "Albertsons" and "Albertson", "U.S." and "US"
+        return frozenset(_squash(w).rstrip("s") for w in organisation_core(tokens[m.start:m.end])
+                         if w.lower() not in _LINK_IGNORED and _squash(w))
 
     def initials(m):
         return "".join(w[0] for w in organisation_core(tokens[m.start:m.end])
@@ -1686,8 +1805,9 @@ def _target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
     # the first names that go with the person's surname anywhere in the document ("John Carter" and his
     # "Captain Jack Carter"): a nickname and its full form need related replacements
     lasts = {toks[m.end - 1].lower() for m in person["mentions"] if roles.get(toks[m.end - 1].lower(), ("",))[0] == "last"}
-    firsts = {toks[a].lower() for a, b, lab in d.entities if map_entity_label(lab) == "PER" and b - a >= 2
-              and toks[b - 1].lower() in lasts and toks[a][:1].isupper()}
+    firsts = {toks[i].lower() for a, b, lab in d.entities if map_entity_label(lab) == "PER" and b - a >= 2
+              and toks[b - 1].lower() in lasts for i in range(a, b - 1)
+              if toks[i][:1].isupper() and toks[i].lower() not in HONORIFIC_GENDER}
     firsts |= {toks[i].lower() for m in person["mentions"] for i in range(m.start, m.end)
                if roles.get(toks[i].lower(), ("",))[0] == "first"}
     if nickname_pairs(firsts):

@@ -36,14 +36,17 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from robust_bench.perturb.organisations import (COMPANY, SECTORS, company_index, company_key, executive_department,
-                                                executive_departments, sector_from_words, sector_pools)
+from robust_bench.perturb.organisations import (COMPANY, GROUP_WORDS, SECTORS, company_index, company_key,
+                                                executive_department, executive_departments, legislatures,
+                                                sector_from_words,
+                                                sector_pools)
 from robust_bench.text.names import (EITHER_SHARE, HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES,
                                      SURNAME_FIRST_COUNTRIES, NameFact, is_name_word)
 
@@ -238,7 +241,6 @@ class NameLexicon:
                  companies: Sequence[tuple[str, str]] = (), facts: Mapping[str, NameFact] | None = None,
                  traded: Sequence[tuple[str, str, str | None]] = (), source: Mapping | None = None):
         self.facts = dict(facts or {})
-        self.traded = tuple(traded)
         self.male = tuple(dict.fromkeys(male))
         self.female = tuple(dict.fromkeys(female))
         self.last = tuple(dict.fromkeys(last))
@@ -248,9 +250,23 @@ class NameLexicon:
         for name, sector, *_ in companies:
             if sector not in SECTORS:
                 raise NameLexiconError(f"company {name!r}: unknown sector {sector!r}; expected one of {list(SECTORS)}")
-        self.companies = tuple(dict.fromkeys((c[0], c[1], c[2] if len(c) > 2 else None) for c in companies))
+        self.traded = tuple(traded)
+        # a listed company's industry group where the stock indices' industries say another ("Jabil", a
+        # contract manufacturer, is in Fortune's "Semiconductors and Other Electronic Components")
+        # keep a Fortune group only where a stock index's industries, if any, confirm it
+        industries = {company_key(t[0]): t[3] for t in self.traded if len(t) > 3}
+
+        def group(c):
+            g = c[2] if len(c) > 2 else None
+            text = industries.get(company_key(c[0]))
+            return g if g is None or text is None or any(w in text for w in GROUP_WORDS.get(g, (g,))) else None
+
+        self.companies = tuple(dict.fromkeys((c[0], c[1], group(c)) for c in companies))
         self._company_index, self._company_aliases = company_index(self.companies + self.traded)
-        self._company_group = {company_key(n): g for n, _, g in self.traded + self.companies if g}
+        # a Fortune company's group is the list's (none where its industry has none: McDonald's); a traded
+        # company's from its industries (pytickersymbols)
+        self._company_group = {**{company_key(t[0]): t[2] for t in self.traded},
+                               **{company_key(n): g for n, _, g in self.companies}}
         self.source = dict(source or {})
         self._male = set(self.male)
         self._female = set(self.female)
@@ -472,11 +488,21 @@ class NameLexicon:
             return tuple(n for n in pools[kind] if " " in n or not _adjective(n))
         if kind == "executive department":
             return executive_departments()
+        if kind == "legislature":
+            # WordNet's legislatures, and those the corpus names ("National Assembly")
+            return tuple(dict.fromkeys(legislatures() + tuple(
+                o for o in self.organisations if organisation_kind(o) == kind and o not in legislatures())))
         if kind in INSTITUTION_KINDS:
-            # not a team named after its university ("University of New Mexico Lobos")
-            return tuple(o for o in self.organisations if organisation_kind(o) == kind
-                         and not (_plural_name(o.split()[-1]) and organisation_kind(o.split()[-1]) != kind)
-                         and self.location_kind(o) is None)          # "Newport News" is a city
+            # not a team named after its university ("University of New Mexico Lobos"), not a city ("Newport
+            # News"), not a longer form of another name of the pool ("CBS Television", "Reuters Research")
+            names = [o for o in self.organisations if organisation_kind(o) == kind
+                     and not (_plural_name(o.split()[-1]) and organisation_kind(o.split()[-1]) != kind)
+                     and self.location_kind(o) is None]
+            words = {o: o.split() for o in names}
+            return tuple(o for o in names if not any(
+                p != o and len(words[p]) < len(words[o]) and any(words[o][i:i + len(words[p])] == words[p]
+                                                                  for i in range(len(words[o])))
+                for p in names))
         male, female = self.male[:POOL_FIRST_NAMES], self.female[:POOL_FIRST_NAMES]
         if self.facts:
             # only names whose gender names-dataset confirms ("Kim" is in the men's census list too)
@@ -491,9 +517,12 @@ class NameLexicon:
         male = tuple(n for n in male if self.likely_role(n) == "first")
         female = tuple(n for n in female if self.likely_role(n) == "first")
         if kind == "unisex":
+            # names of either gender by two resources: names-dataset's shares, and NLTK's names corpus listing
+            # the name among both men's and women's names ("Casey", "Jamie", "Morgan"; not "Eli", "Maci")
             lo, hi = EITHER_SHARE
+            both = _both_gender_names()
             return tuple(dict.fromkeys(n for n in self.male[:POOL_FIRST_NAMES] + self.female[:POOL_FIRST_NAMES]
-                                       if (f := self.facts.get(n)) is not None and f.female is not None
+                                       if n in both and (f := self.facts.get(n)) is not None and f.female is not None
                                        and lo <= f.female <= hi))
         last = tuple(n for n in self.last[:POOL_SURNAMES] if self.likely_role(n) == "last"
                      and not (self.rank(n, "last") > 500 and _english_word(n)))
@@ -598,6 +627,8 @@ def organisation_core(tokens: Sequence[str]) -> tuple[str, ...]:
     cut = next((i for i, t in enumerate(toks) if t in _POSSESSIVE), None)
     if cut and toks[cut + 1:] and all(t.lower().rstrip(",") in _ORG_SUFFIXES for t in toks[cut + 1:]):
         toks = toks[:cut + 1]   # "Kohl 's Corp.": the company is Kohl's
+    elif cut and toks[cut + 1:] and toks[-1].lower().rstrip(",") in _ORG_SUFFIXES:
+        pass                    # "Wendy 's International Inc.", "Dreyer 's Grand Ice Cream Inc.": one name
     elif cut:
         toks = toks[:cut]       # "RealNetworks ' Rhapsody": the owner is the organisation
     while len(toks) > 1 and (toks[-1].lower().rstrip(",") in _ORG_SUFFIXES or toks[-1] in ("&", "and", "of", ",")):
@@ -615,9 +646,9 @@ _INSTITUTION_KINDS = (
     ("hospital", {"hospital", "clinic", "infirmary", "hospice"}),
     ("event or venue", {"conference", "summit", "expo", "festival", "awards", "hall", "arena", "stadium", "theatre",
                         "theater", "museum", "cathedral", "church", "airport", "base", "center", "centre", "centers",
-                        "centres"}),
-    ("broadcaster", {"nbc", "abc", "cbs", "cnn", "espn", "bbc", "hbo", "msnbc", "cnbc", "pbs", "npr", "television",
-                     "channel", "tv", "radio", "broadcasting", "sky"}),
+                        "centres", "convention", "show", "fair", "exhibition", "games", "championship", "cup"}),
+    ("broadcaster", {"nbc", "abc", "cbs", "cnn", "espn", "bbc", "hbo", "msnbc", "cnbc", "pbs", "television",
+                     "channel", "tv", "broadcasting", "sky"}),
     ("news agency or newspaper", {"reuters", "press", "news", "post", "times", "tribune", "herald", "gazette",
                                   "bloomberg", "afp", "newspaper", "chronicle", "globe", "telegraph", "daily"}),
     ("committee", {"committee", "subcommittee"}),
@@ -659,7 +690,7 @@ def organisation_kind(text: str) -> str:
     >>> organisation_kind("Alabama Supreme Court"), organisation_kind("Merrill Lynch"), organisation_kind("SEC")
     ('court', 'organisation', 'government body')
     """
-    words = [w.lower().strip(",") for w in text.split()]
+    words = [w.lower().strip(",").removesuffix(".com") for w in text.split()]     # "CNET News.com": news
     low = " ".join(words)
     if executive_department(text):
         return "executive department"   # "the Justice Department", "U.S. Department of Agriculture"
@@ -685,6 +716,8 @@ def organisation_kind(text: str) -> str:
         if kind == "court" and not set(words) & _COURT_TYPES:
             continue                    # "Night Court" (a television series) is no court
         if any(w in marks for w in words):
+            if kind == "broadcaster" and "radio" in words:
+                return "organisation"   # a radio network is no television network; no pool of its own
             return kind
     return "organisation"
 
@@ -913,6 +946,23 @@ def _english_word(word: str) -> bool:
     return zipf_frequency(word.lower(), "en") >= 3.5
 
 
+@lru_cache(maxsize=1)
+def _both_gender_names() -> frozenset:
+    """First names that NLTK's names corpus (Kantrowitz) lists among both men's and women's names.
+
+    Raises
+    ------
+    NameLexiconError
+        If the corpus is not installed (``python -m nltk.downloader names``).
+    """
+    try:
+        from nltk.corpus import names
+        return frozenset(names.words("male.txt")) & frozenset(names.words("female.txt"))
+    except LookupError as exc:
+        raise NameLexiconError("NLTK's names corpus is missing: python -m nltk.downloader names (or set NLTK_DATA "
+                               "to a folder that has corpora/names)") from exc
+
+
 @lru_cache(maxsize=8192)
 def _adjective(word: str) -> bool:
     """Whether WordNet knows lower-case ``word`` as an adjective ("southern", "progressive", "united")."""
@@ -942,13 +992,19 @@ def _surface(original: str, new: str) -> str:
     return new
 
 
-def _person_spans(tokens, ms, lexicon, gold: bool, plan) -> list[tuple[Mention, tuple[int, int]]]:
+def _person_spans(tokens, ms, lexicon, gold: bool, plan, other_spans: set[int] = frozenset()
+                  ) -> list[tuple[Mention, tuple[int, int]]]:
     """The name span of every mention of one person (honorifics, determiners and possessives
     stripped); an all-capital mention ("JONATHAN HARKER", a chapter title "A WAIF") counts only
     when its words are the entity's own or known names, unless the mentions are gold names."""
     names = []
     for m in ms:
         span = person_name_tokens(tokens, m.start, m.end, gold=gold)
+        if span is not None and gold:
+            a = span[0]
+            while a > 0 and re.fullmatch(r"[A-Z]\.", tokens[a - 1]) and a - 1 not in other_spans:
+                a -= 1                  # "C. [Walsh]": an initial the annotation left out is the name's
+            span = (a, span[1])
         if span is None:
             plan.skipped["no name in the mention"] += 1
             plan.refused.append((m.start, m.end, "no name in the mention"))
@@ -1041,7 +1097,12 @@ def _role_with_evidence(word: str, c: Counter, lexicon, bare: str = "rank") -> t
         role = "first" if c["first"] > c["last"] else "last"
         return role, ("position" if sole in (None, role) else None)
     if sole:
-        return sole, "lists"
+        # in fiction a name seen only alone and without a title goes by a first name as often as by a surname
+        # ("Halsey was eleven"): the surname list alone is no evidence there
+        alone = not (c["first"] or c["last"] or c["middle"] or c["after surname title"] or c["after first-name title"])
+        return sole, (None if bare == "rank" and sole == "last" and alone else "lists")
+    if c["middle"] and lexicon.is_first_name(title):
+        return "first", "position"      # a middle name: "Joao Manuel Pinto"
     likely = lexicon.likely_role(title)
     fact = lexicon.facts.get(title)
     if likely is None and fact is not None and fact.first_rank is not None and fact.first_rank <= 3000 and (
@@ -1080,6 +1141,8 @@ def name_word_roles(tokens: Sequence[str], names: Sequence[tuple[int, int]], lex
     return {w: _role_with_evidence(shape[w], c, lexicon) for w, c in seen.items() if w in shape}
 
 
+#: Titles before a name that is neither a first name nor a surname.
+_NO_FIRST_LAST_TITLES = {"pope", "st.", "st", "saint", "ste.", "ste"}
 #: Titles before a surname ("Mr. Harvey", "Dr. Seward") and before a first name ("Sir John",
 #: "Aunt Polly"); "Lady", "Lord", "Father" go either way and decide nothing, and so do epithets
 #: ("my dear Watson", "old Osborne", "Little Nell").
@@ -1152,7 +1215,8 @@ def _pluralise(name: str) -> str:
 def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: NameLexicon, rng: random.Random, *,
                types: Iterable[str] = ENTITY_TYPES, gender_hints: Mapping[str, str] | None = None,
                fixed: Mapping[str, str] | None = None, gold: bool = False,
-               entities: Iterable[str] | None = None, bare: str = "rank") -> SwapPlan:
+               entities: Iterable[str] | None = None, bare: str = "rank",
+               refuse: Mapping[str, str] | None = None) -> SwapPlan:
     """Choose a replacement for every mention of the given types.
 
     Parameters
@@ -1180,6 +1244,8 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         How a name word seen only alone is read where nothing else decides: ``rank`` (the list in which it
         ranks higher; fiction, where people go by their first names) or ``last`` (news: "Clinton said",
         "Bode 85th"). See :func:`_role_with_evidence`.
+    refuse : mapping of str to str, optional
+        Entities the caller leaves whole, with the reason (recorded like the engine's own refusals).
     entities : iterable of str, optional
         Swap only these entities (the paper's coreference documents change one person's name, §2.3);
         the other mentions still decide the roles of name words, and the words of the swapped names
@@ -1192,6 +1258,7 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         are left unchanged and counted in ``skipped``.
     """
     types = set(types)
+    refuse = dict(refuse or {})
     plan = SwapPlan()
     owner: dict[str, tuple[str, str]] = {}     # part key -> (entity, role)
     drawer = _Drawer(tokens, rng, reserved=(fixed or {}).values())
@@ -1226,10 +1293,11 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
 
     # persons: the name spans of every entity first, then one role and one replacement per
     # distinct name word over the whole document
+    mentioned = {i for m in mentions for i in range(m.start, m.end)}
     person_names: dict[str, list[tuple[Mention, tuple[int, int]]]] = {}
     for entity, ms in by_entity.items():
         if ms[0].type == "PER":
-            names = _person_spans(tokens, ms, lexicon, gold, plan)
+            names = _person_spans(tokens, ms, lexicon, gold, plan, mentioned)
             if names:
                 person_names[entity] = names
     roles = _word_roles(tokens, person_names, lexicon, bare)
@@ -1257,6 +1325,13 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             continue
         if any(w.lower() in two_roles for _, (a, b) in names for w in tokens[a:b]):
             conflicted[entity] = "person with a name word that is another's first name and surname"
+            continue
+        if any(a > 0 and tokens[a - 1].lower() in _NO_FIRST_LAST_TITLES for _, (a, b) in names):
+            # "Pope John Paul", "St. Aubert": a papal name or a saint's, not a first name and a surname
+            conflicted[entity] = "a pope's or a saint's name"
+            continue
+        if entity in refuse:
+            conflicted[entity] = refuse[entity]
             continue
         gender = context if context in ("male", "female") else next(iter(named)) if len(named) == 1 else None
         plan.genders[entity] = gender or "unknown"
@@ -1416,13 +1491,18 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             if tokens[a - 1].lower() != article:
                 plan.spans[(a - 1, a)] = ((article.capitalize() if tokens[a - 1][0].isupper() else article,),
                                           entity, typ, "article")
-    # a bare possessive apostrophe follows a name ending in s: "Hastings '" -> "Rusnock 's"; a company
+    # a bare possessive apostrophe follows a name ending in s: "Hastings '" -> "Rusnock 's" (after another
+    # name it is a closing quotation mark: "‘ How odd , ’ said Good ’"); a company
     # whose name is a plural takes one: "Apple Computer 's" -> "Advanced Micro Devices '"
     for (a, b), (words, entity, typ, role) in list(plan.spans.items()):
         if words and b < len(tokens) and tokens[b] in ("'", "’") and b not in taken \
-                and not words[-1].lower().endswith("s"):
+                and tokens[b - 1].lower().endswith("s") and not words[-1].lower().endswith("s"):
             taken.add(b)
             plan.spans[(b, b + 1)] = (("'s",), entity, typ, "possessive")
+        elif typ == "ORG" and words and b < len(tokens) and tokens[b] in ("'s", "’s") and b not in taken \
+                and words[-1].endswith(("'s", "’s")):
+            taken.add(b)                # "Dillard's" + "'s": the name's own possessive serves
+            plan.spans[(b, b + 1)] = ((), entity, typ, "possessive")
         elif typ == "ORG" and words and b < len(tokens) and tokens[b] in ("'s", "’s") and b not in taken \
                 and _plural_name(words[-1]):
             taken.add(b)

@@ -44,7 +44,7 @@ from typing import Mapping, Sequence
 
 __all__ = ["SECTORS", "COMPANY", "INDUSTRY_SECTOR", "INDUSTRY_GROUPS", "INDUSTRY_CUES", "GROUP_SECTOR",
            "CompanyListError", "read_fortune500", "read_traded_companies", "traded_sector", "sector_from_words",
-           "transport_group", "company_key", "industry_cues", "reveals_industry", "sector_pools", "company_index",
+           "transport_group", "group_from_words", "company_key", "industry_cues", "reveals_industry", "sector_pools", "company_index",
            "executive_department", "executive_departments"]
 
 #: Unknown sector: a company whose industry neither the list nor its name gives.
@@ -137,6 +137,26 @@ _NOT_COMPANY_WORDS = frozenset({"union", "unions", "workers", "alliance", "coali
 _TRANSPORT_GROUPS = {"airlines": "airlines", "airways": "airlines", "airline": "airlines", "railway": "railroads",
                      "railroad": "railroads", "railways": "railroads", "freight": "logistics", "logistics": "logistics",
                      "shipping": "logistics", "cargo": "logistics"}
+
+
+#: Words of a company's name that give its industry group ("Quick Shop Food Mart": retail, not any company
+#: of the retail sector such as a car dealer).
+_GROUP_NAME_WORDS = {"mart": "retail", "stores": "retail", "supermarkets": "retail", "pharmaceuticals": "pharmaceuticals",
+                     "pharmaceutical": "pharmaceuticals", "pharma": "pharmaceuticals", "bancorp": "banking",
+                     "bank": "banking", "bancshares": "banking", "insurance": "insurance", "assurance": "insurance",
+                     "airlines": "airlines", "airways": "airlines", "software": "software",
+                     "semiconductor": "semiconductors", "semiconductors": "semiconductors", "telecom": "telecommunications",
+                     "telecommunications": "telecommunications", "wireless": "telecommunications",
+                     "petroleum": "oil and gas", "oil": "oil and gas", "motors": "motor vehicles", "steel": "metals",
+                     "chemical": "chemicals", "chemicals": "chemicals", "foods": "food and drink",
+                     "beverages": "food and drink", "brewing": "food and drink"}
+
+
+def group_from_words(name: str) -> str | None:
+    """The industry group a word of a company's name gives ("Alpha Bancorp" -> banking), else ``None``."""
+    words = {w.lower().strip(".,") for w in name.replace("-", " ").split()}
+    found = {_GROUP_NAME_WORDS[w] for w in words if w in _GROUP_NAME_WORDS}
+    return found.pop() if len(found) == 1 else None
 
 
 def transport_group(name: str) -> str | None:
@@ -386,6 +406,20 @@ _TRADED_INDUSTRY_WORDS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
+#: Words of the stock indices' industry descriptions that confirm a Fortune industry group.
+GROUP_WORDS = {"semiconductors": ("semiconductor",), "software": ("software", "it services", "information technology"),
+               "computer hardware": ("computer", "hardware", "peripherals", "storage"), "internet": ("internet",),
+               "telecommunications": ("telecom", "communications equipment", "wireless"),
+               "media": ("media", "entertainment", "publishing", "broadcasting"),
+               "pharmaceuticals": ("pharma", "biotech", "drug"), "insurance": ("insurance",),
+               "banking": ("bank", "financial", "investment", "capital markets", "asset management"),
+               "airlines": ("airline",), "railroads": ("rail",), "logistics": ("logistics", "freight", "delivery"),
+               "aerospace and defence": ("aerospace", "defense", "defence"), "motor vehicles": ("auto", "vehicle"),
+               "oil and gas": ("oil", "gas", "petroleum", "energy"), "utilities": ("utilit", "electric"),
+               "retail": ("retail", "stores"), "food and drink": ("food", "beverage"), "metals": ("metal", "steel"),
+               "chemicals": ("chemical",)}
+
+
 def traded_sector(industries: Sequence[str]) -> tuple[str, str | None]:
     """The sector and industry group of a listed company from its industry descriptions
     (:data:`_TRADED_INDUSTRY_WORDS`, most specific first); ``(COMPANY, None)`` when none says."""
@@ -402,7 +436,8 @@ def read_traded_companies() -> list[tuple[str, str, str | None]]:
     (name without corporate words, sector, industry group or None).
 
     These only recognise a tagged organisation as a company and give its sector: the replacement pools
-    stay the Fortune 500, the paper's list, whose companies a reader knows.
+    stay the Fortune 500, the paper's list, whose companies a reader knows. Each entry is (name, sector,
+    industry group or None, the industries in lower case).
 
     Raises
     ------
@@ -419,7 +454,8 @@ def read_traded_companies() -> list[tuple[str, str, str | None]]:
         for company in data.get_stocks_by_index(index):
             name = _display(company.get("name") or "")
             if name and name not in out:
-                out[name] = (name, *traded_sector(company.get("industries") or ()))
+                industries = company.get("industries") or ()
+                out[name] = (name, *traded_sector(industries), " ".join(i.lower() for i in industries))
     return [out[k] for k in sorted(out)]
 
 
@@ -460,3 +496,29 @@ def executive_department(name: str) -> bool:
 def executive_departments() -> tuple[str, ...]:
     """The names of the United States executive departments (:func:`executive_department`), sorted."""
     return tuple(sorted(_departments().values()))
+
+
+#: WordNet's legislatures (hyponyms and instances of ``legislature.n.01``) no longer sitting.
+_PAST_LEGISLATURES = frozenset({"house_of_burgesses.n.01"})
+#: Country words before a legislature's name in WordNet's lemmas ("U.S._Senate", "British_Parliament"): the
+#: sentence says whose legislature it is, not the name.
+_COUNTRY_WORDS = ("United States ", "U.S. ", "US ", "British ")
+
+
+@lru_cache(maxsize=1)
+def legislatures() -> tuple[str, ...]:
+    """The named legislatures and chambers of WordNet (instances and hyponyms of ``legislature.n.01``
+    written with a capital: "Congress", "Senate", "House of Commons", "Knesset", "Duma"), each by its most
+    frequent lemma once country words are dropped ("Parliament" for ``British_Parliament``, "House of
+    Representatives" for ``US_House``), the shortest among equals, sorted: the pool of the kind
+    ``legislature``, whose members replace each other ("ratified by Congress" -> "ratified by the Knesset")."""
+    from nltk.corpus import wordnet as wn
+
+    out = set()
+    for s in wn.synset("legislature.n.01").closure(lambda x: x.hyponyms() + x.instance_hyponyms()):
+        names = [lemma.name().replace("_", " ") for lemma in s.lemmas()]
+        if s.name() in _PAST_LEGISLATURES or not any(n[:1].isupper() for n in names):
+            continue
+        bare = [next((n[len(c):] for c in _COUNTRY_WORDS if n.startswith(c)), n) for n in names]
+        out.add(min(bare, key=lambda n: (-bare.count(n), len(n), n)))     # "House of Representatives", "Dail"
+    return tuple(sorted(out))

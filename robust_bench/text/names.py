@@ -46,7 +46,7 @@ NOT_NAME_WORDS = frozenset(
 
 #: Lower-case particles inside names ("Ludwig van Beethoven", "Schalk van der Merwe").
 PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le", "bin", "al",
-                       "ibn"})
+                       "ibn", "abu"})
 
 _PREFIXED = re.compile(r"^(?:al|el|ad|ar|as|at|d|de|da|di|du|van|von|bin|ibn)['’-][A-Z]")
 
@@ -65,8 +65,9 @@ def is_name_word(w: str, gold: bool = False) -> bool:
 #: (names-dataset's shares); "Courtney" (89% women), "Kim", "Andrea" and "Jordan" are not.
 GENDER_SHARE = 0.9
 #: A first name goes to the pool of names of either gender when its share of women lies in this range
-#: ("Taylor" 61%, "Jamie", "Casey"): the replacement of a first name whose gender is not known.
-EITHER_SHARE = (0.3, 0.7)
+#: ("Jamie", "Casey", "Morgan") and NLTK's names corpus lists it for both: the replacement of a first name
+#: whose gender is not known.
+EITHER_SHARE = (0.25, 0.75)
 #: Countries whose names are written family name first ("Kim Dae-jung", "Tan Kong Yam", "Li Peng", and
 #: in sports results "Inoue Junichi"; the English-language press writes Japanese names in either order,
 #: so a Japanese name counts as family name first only when its second word is a given name there).
