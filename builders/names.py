@@ -68,7 +68,7 @@ _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fc
 _CONLL_TRAIN = SourceFile("conll2003/train.txt", f"{_CONLL_HUB}/train/0000.parquet")
 _MSR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
 _LITBANK = "https://github.com/dbamman/litbank/archive/refs/heads/master.zip"
-_VERSION = datasets.Version("2.0.0")
+_VERSION = datasets.Version("2.1.0")
 _RANDOM_COPIES = 10
 #: An institution tagged in MRPC train joins the pool of its kind from this many mentions (a single
 #: mention may be a tagging accident).
@@ -959,14 +959,15 @@ def _fix_determiners(plan, tokens, token_of, sentence_starts: set[int], article_
             plan.spans[(a - 1, b)] = ((first,) + tuple(words[1:]), entity, typ, role)
         elif needs and head.dep_ in _ARGUMENT_DEPS and not head.has_det \
                 and (prev is None or token_of(a - 1).pos_ in ("ADP", "VERB", "AUX", "PUNCT", "SCONJ")
-                and prev.lower() not in _DETERMINER_WORDS and prev not in ("'s", "'")):
+                and (prev.lower() not in _DETERMINER_WORDS or token_of(a - 1).pos_ == "SCONJ")   # "that the Dail must"
+                and prev not in ("'s", "'")):
             plan.spans[(a, b)] = (("The" if prev is None else "the",) + tuple(words), entity, typ, role)
 
 
 #: A name heading an argument takes an article; one used as a modifier ("10-year Treasury note",
 #: "Agriculture and Forestry Ministry") does not (ClearNLP and UD labels).
 _ARGUMENT_DEPS = {"nsubj", "nsubjpass", "nsubj:pass", "dobj", "obj", "iobj", "pobj", "obl", "attr", "appos", "ROOT",
-                  "root", "dative", "agent"}
+                  "root", "dative", "agent", "conj"}     # "from X and the University of ..." -> "and Northwest College"
 _DETERMINER_WORDS = {"the", "a", "an", "this", "that", "these", "those", "its", "their", "his", "her", "our", "your",
                      "my", "every", "each", "any", "no", "some", "another"}
 
@@ -1007,6 +1008,9 @@ def _mention_counts(mentions, types, edits) -> dict[str, int]:
 #: index", "the Dow Jones industrial average", "the Nasdaq Composite").
 _INDEX_WORDS = {"index", "indexes", "indices", "composite", "average", "averages", "500", "100", "industrial",
                 "industrials", "futures"}
+#: Institutions of one place: "England's University of Bristol" or "Bristol University in Britain" would
+#: contradict a replacement from elsewhere ("the University of Maryland in Britain").
+_PLACED_KINDS = {"university", "hospital", "court", "school or institute"}
 #: A legislature named under its state's or country's modifier: "the state Senate", "Russia's Duma".
 _LEGISLATURE_MODIFIED = "a legislature its state or country names (the state Senate)"
 #: Titles of members of a legislature: "Senator Clinton ... re-election for the Knesset" would not hold.
@@ -1042,6 +1046,7 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
     suffix follows, a first name at its start ("Lara"), a one-word surname ("Pataki") or a place ("Paris")."""
     from robust_bench.perturb.names import organisation_core
 
+    from robust_bench.perturb.names import university_name
     from robust_bench.text.names import HONORIFIC_GENDER, is_name_word
 
     words = [t.text for t in ent]
@@ -1061,10 +1066,22 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
     nxt = ent.doc[ent.end].text.lower() if ent.end < len(ent.doc) else ""
     if any(w.lower() in _INDEX_WORDS for w in core) or nxt in _INDEX_WORDS:
         return "a stock index"
+    if nxt in ("group", "holdings") and ent.doc[ent.end].text[:1].isupper():
+        return "a span that may miss the end of the name"       # "[SCO] Group" -> "Oracle Group"
     suffixed = len(core) < len(words) and words[-1].lower().rstrip(",.") in _COMPANY_SUFFIXES \
         or nxt.rstrip(".") in _COMPANY_SUFFIXES
     if ent.start > 0 and ent.doc[ent.start - 1].text.lower() in HONORIFIC_GENDER:
         return "a person (honorific)"
+    if ent.start > 1 and ent.doc[ent.start - 1].text in ("'s", "'") and ent.doc[ent.start - 2].ent_type_ == "ORG":
+        return "a unit of another organisation (Microsoft's Mobile Devices Marketing Group)"
+    if organisation_kind(text) == "university" and not university_name(text):
+        return "a sports team named after its university"        # "University of New Mexico Lobos"
+    if organisation_kind(text) in _PLACED_KINDS and (
+            ent.start > 1 and ent.doc[ent.start - 1].text in ("'s", "'")
+            and ent.doc[ent.start - 2].ent_type_ in ("GPE", "LOC")
+            or ent.end + 1 < len(ent.doc) and ent.doc[ent.end].text.lower() in ("in", "near", "at", ",", "of")
+            and ent.doc[ent.end + 1].ent_type_ in ("GPE", "LOC")):
+        return "an institution the sentence places (Bristol University in Britain)"
     if ent.end + 1 < len(ent.doc) and ent.doc[ent.end].text == "for" and ent.doc[ent.end + 1].text.lower() == "the" \
             and is_institution(organisation_kind(text)):
         return "a span that may miss the end of the name"       # "Court of Appeals [for the 3rd Circuit]"
@@ -1090,6 +1107,12 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
             and not suffixed and not lexicon.is_listed_company(text, alias=False) \
             and not _legislature_name(text):        # "Congress", "the Senate" are names
         return "a common word"      # "Retailers", "United", "Sun"; not "Travelers", "Oracle", "FBI"
+    # a listed company whose one-word name is also a person's, unless the sentence names its industry
+    # ("Conway" of PeopleSoft's Craig Conway is not the trucker Con-way)
+    if len(core) == 1 and not suffixed and (lexicon.is_first_name(core[0]) or lexicon.is_last_name(core[0])) \
+            and lexicon.is_listed_company(text) \
+            and lexicon.company_group(text) not in industry_cues(t.text for t in ent.doc):
+        return "a person (name lists)"
     # a company by its suffix, the company lists or its form ("Evans & Sutherland", "Lindows.com")
     if suffixed or lexicon.is_listed_company(text) or _company_form(text):
         return None
@@ -1368,6 +1391,10 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
             why_entity[entity] = "a legislature named elsewhere in the pair in a way not swapped"
         elif kind == "legislature" and any(t.lower().rstrip(".") in _LEGISLATOR_TITLES for t in toks):
             why_entity[entity] = "a legislature whose members' title stands in the pair (Senator)"
+        elif kind == "legislature" and (modified or sum(k == "legislature" for k in kind_of.values()) > 1 or any(
+                t in ("Congresses", "Senates", "Houses", "Parliaments", "Assemblies") for t in toks)):
+            # "the House ... the Senate ... two Congresses": one chamber renamed changes how they relate
+            why_entity[entity] = "a legislature beside another legislature of the pair"
         elif kind in INSTITUTION_KINDS and kind not in _SWAPPED_INSTITUTIONS:
             why_entity[entity] = f"{kind} (not interchangeable)"
         elif kind == "court" and any(_court_level(n) == "supreme" for n in names):
@@ -1383,14 +1410,18 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
                 own = next((g for g in map(transport_group, names) if g), None)
             if own is None and kind == COMPANY:
                 own = anaphor or next((g for n in names if (g := (inferred or {}).get(company_key(n)))), None)
-            if own is not None and len(lexicon.pool(f"industry:{own}")) >= MIN_INDUSTRY_POOL:
-                kind_of[entity] = f"industry:{own}"
+            # a company is replaced within its industry group only: a sector is too broad ("Sharp" by
+            # "Amazon.com", "ImClone Systems" by "Cisco Systems")
+            if own is not None:
+                kind_of[entity] = f"industry:{own}"       # too small a pool is counted below
             elif kind == COMPANY:
                 why_entity[entity] = "a company of unknown industry"
             elif any(sp in described for sp in spans):
                 why_entity[entity] = "a company the sentence describes, of no known industry group"
             elif kind == "transport":
                 why_entity[entity] = "a transport company of no known kind (airline, railroad, freight)"
+            else:
+                why_entity[entity] = "a company of a known sector but no known industry group"
     mentions: list[Mention] = []
     for m in linked:
         if m.type != "ORG":
@@ -1411,10 +1442,11 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
 
 def _industries_by_company(docs, lexicon) -> dict[str, str]:
     """The industry group of companies no list knows, from the pairs of the corpus (MRPC train, test and
-    validation, tagged): per pair, the groups of the listed companies it names and of its industry words
-    (:data:`robust_bench.perturb.organisations.INDUSTRY_CUES`) vote for each unlisted company it names; a
-    company whose votes come from two pairs or more, two thirds of them for one group, has that group
-    ("PeopleSoft" beside Oracle and "software"). ``docs`` are the sentences in pairs (1, 2, 1, 2, ...).
+    validation, tagged): per pair, the groups of its industry words
+    (:data:`robust_bench.perturb.organisations.INDUSTRY_CUES`) vote for each unlisted company it names (the
+    listed companies beside it do not: Enron's banks say nothing of Enron); a company whose votes come
+    from two pairs or more, two thirds of them for one group, has that group ("PeopleSoft" in pairs that
+    say "software"). ``docs`` are the sentences in pairs (1, 2, 1, 2, ...).
 
     Returns
     -------
@@ -1425,22 +1457,19 @@ def _industries_by_company(docs, lexicon) -> dict[str, str]:
 
     votes: dict[str, Counter] = {}
     for d1, d2 in zip(docs[::2], docs[1::2]):
-        known, unknown = set(), set()
+        unknown = set()
         for d in (d1, d2):
             for e in d.ents:
                 if e.label_ != "ORG":
                     continue
                 name = " ".join(organisation_core([t.text for t in e]))
-                if not name or is_institution(organisation_kind(name)):
-                    continue
-                group = lexicon.company_group(name) if lexicon.is_listed_company(name, alias=False) else None
-                if group:
-                    known.add(group)
-                elif not lexicon.is_listed_company(name):
+                if name and not is_institution(organisation_kind(name)) and not lexicon.is_listed_company(name):
                     unknown.add(company_key(name))
         cues = industry_cues(t.text for d in (d1, d2) for t in d)
         for key in unknown - {""}:
-            votes.setdefault(key, Counter()).update(known | cues)
+            # the pair's industry words vote, not the listed companies beside it: a company's
+            # counterparties are often of other industries (Enron beside its banks)
+            votes.setdefault(key, Counter()).update(cues)
     out = {}
     for key, c in votes.items():
         if c:
@@ -1902,6 +1931,8 @@ def _spaces_after(spaces, smap, n_new: int) -> list[str]:
         a, b = smap.token(i)
         if b > a:
             out[b - 1] = sp
+        elif a > 0:
+            out[a - 1] = sp     # a deleted token ("Wal-Mart 's" -> "Macy's"): its space goes to the one before
     return out
 
 

@@ -386,7 +386,7 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
     assert set(sets) == {"test", "validation", "random"}
     assert datasets.load_dataset(str(repo), "names_mrpc", split="test").num_rows == test.num_rows
     stats = meta["statistics"]["test"]
-    assert stats["groups"] > 150 and stats["variants"] == 3 * stats["groups"]   # 171 test pairs (paper: 218)
+    assert stats["groups"] > 140 and stats["variants"] == 3 * stats["groups"]   # 146 test pairs (paper: 218)
     assert 0.8 < stats["mentions_swapped_share"] <= 1.0
     card = (repo / "README.md").read_text()
     assert "mentions swapped" in card
@@ -616,8 +616,17 @@ def org_lexicon(sources):
     ("said Senate President Jim King", set(), "a legislature named elsewhere in the pair in a way not swapped"),
     # ... nor beside its members' title ("Senator Clinton ... re-election for the Senate")
     ("If Senator Clinton does decide to run", set(), "a legislature whose members' title stands in the pair (Senator)"),
-    # "the airline" says which companies may replace an airline no list knows; the Fortune 500 has too few
-    ("Qantas issued its second profit downgrade", set(), "no pool of its kind (industry:airlines)"),
+    # ... nor beside another chamber refused as a modifier ("Both the House and Senate bills")
+    ("Both the House and Senate bills would end the ban", set(), "a legislature beside another legislature of the pair"),
+    # a listed company whose one-word name is a surname, with no word of its industry: PeopleSoft's Craig Conway
+    ("Abbey trotted on stage with Conway", set(), "a person (name lists)"),
+    # a sports team named after its university is no university
+    ("kicked off the University of New Mexico Lobos for temper tantrums, had begun", set(),
+     "a sports team named after its university"),
+    # an institution the sentence places ("England's University of Bristol", "Bristol University in Britain")
+    ("England's University of Bristol", set(), "an institution the sentence places (Bristol University in Britain)"),
+    # "the airline" says which companies may replace an airline no list knows
+    ("Qantas issued its second profit downgrade", {"Qantas"}, None),
 ])
 def test_organisations_of_an_mrpc_pair(sources, org_lexicon, key, swapped, refused):
     """The MRPC organisation filter on real pairs of MRPC test and the real OntoNotes pipeline: what is swapped,
@@ -635,6 +644,8 @@ def test_organisations_of_an_mrpc_pair(sources, org_lexicon, key, swapped, refus
     assert {" ".join(toks[m.start:m.end]) for m in mentions} == swapped
     if refused:
         assert why[refused] >= 1
+    if "Qantas" in swapped:
+        assert {m.kind for m in mentions} == {"industry:airlines"}
 
 
 def test_a_user_name_list_or_an_empty_pool_is_refused_before_anything_is_written(tmp_path, sources):

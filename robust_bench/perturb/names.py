@@ -182,8 +182,9 @@ class SpanMap:
 #: An organisation kind with fewer replacement names is not swapped (its mentions are refused and
 #: counted): a handful of exchanges would repeat one name across a group's variants.
 MIN_ORGANISATION_POOL = 10
-#: The same for an industry group (``industry:<group>``), a narrower kind: fewer companies suffice.
-MIN_INDUSTRY_POOL = 6
+#: The same for an industry group (``industry:<group>``), a narrower kind: fewer companies suffice (the
+#: Fortune 500's four software makers, Microsoft, Oracle, Symantec and salesforce.com, replace each other).
+MIN_INDUSTRY_POOL = 4
 POOL_FIRST_NAMES = 1000
 POOL_SURNAMES = 5000
 
@@ -497,6 +498,7 @@ class NameLexicon:
             # News"), not a longer form of another name of the pool ("CBS Television", "Reuters Research")
             names = [o for o in self.organisations if organisation_kind(o) == kind
                      and not (_plural_name(o.split()[-1]) and organisation_kind(o.split()[-1]) != kind)
+                     and (kind != "university" or university_name(o))
                      and self.location_kind(o) is None]
             words = {o: o.split() for o in names}
             return tuple(o for o in names if not any(
@@ -679,6 +681,14 @@ INSTITUTION_KINDS = tuple(dict.fromkeys(k for k, _ in _INSTITUTION_KINDS)) + ("e
 ORGANISATION_KINDS = SECTORS + INSTITUTION_KINDS
 
 
+def university_name(name: str) -> bool:
+    """Whether a name of the kind ``university`` names one as universities are named: "Vanderbilt
+    University", "Boston College", "University of Central Florida"; not a team named after one ("University
+    of New Mexico Lobos")."""
+    words = [w for w in name.split() if w.lower() != "the"]
+    return bool(words) and (words[-1] in ("University", "College") or words[0] == "University" and len(words) <= 4)
+
+
 def organisation_kind(text: str) -> str:
     """The kind of an organisation name: an institution kind when a word marks one (``court``,
     ``legislature``, ``party``, ``exchange``, ``central bank``, ``international body``,
@@ -694,6 +704,8 @@ def organisation_kind(text: str) -> str:
     low = " ".join(words)
     if executive_department(text):
         return "executive department"   # "the Justice Department", "U.S. Department of Agriculture"
+    if " ".join(w for w in text.split() if w.lower() != "the") in legislatures():
+        return "legislature"            # WordNet's: "Knesset", "Dail", "Duma"
     if "security council" in low or any(f"{x} union" in low for x in ("european", "african", "postal")) or (
             {"organisation", "organization", "federation", "league"} & set(words)
             and {"world", "international", "european", "atlantic", "arab", "african", "countries"} & set(words)):
@@ -704,6 +716,8 @@ def organisation_kind(text: str) -> str:
         return "government body"
     if low == "big board":
         return "exchange"
+    if {"guild", "union", "unions"} & set(words):
+        return "association"            # "Washington-Baltimore Newspaper Guild" is a union, not a newspaper
     if "world congress" in low:
         return "event or venue"
     if any(k in low for k in ("medical center", "medical centre", "health center", "health centre")):
@@ -716,8 +730,9 @@ def organisation_kind(text: str) -> str:
         if kind == "court" and not set(words) & _COURT_TYPES:
             continue                    # "Night Court" (a television series) is no court
         if any(w in marks for w in words):
-            if kind == "broadcaster" and "radio" in words:
-                return "organisation"   # a radio network is no television network; no pool of its own
+            if kind == "broadcaster" and {"radio", "brothers", "bros", "bros.", "studios", "productions", "pictures",
+                                          "records", "entertainment"} & set(words):
+                return "organisation"   # a radio network or a studio ("Warner Brothers Television") is no channel
             return kind
     return "organisation"
 

@@ -45,7 +45,7 @@ from typing import Mapping, Sequence
 __all__ = ["SECTORS", "COMPANY", "INDUSTRY_SECTOR", "INDUSTRY_GROUPS", "INDUSTRY_CUES", "GROUP_SECTOR",
            "CompanyListError", "read_fortune500", "read_traded_companies", "traded_sector", "sector_from_words",
            "transport_group", "group_from_words", "company_key", "industry_cues", "reveals_industry", "sector_pools", "company_index",
-           "executive_department", "executive_departments"]
+           "executive_department", "executive_departments", "legislatures"]
 
 #: Unknown sector: a company whose industry neither the list nor its name gives.
 COMPANY = "company"
@@ -91,7 +91,7 @@ _SECTOR_WORDS: tuple[tuple[str, frozenset], ...] = (
                            "investment", "asset", "trust", "credit", "mortgage", "brokerage", "savings", "paribas",
                            "barclays", "hsbc", "ubs"})),
     ("transport", frozenset({"airlines", "airways", "airline", "railway", "railroad", "railways", "freight",
-                             "logistics", "shipping", "cargo"})),
+                             "logistics", "cargo"})),
     ("health", frozenset({"pharmaceutical", "pharmaceuticals", "pharma", "biotech", "therapeutics", "healthcare",
                           "laboratories", "biogen", "genetics"})),
     ("energy", frozenset({"energy", "oil", "petroleum", "gas", "utilities", "exploration",
@@ -136,12 +136,12 @@ _NOT_COMPANY_WORDS = frozenset({"union", "unions", "workers", "alliance", "coali
 #: its group: "a ship registered to American Airlines" would say something else).
 _TRANSPORT_GROUPS = {"airlines": "airlines", "airways": "airlines", "airline": "airlines", "railway": "railroads",
                      "railroad": "railroads", "railways": "railroads", "freight": "logistics", "logistics": "logistics",
-                     "shipping": "logistics", "cargo": "logistics"}
+                     "cargo": "logistics"}
 
 
 #: Words of a company's name that give its industry group ("Quick Shop Food Mart": retail, not any company
 #: of the retail sector such as a car dealer).
-_GROUP_NAME_WORDS = {"mart": "retail", "stores": "retail", "supermarkets": "retail", "pharmaceuticals": "pharmaceuticals",
+_GROUP_NAME_WORDS = {"mart": "retail", "stores": "retail", "supermarkets": "grocery and drug stores", "pharmaceuticals": "pharmaceuticals",
                      "pharmaceutical": "pharmaceuticals", "pharma": "pharmaceuticals", "bancorp": "banking",
                      "bank": "banking", "bancshares": "banking", "insurance": "insurance", "assurance": "insurance",
                      "airlines": "airlines", "airways": "airlines", "software": "software",
@@ -149,7 +149,8 @@ _GROUP_NAME_WORDS = {"mart": "retail", "stores": "retail", "supermarkets": "reta
                      "telecommunications": "telecommunications", "wireless": "telecommunications",
                      "petroleum": "oil and gas", "oil": "oil and gas", "motors": "motor vehicles", "steel": "metals",
                      "chemical": "chemicals", "chemicals": "chemicals", "foods": "food and drink",
-                     "beverages": "food and drink", "brewing": "food and drink"}
+                     "beverages": "food and drink", "brewing": "food and drink", "securities": "banking",
+                     "banc": "banking"}
 
 
 def group_from_words(name: str) -> str | None:
@@ -284,26 +285,25 @@ _GENERIC_FIRST = frozenset({"general", "united", "american", "national", "first"
 #: is replaced only by a company of that group.
 INDUSTRY_GROUPS: dict[str, tuple[str, ...]] = {
     "semiconductors": ("Semiconductors and Other Electronic Components",),
-    "software": ("Computer Software", "Information Technology Services"),
+    "software": ("Computer Software",),           # not IT services (CDW, Cognizant): resellers and consultancies
     "computer hardware": ("Computers, Office Equipment", "Computer Peripherals"),
     "internet": ("Internet Services and Retailing",),
-    "telecommunications": ("Telecommunications", "Network and Other Communications Equipment"),
+    "telecommunications": ("Telecommunications",),
     "media": ("Entertainment", "Publishing, Printing"),
     "pharmaceuticals": ("Pharmaceuticals",),
     "insurance": ("Insurance: Life, Health (Mutual)", "Insurance: Life, Health (stock)",
-                  "Insurance: Property and Casualty (Mutual)", "Insurance: Property and Casualty (Stock)",
-                  "Health Care: Insurance and Managed Care"),
-    "banking": ("Commercial Banks", "Diversified Financials", "Securities"),
+                  "Insurance: Property and Casualty (Mutual)", "Insurance: Property and Casualty (Stock)"),
+    "banking": ("Commercial Banks",),            # not Securities: Fortune's are asset managers (BlackRock, KKR)
     "airlines": ("Airlines",),
     "railroads": ("Railroads",),
     "logistics": ("Trucking, Truck Leasing", "Transportation and Logistics", "Mail, Package, and Freight Delivery"),
     "aerospace and defence": ("Aerospace and Defense",),
-    "motor vehicles": ("Motor Vehicles and Parts", "Automotive Retailing, Services"),
+    "motor vehicles": ("Motor Vehicles and Parts",),
     "oil and gas": ("Petroleum Refining", "Mining, Crude-Oil Production", "Oil and Gas Equipment, Services",
                     "Pipelines"),
-    "utilities": ("Utilities: Gas and Electric", "Energy"),
-    "retail": ("General Merchandisers", "Specialty Retailers: Other", "Specialty Retailers: Apparel",
-               "Food and Drug Stores"),
+    "utilities": ("Utilities: Gas and Electric",),
+    "retail": ("General Merchandisers", "Specialty Retailers: Apparel"),
+    "grocery and drug stores": ("Food and Drug Stores",),
     "food and drink": ("Food Consumer Products", "Food Production", "Beverages"),
     "metals": ("Metals",),
     "chemicals": ("Chemicals",),
@@ -338,8 +338,9 @@ INDUSTRY_CUES: dict[str, str] = {
     **dict.fromkeys(["automaker", "automakers", "carmaker", "carmakers", "truck", "trucks", "sedan", "suv", "suvs"], "motor vehicles"),
     **dict.fromkeys(["oil", "gasoline", "refinery", "refineries", "crude", "pipeline"], "oil and gas"),
     **dict.fromkeys(["utilities", "electricity", "blackout", "megawatts"], "utilities"),
-    **dict.fromkeys(["retailer", "retailers", "merchants", "shoppers", "grocery", "supermarket", "supermarkets",
-                     "discounter"], "retail"),
+    **dict.fromkeys(["retailer", "retailers", "merchants", "shoppers", "discounter"], "retail"),
+    **dict.fromkeys(["grocery", "grocer", "grocers", "supermarket", "supermarkets", "pharmacy", "pharmacies"],
+                    "grocery and drug stores"),
     **dict.fromkeys(["beef", "meat", "snack", "snacks", "candy", "chocolate", "beverage", "beverages",
                      "soda", "drinks", "beer", "cereal", "restaurant", "restaurants"], "food and drink"),
     **dict.fromkeys(["steel", "aluminum", "aluminium", "metals"], "metals"),
@@ -412,11 +413,11 @@ GROUP_WORDS = {"semiconductors": ("semiconductor",), "software": ("software", "i
                "telecommunications": ("telecom", "communications equipment", "wireless"),
                "media": ("media", "entertainment", "publishing", "broadcasting"),
                "pharmaceuticals": ("pharma", "biotech", "drug"), "insurance": ("insurance",),
-               "banking": ("bank", "financial", "investment", "capital markets", "asset management"),
+               "banking": ("bank", "financial", "investment", "capital markets", "asset management", "securities"),
                "airlines": ("airline",), "railroads": ("rail",), "logistics": ("logistics", "freight", "delivery"),
                "aerospace and defence": ("aerospace", "defense", "defence"), "motor vehicles": ("auto", "vehicle"),
                "oil and gas": ("oil", "gas", "petroleum", "energy"), "utilities": ("utilit", "electric"),
-               "retail": ("retail", "stores"), "food and drink": ("food", "beverage"), "metals": ("metal", "steel"),
+               "retail": ("retail", "stores"), "grocery and drug stores": ("grocery", "supermarket", "drug store"), "food and drink": ("food", "beverage"), "metals": ("metal", "steel"),
                "chemicals": ("chemical",)}
 
 
