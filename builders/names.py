@@ -1074,27 +1074,28 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
         return "a person (honorific)"
     if ent.start > 1 and ent.doc[ent.start - 1].text in ("'s", "'") and ent.doc[ent.start - 2].ent_type_ == "ORG":
         return "a unit of another organisation (Microsoft's Mobile Devices Marketing Group)"
-    if organisation_kind(text) == "university" and not university_name(text):
+    kind = organisation_kind(text)         # once: it may look the name up in WordNet
+    if kind == "university" and not university_name(text):
         return "a sports team named after its university"        # "University of New Mexico Lobos"
-    if organisation_kind(text) in _PLACED_KINDS and (
+    if kind in _PLACED_KINDS and (
             ent.start > 1 and ent.doc[ent.start - 1].text in ("'s", "'")
             and ent.doc[ent.start - 2].ent_type_ in ("GPE", "LOC")
             or ent.end + 1 < len(ent.doc) and ent.doc[ent.end].text.lower() in ("in", "near", "at", ",", "of")
             and ent.doc[ent.end + 1].ent_type_ in ("GPE", "LOC")):
         return "an institution the sentence places (Bristol University in Britain)"
     if ent.end + 1 < len(ent.doc) and ent.doc[ent.end].text == "for" and ent.doc[ent.end + 1].text.lower() == "the" \
-            and is_institution(organisation_kind(text)):
+            and is_institution(kind):
         return "a span that may miss the end of the name"       # "Court of Appeals [for the 3rd Circuit]"
     prev = ent.doc[ent.start - 1] if ent.start > 0 else None
-    if prev is not None and prev.text in _COUNTRY_PREFIXES and is_institution(organisation_kind(text)):
+    if prev is not None and prev.text in _COUNTRY_PREFIXES and is_institution(kind):
         prev = None                                 # "U.S. [District Court]": the caller takes "U.S." in
     if prev is not None and not ent[0].is_sent_start and prev.text[:1].isupper() \
             and prev.text.lower() not in ("the", "a", "an") and (prev.pos_ == "PROPN" or prev.text.isupper()):
         return "a span that may miss the start of the name"     # "U.S. [District Court]"
-    if prev is not None and organisation_kind(text) == "legislature" and (
+    if prev is not None and kind == "legislature" and (
             prev.pos_ in ("ADJ", "NOUN", "PROPN", "NUM") or prev.text in ("'s", "'")):
         return _LEGISLATURE_MODIFIED                # "the state Knesset" is none
-    if organisation_kind(text) == "legislature" and ent.root.dep_ in ("compound", "nmod", "amod") \
+    if kind == "legislature" and ent.root.dep_ in ("compound", "nmod", "amod") \
             and ent.root.head.i >= ent.end:
         return _LEGISLATURE_MODIFIER                # "House Democrats" -> "House of Lords Democrats"
     labels = other_labels.get(text.lower(), set()) & _NOT_ORG_LABELS
@@ -1116,7 +1117,6 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
     # a company by its suffix, the company lists or its form ("Evans & Sutherland", "Lindows.com")
     if suffixed or lexicon.is_listed_company(text) or _company_form(text):
         return None
-    kind = organisation_kind(text)
     if kind in _NOT_INTERCHANGEABLE:
         return _NOT_INTERCHANGEABLE[kind]
     if len(core) == 1 and (lexicon.is_first_name(core[0]) or lexicon.is_last_name(core[0])) \
@@ -1125,7 +1125,7 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
     if company_key(text) in known_companies:
         return None                         # a suffix or business words elsewhere in the news corpora
     if len(core) > 1 and lexicon.is_first_name(core[0]) and not sector_from_words(text) \
-            and not is_institution(organisation_kind(text)):
+            and not is_institution(kind):
         return "a person (name lists)"      # "Marce Fuller"; not "Justice Department", "Penn Traffic Co."
     if lexicon.location_kind(text) is not None:
         return "a place (lexicon)"
