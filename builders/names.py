@@ -68,7 +68,7 @@ _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fc
 _CONLL_TRAIN = SourceFile("conll2003/train.txt", f"{_CONLL_HUB}/train/0000.parquet")
 _MSR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
 _LITBANK = "https://github.com/dbamman/litbank/archive/refs/heads/master.zip"
-_VERSION = datasets.Version("2.1.0")
+_VERSION = datasets.Version("2.2.0")
 _RANDOM_COPIES = 10
 #: An institution tagged in MRPC train joins the pool of its kind from this many mentions (a single
 #: mention may be a tagging accident).
@@ -766,16 +766,22 @@ class NameSwaps(RobustBenchBuilder):
             shown = {k: v for k, v in lex.items() if v and (k in person) == ("PER" in cfg.types)}
             lines.append("Replacement names: " + ", ".join(f"{k} {v:,}" for k, v in shown.items()) + "."
                          + (" First names by gender from names-dataset (a first name is of known gender when at least "
-                            "90% of its bearers are; a name of either or unknown gender takes one from the `unisex` "
-                            "pool, a name both genders bear in similar shares)." if "PER" in cfg.types else ""))
+                            "90% of its bearers are; a name of either gender takes one leaning the same way, a name "
+                            "of unknown gender one from the `unisex` pool: NLTK's names of both genders whose "
+                            "names-dataset share of women lies in [0.25, 0.75] and leans as the CheckList list holding "
+                            "it does)." if "PER" in cfg.types else ""))
             if "ORG" in cfg.types:
-                lines.append("Companies are replaced by Fortune 500 companies (2015 list) of the same sector (the 72 "
-                             "Fortune industries grouped into 10 sectors; a company of unknown sector by one whose name "
-                             "reveals no industry); institutions by institutions of the same kind (court, legislature, "
-                             "party, international body, university, association, armed group, government body), "
-                             "harvested from the ORG entities of CoNLL-2003 train outside sports stories (seen at least "
-                             f"{cfg.min_org_count} times). A kind with fewer than {MIN_ORGANISATION_POOL} names (stock "
-                             "exchanges, central banks) is not swapped: its mentions are refused and counted below.")
+                lines.append("Companies are replaced by Fortune 500 companies (2015 list) of the same industry group "
+                             "(Fortune's industries grouped, and split by company where they mix kinds a reader tells "
+                             "apart: `COMPANY_GROUP`, e.g. Jabil Circuit is no chipmaker, Walgreens no grocer); a "
+                             "company of no known group is not swapped. Institutions are replaced by institutions of the "
+                             "same kind (court, legislature, hospital, university, broadcaster, news agency or "
+                             "newspaper, United States executive department), harvested from the ORG entities of "
+                             "CoNLL-2003 train outside sports stories (seen at least "
+                             f"{cfg.min_org_count} times) and WordNet. Other kinds (agencies, associations, exchanges, "
+                             "international bodies) each have their own remit and are not swapped; a kind with fewer "
+                             f"than {MIN_ORGANISATION_POOL} names is not swapped either: their mentions are refused and "
+                             "counted below.")
             lines.append("\"Mentions swapped\" is the share of the type's mentions in the swapped variants that an "
                          "edit replaced.")
         roles = Counter()
@@ -1031,6 +1037,24 @@ _INDEX_SHORT_NAMES = {"dow", "nikkei", "ftse", "dax", "cac", "s&p", "hang"}
 #: Corporate suffixes that make a mention a company.
 _COMPANY_SUFFIXES = {"co", "corp", "corporation", "inc", "incorporated", "ltd", "plc", "llc", "l.p.", "lp", "ag", "sa",
                      "nv", "bv", "gmbh", "spa"}
+#: A company's name right before another name names a product or an event of it.
+_NAME_AFTER = "a name of a product or an event after it (Intel Pentium, Honda Indy 225)"
+_COMPANY_TITLES = {"chairman", "ceo", "president", "vice", "founder", "co-founder", "chief", "senior", "general",
+                   "director", "managing", "executive", "spokesman", "spokeswoman", "inc", "inc.", "corp", "corp."}
+#: An organisation named in an office's title is part of the title ("Secretary of State" is no
+#: "Secretary of the Labor Department").
+_OFFICE_TITLES = {"secretary", "minister", "ministry", "department", "undersecretary", "secretary-general"}
+_TITLE_PART = "part of an office's title (Secretary of State)"
+#: An acronym that modifies a common noun names a thing, not a company ("AES encryption" is a cipher).
+_ACRONYM_THING = "an acronym naming a thing (128-bit AES encryption)"
+#: An acronym that only the stock indices list ("RPC", an oilfield-services company) is more often a
+#: technical term in the news (remote procedure call).
+_ACRONYM_TRADED = "an acronym only a stock index lists as a company (RPC)"
+#: Nouns an organisation's name modifies as an organisation ("IBM spokesman", "NEC executives").
+_COMPANY_ROLE_NOUNS = {"spokesman", "spokeswoman", "spokesperson", "executive", "chief", "official", "officials",
+                       "employees", "employee", "workers", "analyst", "analysts", "board", "chairman", "president",
+                       "officer", "lawyers", "attorney", "attorneys", "deal", "merger", "unit", "division", "plant",
+                       "plants", "headquarters", "investors", "researchers", "scientists", "engineers", "staff"}
 #: spaCy (OntoNotes) labels of things that are not organisations: the same words tagged so elsewhere in
 #: the pair make an ORG mention doubtful.
 _NOT_ORG_LABELS = {"PERSON", "PER", "PRODUCT", "WORK_OF_ART", "LAW", "EVENT", "GPE", "LOC", "FAC", "NORP"}
@@ -1068,17 +1092,33 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
         return "a stock index"
     if nxt in ("group", "holdings") and ent.doc[ent.end].text[:1].isupper():
         return "a span that may miss the end of the name"       # "[SCO] Group" -> "Oracle Group"
+    if ent.end < len(ent.doc) and ent.doc[ent.end].pos_ == "PROPN" and ent.doc[ent.end].text[:1].isupper() \
+            and nxt.rstrip(".") not in _COMPANY_SUFFIXES and nxt not in _COMPANY_ROLE_NOUNS | _COMPANY_TITLES \
+            and ent.doc[ent.end].ent_type_ not in ("PERSON", "GPE"):
+        return _NAME_AFTER      # "Honda Indy 225", "Intel Pentium 4", "Intel XScale": a product or event of it
     suffixed = len(core) < len(words) and words[-1].lower().rstrip(",.") in _COMPANY_SUFFIXES \
-        or nxt.rstrip(".") in _COMPANY_SUFFIXES
+        or _suffix_after(ent)
     if ent.start > 0 and ent.doc[ent.start - 1].text.lower() in HONORIFIC_GENDER:
         return "a person (honorific)"
+    if ent.start > 1 and ent.doc[ent.start - 1].text.lower() == "of" and ent.doc[ent.start - 2].text.lower() in _OFFICE_TITLES:
+        return _TITLE_PART                          # "Secretary of [State]", "Minister of [Defence]"
     if ent.start > 1 and ent.doc[ent.start - 1].text in ("'s", "'") and ent.doc[ent.start - 2].ent_type_ == "ORG":
         return "a unit of another organisation (Microsoft's Mobile Devices Marketing Group)"
     kind = organisation_kind(text)         # once: it may look the name up in WordNet
+    if len(core) == 1 and re.fullmatch(r"[A-Z]{2,5}", core[0]) and not suffixed and not is_institution(kind):
+        head = ent.root.head
+        if ent.root.dep_ == "compound" and head.i >= ent.end and head.text.islower() \
+                and head.text.lower() not in _COMPANY_AFTER | _COMPANY_ROLE_NOUNS:
+            return _ACRONYM_THING                   # "128-bit AES encryption", "DSP co-processor"
+        if lexicon.is_listed_company(text) and not lexicon.is_fortune_company(text) \
+                and company_key(text) not in known_companies \
+                and lexicon.company_group(text) not in industry_cues(t.text for t in ent.doc):
+            return _ACRONYM_TRADED                  # "the section of RPC that deals with message exchange"
     if kind == "university" and not university_name(text):
         return "a sports team named after its university"        # "University of New Mexico Lobos"
     if kind in _PLACED_KINDS and (
-            ent.start > 1 and ent.doc[ent.start - 1].text in ("'s", "'")
+            ent.start > 0 and ent.doc[ent.start - 1].text.lower() in ("based", "-based")    # "California-based"
+            or ent.start > 1 and ent.doc[ent.start - 1].text in ("'s", "'")
             and ent.doc[ent.start - 2].ent_type_ in ("GPE", "LOC")
             or ent.end + 1 < len(ent.doc) and ent.doc[ent.end].text.lower() in ("in", "near", "at", ",", "of")
             and ent.doc[ent.end + 1].ent_type_ in ("GPE", "LOC")):
@@ -1132,6 +1172,15 @@ def _not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: 
     return None
 
 
+def _suffix_after(ent) -> bool:
+    """Whether a corporate suffix follows the span: "Intel Corp.", "Kroger Co."; not the "co" of
+    "DSP co-processor" (lower case, no full stop)."""
+    if ent.end >= len(ent.doc):
+        return False
+    nxt = ent.doc[ent.end].text
+    return nxt.lower().rstrip(".") in _COMPANY_SUFFIXES and (nxt[:1].isupper() or nxt.endswith("."))
+
+
 def _legislature_name(text: str) -> bool:
     """A one-word name of a legislature of WordNet's, or "House" (the House of Representatives): "Congress",
     "Senate", "Knesset"; words that also read as common nouns or surnames, but not as those when tagged
@@ -1152,7 +1201,7 @@ def _organisation_kind(ent, lexicon, known_companies: set[str]) -> str | None:
     words = [t.text for t in ent]
     text = " ".join(organisation_core(words))
     nxt = ent.doc[ent.end].text.lower().rstrip(".") if ent.end < len(ent.doc) else ""
-    suffixed = words[-1].lower().rstrip(",.") in _COMPANY_SUFFIXES or nxt in _COMPANY_SUFFIXES
+    suffixed = words[-1].lower().rstrip(",.") in _COMPANY_SUFFIXES or _suffix_after(ent)
     kind = organisation_kind(text)
     # an institution by its words ("the London Stock Exchange", whose owner is a listed company), unless
     # a corporate suffix makes it a company ("First Union Corp.") or a bank named "of" a place is listed
@@ -1293,6 +1342,7 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
     sides: set[int] = set()
     later = []
     modified: set[str] = set()
+    refused_persons: set[int] = set()
     for side, (off, d) in enumerate(((0, d1), (n1, d2))):
         for e in d.ents:
             typ = map_entity_label(e.label_)
@@ -1302,6 +1352,8 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
                 candidates.append(Mention(off + e.start, off + e.end, typ, f"{typ}:{e.text.lower()}"))
                 continue
             why = _not_an_organisation(e, lexicon, lowercase_words, other, known_companies)
+            if why is not None and why.startswith("a person"):
+                refused_persons.update(range(off + e.start, off + e.end))     # "Pataki" tagged ORG
             if why in ("a common word", "a person (name lists)"):
                 later.append((side, off, e, why))   # unless it is the first word of an organisation of the pair
                 continue
@@ -1334,6 +1386,24 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
         if why == "a common word" and e.start > 0 and not d_of(side)[e.start - 1].is_sent_start \
                 and not d_of(side)[e.start].is_sent_start:
             sides.add(side)                  # an organisation not swapped: "the Senate", "the Fed"
+    # an organisation coordinated with a person reads as a person too ("Both Bloomberg and Pataki said",
+    # the mayor and the governor): the tokens of such one-word organisations
+    persons = {off + t.i for off, d in ((0, d1), (n1, d2)) for e in d.ents
+               if e.label_ in ("PERSON", "PER") or e.label_ == "ORG" and len(e) == 1 and e.text[:1].isupper()
+               and not e.text.isupper() and not lexicon.is_listed_company(e.text)
+               and not is_institution(organisation_kind(e.text)) and not _common_word(e.text)
+               for t in e} | refused_persons           # "Pataki", tagged ORG, of no kind
+    person_like: set[int] = set()
+    for off, d in ((0, d1), (n1, d2)):
+        for t in d:
+            # one-word organisations only ("Bloomberg"), not "Powell and the State Department"
+            if t.dep_ == "conj" and t.ent_type_ == "ORG" and t.ent_iob_ == "B" and off + t.head.i in persons \
+                    and off + t.i not in persons and (t.i + 1 == len(d) or d[t.i + 1].ent_iob_ != "I"):
+                person_like.add(off + t.i)
+            h = t.head
+            if t.dep_ == "conj" and off + t.i in persons and h.ent_type_ == "ORG" and h.ent_iob_ == "B" \
+                    and off + h.i not in persons and (h.i + 1 == len(d) or d[h.i + 1].ent_iob_ != "I"):
+                person_like.add(off + h.i)
     # one organisation, one kind: "F.C.C." is the "Federal Communications Commission" of the other sentence
     linked = _link_organisations(toks, candidates)
     kind_of: dict[str, str] = {}
@@ -1384,11 +1454,32 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
                 or any(_squash(w) in runs for w in words if len(_squash(w)) > 3):
             why_entity[entity] = "its name also stands untagged elsewhere in the pair"
 
+    unknown_companies = sum(k == COMPANY for k in kind_of.values())
+    # a pair that tells of a change of name speaks of two names for one company, or one name for two
+    # ("the original SCO ... changed its name to the SCO Group"): one replacement per name is wrong
+    renamed = any(w.lower() in ("renamed", "formerly", "rebranded") for w in toks) or any(
+        a.lower() in ("changed", "change", "changing", "changes") and b.lower() in ("its", "their") and c.lower() == "name"
+        for a, b, c in zip(toks, toks[1:], toks[2:]))
+    # a legislature belongs to a country: "final United States approval ... ratified by Congress" is no
+    # Duma's
+    country_named = any(e.label_ == "NORP" or e.label_ == "GPE" and (
+        lexicon.location_kind(e.text.removeprefix("the ")) == "country" or e.text in _COUNTRY_PREFIXES
+        or e.text in ("United States", "America", "American", "Americans", "British", "Britain"))
+        for d in (d1, d2) for e in d.ents)
     for entity, kind in list(kind_of.items()):
         spans = [(m.start, m.end) for m in linked if m.entity == entity]
         names = [" ".join(organisation_core(toks[a:b])) for a, b in spans]
-        if modified & set(names):
+        if renamed:
+            why_entity[entity] = "an organisation in a pair that tells of a change of name"
+        elif kind in INSTITUTION_KINDS and person_like & {i for a, b in spans for i in range(a, b)}:
+            why_entity[entity] = "an organisation named beside a person (Both Bloomberg and Pataki said)"
+        elif modified & set(names):
             why_entity[entity] = "a legislature named elsewhere in the pair in a way not swapped"
+        elif kind == "executive department" and any(t in ("Secretary", "Secretaries", "Undersecretary") for t in toks):
+            # "Secretary of State Colin Powell ... the State Department": the secretary heads the department
+            why_entity[entity] = "an executive department beside a secretary's title (Secretary of State)"
+        elif kind == "legislature" and country_named:
+            why_entity[entity] = "a legislature in a pair that names a country (United States approval)"
         elif kind == "legislature" and any(t.lower().rstrip(".") in _LEGISLATOR_TITLES for t in toks):
             why_entity[entity] = "a legislature whose members' title stands in the pair (Senator)"
         elif kind == "legislature" and (modified or sum(k == "legislature" for k in kind_of.values()) > 1 or any(
@@ -1397,6 +1488,9 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
             why_entity[entity] = "a legislature beside another legislature of the pair"
         elif kind in INSTITUTION_KINDS and kind not in _SWAPPED_INSTITUTIONS:
             why_entity[entity] = f"{kind} (not interchangeable)"
+        elif kind in ("broadcaster", "news agency or newspaper") and any(sp in described for sp in spans):
+            # "the cable sports network ESPN": a description that fits one broadcaster
+            why_entity[entity] = "a broadcaster or newspaper the sentence describes (the cable sports network)"
         elif kind == "court" and any(_court_level(n) == "supreme" for n in names):
             why_entity[entity] = "a supreme court (too few to replace one by another)"
         elif (kind in SECTORS or kind.startswith("industry:")) and ticker:
@@ -1409,7 +1503,10 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
             if own is None and kind == "transport":
                 own = next((g for g in map(transport_group, names) if g), None)
             if own is None and kind == COMPANY:
-                own = anaphor or next((g for n in names if (g := (inferred or {}).get(company_key(n)))), None)
+                # "the airline" speaks of the one company of unknown industry, not of each of a list
+                # ("chipmaker Intel ... Sony, Microsoft, Hewlett-Packard")
+                own = (anaphor if unknown_companies == 1 else None) \
+                    or next((g for n in names if (g := (inferred or {}).get(company_key(n)))), None)
             # a company is replaced within its industry group only: a sector is too broad ("Sharp" by
             # "Amazon.com", "ImClone Systems" by "Cisco Systems")
             if own is not None:
@@ -1442,11 +1539,11 @@ def _organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compan
 
 def _industries_by_company(docs, lexicon) -> dict[str, str]:
     """The industry group of companies no list knows, from the pairs of the corpus (MRPC train, test and
-    validation, tagged): per pair, the groups of its industry words
-    (:data:`robust_bench.perturb.organisations.INDUSTRY_CUES`) vote for each unlisted company it names (the
-    listed companies beside it do not: Enron's banks say nothing of Enron); a company whose votes come
-    from two pairs or more, two thirds of them for one group, has that group ("PeopleSoft" in pairs that
-    say "software"). ``docs`` are the sentences in pairs (1, 2, 1, 2, ...).
+    validation, tagged): per sentence whose industry words
+    (:data:`robust_bench.perturb.organisations.INDUSTRY_CUES`) name one group, that group votes for each
+    unlisted company the sentence names (the listed companies beside it do not, nor bank words: Enron's
+    banks say nothing of Enron); a company with two votes or more, three quarters of them for one group,
+    has that group ("PeopleSoft" in sentences that say "software"). ``docs`` are the sentences in pairs (1, 2, 1, 2, ...).
 
     Returns
     -------
@@ -1456,25 +1553,28 @@ def _industries_by_company(docs, lexicon) -> dict[str, str]:
     from robust_bench.perturb.names import organisation_core
 
     votes: dict[str, Counter] = {}
-    for d1, d2 in zip(docs[::2], docs[1::2]):
+    for d in docs:
         unknown = set()
-        for d in (d1, d2):
-            for e in d.ents:
-                if e.label_ != "ORG":
-                    continue
-                name = " ".join(organisation_core([t.text for t in e]))
-                if name and not is_institution(organisation_kind(name)) and not lexicon.is_listed_company(name):
-                    unknown.add(company_key(name))
-        cues = industry_cues(t.text for d in (d1, d2) for t in d)
+        for e in d.ents:
+            if e.label_ != "ORG":
+                continue
+            name = " ".join(organisation_core([t.text for t in e]))
+            if name and not is_institution(organisation_kind(name)) and not lexicon.is_listed_company(name):
+                unknown.add(company_key(name))
+        # the sentence's industry words vote when they name one group, not the listed companies beside
+        # it; bank words do not (a company's banks and lenders are its counterparties: "Enron's banks")
+        # nor aircraft words (an airline's jets), and not in a sentence of analysts (a broker's analyst
+        # speaks of other industries: "Merrill Lynch analyst ... software sales")
+        cues = industry_cues(t.text for t in d) - {"banking", "aerospace and defence"}
+        if len(cues) != 1 or any(t.lower_ in ("analyst", "analysts") for t in d):
+            continue
         for key in unknown - {""}:
-            # the pair's industry words vote, not the listed companies beside it: a company's
-            # counterparties are often of other industries (Enron beside its banks)
             votes.setdefault(key, Counter()).update(cues)
     out = {}
     for key, c in votes.items():
         if c:
             group, n = c.most_common(1)[0]
-            if n >= 2 and n >= 2 / 3 * sum(c.values()):
+            if n >= 2 and n >= 3 / 4 * sum(c.values()):
                 out[key] = group
     return out
 
@@ -1520,7 +1620,13 @@ _INDUSTRY_NOUNS = {"airline": "airlines", "carrier": "airlines", "chipmaker": "s
 def _industry_anaphor(tokens) -> str | None:
     """The industry group of the company a pair speaks of as "the airline", "the largest airline", "the
     chipmaker" (nouns of one group only), else ``None``."""
-    found = {_INDUSTRY_NOUNS[t.lower()] for t in tokens if t.lower() in _INDUSTRY_NOUNS}
+    found = set()
+    for i, t in enumerate(tokens):
+        # "the airline", "the nation's largest airline", "the Sunnyvale, Calif., chipmaker"; not "Bank of
+        # America" nor "each bank helped Enron" (the banks beside the company)
+        if t in _INDUSTRY_NOUNS and "the" in [w.lower() for w in tokens[max(0, i - 6):i]] \
+                and not any(w in (".", ";", "and", "or", "each", "every", "a", "an") for w in tokens[max(0, i - 6):i][-3:]):
+            found.add(_INDUSTRY_NOUNS[t])
     return found.pop() if len(found) == 1 else None
 
 

@@ -25,7 +25,8 @@ def lexicon(sources):
     lex = NameLexicon.load(sources / "names/checklist_names.json", sources / "names/checklist_lexicon_basic.json",
                            companies=read_fortune500(sources / "names/fortune500_2015.tsv"))
     words = {w for t in (SENT, "Mary Jones John Brown Kit Small Taylor Benito Alessandra Mussolini Qwyllith Tess "
-                               "Durbeyfield Betsey Trotwood Woodhouse Emma Tassel Kim Do Hoon Clijsters".split())
+                               "Durbeyfield Betsey Trotwood Woodhouse Emma Tassel Kim Do Hoon Clijsters Kusunose Shiho Lee Kyou-hyuk "
+                               "Westwood Boxmeer Gunn Margit William Hill".split())
              for w in t if w[:1].isupper()}
     lex.add_facts(name_facts(words | lex.fact_words()))
     return lex
@@ -52,8 +53,8 @@ def test_full_first_last_and_possessive_mentions_are_swapped_consistently(lexico
     assert {first, last, mrs}.isdisjoint({"Chris", "Hill", "Smith"})
     a, b = smap.span(15, 17)
     # Microsoft is a technology company of the Fortune list: another technology company replaces it
-    assert " ".join(new[a:b - 1]) in lexicon.pool("technology") and new[a] != "Microsoft"
-    assert new[b - 1] == "Corp."                                                 # the suffix stays
+    assert " ".join(new[a:b]) in lexicon.pool("technology") and new[a] != "Microsoft"
+    assert "Corp." not in new          # the suffix goes with the name: each company has its own ("Oracle Corp.")
     a, b = smap.span(18, 19)
     assert " ".join(new[a:b]) in lexicon.countries
     assert {e.role for e in edits} == {"first", "last", "technology", "country"}
@@ -87,6 +88,24 @@ def test_gender_is_kept(lexicon, seed):
     plan, new, _, _ = _swap(lexicon, seed, "Kim Do Hoon scored .".split(), [Mention(0, 3, "PER", "k")])
     assert new[:3] == ["Kim", "Do", "Hoon"] and plan.skipped["person whose name is written family name first"]
     assert lexicon.surname_first(["Kim", "Do", "Hoon"]) and not lexicon.surname_first(["Kim", "Clijsters"])
+    # a rare family name before a given name of Japan, and a Korean hyphenated given name
+    assert lexicon.surname_first(["Kusunose", "Shiho"]) and lexicon.surname_first(["Lee", "Kyou-hyuk"])
+    assert not lexicon.surname_first(["Lee", "Westwood"])
+
+
+def test_news_names_left_whole_particle_outside_double_first_name_and_firm(lexicon):
+    """CoNLL-2003 (gold tags): a particle outside the tagged name ("van Boxmeer"), a full name ending in a given
+    name ("Ingeborg Helen"), a name after a noun for a firm ("bookmakers William Hill") leave the person whole."""
+    cases = [("said van Boxmeer .", Mention(2, 3, "PER", "v"),
+              "a surname whose particle stands outside the tagged name (van Boxmeer)"),
+             ("9. Ingeborg Helen Markein ( Norway )", Mention(1, 3, "PER", "g"),
+              "a full name that ends in a given name (Ingeborg Helen)"),
+             ("UK bookmakers William Hill said", Mention(2, 4, "PER", "w"),
+              "a name after a noun for a firm (bookmakers William Hill)")]
+    for text, m, why in cases:
+        tokens = text.split()
+        plan, new, _, _ = _swap(lexicon, 0, tokens, [m], gold=True, bare="last")
+        assert new == tokens and plan.skipped[why] == 1, (text, plan.skipped)
 
 
 def test_no_collision_with_a_name_in_the_example_and_no_merge(lexicon):
@@ -117,8 +136,8 @@ def test_ner_tags_and_spans_realign_when_the_token_count_changes(lexicon):
     plan, new, edits, smap = _swap(lexicon, 3, tokens, ms, types=("PER", "ORG"),
                                    fixed={"organisation:acme holdings": "Intel"})
     new_tags = realign_tags(tags, smap, len(new))
-    assert len(new) == len(new_tags) == len(tokens) - 1                        # "Acme Holdings" -> "Intel"
-    assert new[3:6] == ["met", "Intel", "Corp."] and new_tags[4:6] == ["B-ORG", "I-ORG"]
+    assert len(new) == len(new_tags) == len(tokens) - 2                        # "Acme Holdings Corp." -> "Intel"
+    assert new[3:6] == ["met", "Intel", "in"] and new_tags[4:6] == ["B-ORG", "O"]
     per = [w for w, t in zip(new, new_tags) if t.endswith("PER")]
     assert new_tags[:3] == ["B-PER", "I-PER", "I-PER"]
     assert len(per) == 3 and per[1] != "F." and len(per[1]) == 2 and per[1].endswith(".")  # an initial stays one
@@ -386,7 +405,7 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
     assert set(sets) == {"test", "validation", "random"}
     assert datasets.load_dataset(str(repo), "names_mrpc", split="test").num_rows == test.num_rows
     stats = meta["statistics"]["test"]
-    assert stats["groups"] > 140 and stats["variants"] == 3 * stats["groups"]   # 146 test pairs (paper: 218)
+    assert stats["groups"] > 120 and stats["variants"] == 3 * stats["groups"]   # 130 test pairs (paper: 218)
     assert 0.8 < stats["mentions_swapped_share"] <= 1.0
     card = (repo / "README.md").read_text()
     assert "mentions swapped" in card
@@ -565,11 +584,25 @@ def test_news_roles_titles_that_are_names_and_words_of_two_roles(lexicon):
         roles = {e.original: e.role for e in edits}
         assert roles == {"Bode": "last", "Dean": "first", "Sturridge": "last", "John": "first", "Major": "last"}
         assert new[smap.token(4)[0]] in lexicon.pool("last") and new[smap.token(8)[0]] in lexicon.pool("male")
-    tokens = "Mushtaq Ahmad took 3-20 and Saqlain Mushtaq 2-31 , Wasim Akram 1-40 .".split()
+    tokens = "Mushtaq Ahmad took 3-20 and Saqlain Mushtaq 2-31 , Imran Khan 1-40 .".split()
     ms = [Mention(0, 2, "PER", "a"), Mention(5, 7, "PER", "b"), Mention(9, 11, "PER", "c")]
     plan, new, edits, _ = _swap(lexicon, 0, tokens, ms, gold=True, bare="last")
-    assert new[:2] == ["Mushtaq", "Ahmad"] and new[5:7] == ["Saqlain", "Mushtaq"] and new[9] != "Wasim"
+    assert new[:2] == ["Mushtaq", "Ahmad"] and new[5:7] == ["Saqlain", "Mushtaq"] and new[9] != "Imran"
     assert plan.skipped["person with a name word that is another's first name and surname"] == 2
+
+
+def test_fortune_industries_that_mix_kinds_are_split_by_company(sources):
+    """Fortune's industries put a contract manufacturer with chipmakers and drugstores with grocers; blind
+    readers tell them apart, so the pools do too."""
+    from robust_bench.perturb.organisations import read_fortune500, sector_pools
+
+    groups = {name: g for name, _, g in read_fortune500(sources / "names/fortune500_2015.tsv")}
+    assert groups["Intel"] == "semiconductors" and groups["Jabil Circuit"] is None
+    assert groups["Kroger"] == "grocery" and groups["Walgreens"] == "drug stores"
+    assert groups["AT&T"] == "telecommunications" and groups["Comcast"] == "cable and satellite"
+    assert groups["General Motors"] == "motor vehicles" and groups["Lear"] == "auto parts"
+    pools = sector_pools(read_fortune500(sources / "names/fortune500_2015.tsv"))
+    assert "Liberty Interactive" not in pools["industry:internet"] and "Google" in pools["industry:internet"]
 
 
 def test_organisation_names_and_kinds():
@@ -610,8 +643,24 @@ def org_lexicon(sources):
     ("Rork said he thought Walker would ask him to appeal", {"U.S. District Court"}, None),
     # a company beside its ticker keeps the ticker's meaning: refused
     ("ticker symbol: PSRC", set(), "a company beside a ticker symbol"),
-    # a legislature by a legislature (WordNet's): "ratified by Congress"
-    ("To win final United States approval, the treaty", {"Congress"}, None),
+    # a legislature by a legislature (WordNet's), but not in a pair that names its country ("final United
+    # States approval ... ratified by the Duma")
+    ("To win final United States approval, the treaty", set(),
+     "a legislature in a pair that names a country (United States approval)"),
+    # an acronym that modifies a thing is no company ("128-bit AES encryption", "DSP co-processor": not "DSP Co.")
+    ("128-bit AES encryption on the fly", set(), "an acronym naming a thing (128-bit AES encryption)"),
+    ("open platform DSP co-processor", set(), "an acronym naming a thing (128-bit AES encryption)"),
+    # an acronym that only a stock index lists, with no word of its industry (RPC, remote procedure call)
+    ("an interface with RPC that deals", {"Microsoft"}, "an acronym only a stock index lists as a company (RPC)"),
+    # a pair that tells of a change of name ("the original SCO ... changed its name to the SCO Group")
+    ("changed its name to the SCO Group", set(), "an organisation in a pair that tells of a change of name"),
+    # a one-word organisation coordinated with a person is one too ("Both Bloomberg and Pataki said")
+    ("Both Bloomberg and Pataki said", set(), "an organisation named beside a person (Both Bloomberg and Pataki said)"),
+    # "each bank helped Enron" does not make Enron a bank
+    ("each bank helped Enron", set(), "a company of unknown industry"),
+    # a department beside its secretary's title: "Secretary of State Colin L. Powell ... the State Department"
+    ("victory for Secretary of State Colin L. Powell", set(),
+     "an executive department beside a secretary's title (Secretary of State)"),
     # ... but not as a modifier ("Senate President Jim King"), nor where that name stands elsewhere in the pair
     ("said Senate President Jim King", set(), "a legislature named elsewhere in the pair in a way not swapped"),
     # ... nor beside its members' title ("Senator Clinton ... re-election for the Senate")
@@ -640,7 +689,11 @@ def test_organisations_of_an_mrpc_pair(sources, org_lexicon, key, swapped, refus
     nlp = load_spacy(ner_model_name(), require=("ner",))
     d1, d2 = nlp(row["sentence1"]), nlp(row["sentence2"])
     toks = [t.text for t in d1] + [t.text for t in d2]
-    mentions, why, sides = _organisation_mentions(d1, d2, ("ORG",), org_lexicon, set(), set())
+    # the corpora write "SCO Group Inc." and "Enron Corp." (companies), and their votes (see _industries_by_company) make it
+    # a software company
+    known = {"sco", "sco group", "enron"}
+    inferred = {"sco": "software", "sco group": "software"}
+    mentions, why, sides = _organisation_mentions(d1, d2, ("ORG",), org_lexicon, set(), known, inferred)
     assert {" ".join(toks[m.start:m.end]) for m in mentions} == swapped
     if refused:
         assert why[refused] >= 1

@@ -417,16 +417,22 @@ class NameLexicon:
         if len(words) < 2:
             return False
         head = self.facts.get(words[0].title())
+        later = [self.facts.get(w.title()) for w in words[1:]]
+        if head is not None and head.surname_first_rank is not None and head.first_rank is None and any(
+                f is not None and f.first_country in SURNAME_FIRST_COUNTRIES and f.given_rank_east is not None
+                and f.given_rank_east <= 1000 for f in later):
+            return True         # a rarer family name, never a given name, before a given name there ("Kusunose Shiho")
         if head is None or head.surname_first_rank is None or head.surname_first_rank > 300 or (
                 head.given_rank_west is not None and head.given_rank_west <= head.surname_first_rank):
             return False
-        later = [self.facts.get(w.title()) for w in words[1:]]
         if head.given_rank_west is not None and head.given_rank_west <= 1000:
             # the head is also a common given name elsewhere ("Kim", "Kit", "Lee"): a later word must be a
             # given name most borne there that the (American) name lists do not know ("Kim Do Hoon"; not
             # "Kit Small", where names-dataset's shares put "Small" in Hong Kong)
+            # a hyphenated given name in the Korean romanisation ("Lee Kyou-hyuk", "Kim Dae-jung") counts too
             return any(f is not None and f.first_country in SURNAME_FIRST_COUNTRIES
                        and not (self.is_first_name(w.title()) or self.is_last_name(w.title()))
+                       or re.fullmatch(r"[A-Z][a-z]+-[a-z]+", w) is not None
                        for w, f in zip(words[1:], later))
         # a given name ranked there ("Kong", "Zhilan", "Jingna"), or a word names-dataset does not know at all
         return any(f is None or f.first_country in SURNAME_FIRST_COUNTRIES
@@ -450,6 +456,12 @@ class NameLexicon:
         key = company_key(name)
         return (self._company_index.get(key) or (self._company_aliases.get(key) if self.is_listed_company(name) else None)
                 or sector_from_words(name) or COMPANY)
+
+    def is_fortune_company(self, name: str) -> bool:
+        """Whether the Fortune 500 list (not only a stock index) names ``name`` exactly (by :func:`company_key`)."""
+        if not hasattr(self, "_fortune_keys"):
+            self._fortune_keys = frozenset(company_key(c[0]) for c in self.companies)
+        return company_key(name) in self._fortune_keys
 
     def company_group(self, name: str) -> str | None:
         """The industry group of a listed company (:data:`INDUSTRY_GROUPS`), else ``None``."""
@@ -518,14 +530,26 @@ class NameLexicon:
         # a swap into a role swap
         male = tuple(n for n in male if self.likely_role(n) == "first")
         female = tuple(n for n in female if self.likely_role(n) == "first")
-        if kind == "unisex":
+        if kind in ("unisex", "unisex-male", "unisex-female"):
             # names of either gender by two resources: names-dataset's shares, and NLTK's names corpus listing
-            # the name among both men's and women's names ("Casey", "Jamie", "Morgan"; not "Eli", "Maci")
+            # the name among both men's and women's names ("Casey", "Jamie", "Morgan"; not "Eli", "Maci"); and
+            # leaning the way the (American) list that holds it does, so that it reads as either gender to
+            # an English reader ("Andrea", a woman's name in the lists but 55% men's in names-dataset, and
+            # "Kellen" are left out). ``unisex-male`` and ``unisex-female``: those leaning one way, for a
+            # name of either gender that leans that way ("Joan", 56% women's: "Sydney", not "Marty")
             lo, hi = EITHER_SHARE
             both = _both_gender_names()
-            return tuple(dict.fromkeys(n for n in self.male[:POOL_FIRST_NAMES] + self.female[:POOL_FIRST_NAMES]
-                                       if n in both and (f := self.facts.get(n)) is not None and f.female is not None
-                                       and lo <= f.female <= hi))
+            out = []
+            for n in self.male[:POOL_FIRST_NAMES] + self.female[:POOL_FIRST_NAMES]:
+                f = self.facts.get(n)
+                if n not in both or f is None or f.female is None or not lo <= f.female <= hi:
+                    continue
+                leans = "female" if f.female >= 0.5 else "male"
+                if leans != ("male" if n in self._male else "female"):
+                    continue
+                if kind == "unisex" or kind == f"unisex-{leans}":
+                    out.append(n)
+            return tuple(dict.fromkeys(out))
         last = tuple(n for n in self.last[:POOL_SURNAMES] if self.likely_role(n) == "last"
                      and not (self.rank(n, "last") > 500 and _english_word(n)))
         return {"male": male, "female": female, "last": last,
@@ -1042,6 +1066,20 @@ def _person_spans(tokens, ms, lexicon, gold: bool, plan, other_spans: set[int] =
     return sorted(kept, key=lambda x: x[1])
 
 
+def _given_name_only(word: str, lexicon) -> bool:
+    """Whether ``word`` is a given name and not a surname: the (American) name lists know it as a first
+    name only ("Helen"). names-dataset is not asked: its given names include family names of other
+    countries ("Akram" of Wasim Akram)."""
+    return lexicon.sole_role(word.title()) == "first"
+
+
+#: Nouns for a firm: a "person" named right after one is the firm ("bookmakers William Hill", "brokers
+#: Nomura").
+_ORGANISATION_NOUNS = frozenset({"bookmaker", "bookmakers", "firm", "firms", "company", "companies", "brokers",
+                                 "broker", "brokerage", "agency", "group", "retailer", "retailers", "bank", "banks",
+                                 "insurer", "manufacturer", "maker", "chain", "label", "publisher", "studio"})
+
+
 def _word_roles(tokens, person_names, lexicon, bare: str = "rank") -> dict[str, str]:
     """One role per distinct name word (lower-cased) over the whole document: ``first`` or ``last``.
 
@@ -1111,10 +1149,14 @@ def _role_with_evidence(word: str, c: Counter, lexicon, bare: str = "rank") -> t
     if c["first"] != c["last"]:
         role = "first" if c["first"] > c["last"] else "last"
         return role, ("position" if sole in (None, role) else None)
+    alone = not (c["first"] or c["last"] or c["middle"] or c["after surname title"] or c["after first-name title"])
+    if bare == "last" and alone and sole == "first" and lexicon.is_first_name(title):
+        # the news names a person alone by the surname ("Kirsten 23rd" is Ulf Kirsten): a surname, the
+        # lists saying nothing of it
+        return "last", None
     if sole:
         # in fiction a name seen only alone and without a title goes by a first name as often as by a surname
         # ("Halsey was eleven"): the surname list alone is no evidence there
-        alone = not (c["first"] or c["last"] or c["middle"] or c["after surname title"] or c["after first-name title"])
         return sole, (None if bare == "rank" and sole == "last" and alone else "lists")
     if c["middle"] and lexicon.is_first_name(title):
         return "first", "position"      # a middle name: "Joao Manuel Pinto"
@@ -1338,6 +1380,19 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         if any(lexicon.surname_first(tokens[a:b]) for _, (a, b) in names):
             conflicted[entity] = "person whose name is written family name first"
             continue
+        if any(a > 0 and tokens[a - 1] in PARTICLES and tokens[a - 1].islower() for _, (a, b) in names):
+            # "van Boxmeer" tagged "Boxmeer": the particle would stay before the new surname ("van Ayers")
+            conflicted[entity] = "a surname whose particle stands outside the tagged name (van Boxmeer)"
+            continue
+        if any(b - a > 1 and roles.get(tokens[b - 1].lower()) == "last" and _given_name_only(tokens[b - 1], lexicon)
+               for _, (a, b) in names):
+            # "Ingeborg Helen [Markein]": a double first name, or a name the tags cut short
+            conflicted[entity] = "a full name that ends in a given name (Ingeborg Helen)"
+            continue
+        if any(a > 0 and tokens[a - 1].lower() in _ORGANISATION_NOUNS for _, (a, b) in names):
+            # "UK bookmakers William Hill said": a firm named after its founder
+            conflicted[entity] = "a name after a noun for a firm (bookmakers William Hill)"
+            continue
         if any(w.lower() in two_roles for _, (a, b) in names for w in tokens[a:b]):
             conflicted[entity] = "person with a name word that is another's first name and surname"
             continue
@@ -1354,6 +1409,12 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
             own = lexicon.gender_of(w.title())
             pool = own if own in ("male", "female") else context if context in ("male", "female") else \
                 "unisex" if unisex else None
+            if pool == "unisex" and own == "either":
+                # a name of either gender by one leaning the same way ("Joan" by "Sydney", "Nic" by "Casey")
+                share = lexicon.facts[w.title()].female
+                leaning = f"unisex-{'female' if share >= 0.5 else 'male'}"
+                if len(lexicon.pool(leaning)) >= 5:
+                    pool = leaning
             if pool is not None:
                 word_gender.setdefault(w.lower(), pool)
 
@@ -1429,11 +1490,20 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
                 plan.skipped["empty mention"] += 1
                 continue
             off = next(i for i in range(len(words)) if tuple(words[i:i + len(core)]) == core)
-            spans.append((m.start + off, m.start + off + len(core), core))
+            end = m.start + off + len(core)
+            # the corporate suffix goes with the name: "Oracle Corp." by "Symantec", not "Symantec Corp."
+            # (each company has its own: "Texas Instruments Inc.")
+            while typ == "ORG" and end < len(tokens) and tokens[end].lower() in _ORG_SUFFIXES \
+                    and (tokens[end][:1].isupper() or tokens[end].endswith(".")):
+                end += 1
+            # a suffix whose full stop ends the sentence keeps it there ("... sold it to BMC Software Inc.")
+            stop = end > m.start + off + len(core) and tokens[end - 1].endswith(".") and (
+                end == len(tokens) or tokens[end][:1].isupper())
+            spans.append((m.start + off, end, core, stop))
         if typ == "ORG" and spans:
             # one organisation, one replacement: "Kleiner Perkins" and "Kleiner Perkins Caufield &
             # Byers" of one entity both become "Hyundai"; the kind follows the longest name
-            canonical = " ".join(max((c for _, _, c in spans), key=len))
+            canonical = " ".join(max((c for _, _, c, _ in spans), key=len))
             kind = next((m.kind for m in ms if m.kind), None) or organisation_kind(canonical)
             if kind == "organisation":
                 kind = lexicon.company_sector(canonical)
@@ -1441,17 +1511,19 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
                 # never another kind: "the Securities and Exchange Commission" for "the Nasdaq" says something else
                 plan.skipped[f"no pool of its kind ({kind})"] += len(spans)
                 continue
-            names = {" ".join(c) for _, _, c in spans}
+            names = {" ".join(c) for _, _, c, _ in spans}
             new = choose(f"organisation:{canonical.lower()}", kind,
                          avoid=lambda cand: any(same_organisation(cand, n) for n in names))
             if new is None:
                 plan.skipped["name list exhausted"] += len(spans)
                 continue
-            for a, b, core in spans:
-                put(a, b, new.split(), entity, typ, kind)
+            for a, b, core, stop in spans:
+                words = new.split()
+                put(a, b, words[:-1] + [words[-1] + "."] if stop and not words[-1].endswith(".") else words,
+                    entity, typ, kind)
                 org_cores.append((core, new, entity, kind))
             continue
-        for a, b, core in spans:
+        for a, b, core, _ in spans:
             text = " ".join(core)
             kind = lexicon.location_kind(text)
             if kind is None:

@@ -139,9 +139,9 @@ _TRANSPORT_GROUPS = {"airlines": "airlines", "airways": "airlines", "airline": "
                      "cargo": "logistics"}
 
 
-#: Words of a company's name that give its industry group ("Quick Shop Food Mart": retail, not any company
-#: of the retail sector such as a car dealer).
-_GROUP_NAME_WORDS = {"mart": "retail", "stores": "retail", "supermarkets": "grocery and drug stores", "pharmaceuticals": "pharmaceuticals",
+#: Words of a company's name that give its industry group ("Alpha Supermarkets": grocery, not any company of
+#: the retail sector such as a car dealer). Not "mart": a "Food Mart" is a convenience store, of no pool.
+_GROUP_NAME_WORDS = {"stores": "retail", "supermarkets": "grocery", "pharmaceuticals": "pharmaceuticals",
                      "pharmaceutical": "pharmaceuticals", "pharma": "pharmaceuticals", "bancorp": "banking",
                      "bank": "banking", "bancshares": "banking", "insurance": "insurance", "assurance": "insurance",
                      "airlines": "airlines", "airways": "airlines", "software": "software",
@@ -218,7 +218,7 @@ def read_fortune500(path: str | Path) -> list[tuple[str, str]]:
             if industry not in known:
                 raise CompanyListError(f"{p}:{lineno}: industry: unknown industry {industry!r}")
             if industry in INDUSTRY_SECTOR:
-                out.append((name, INDUSTRY_SECTOR[industry], INDUSTRY_GROUP.get(industry)))
+                out.append((name, INDUSTRY_SECTOR[industry], COMPANY_GROUP.get(name, INDUSTRY_GROUP.get(industry))))
     if not out:
         raise CompanyListError(f"{p}: no companies")
     return out
@@ -302,15 +302,47 @@ INDUSTRY_GROUPS: dict[str, tuple[str, ...]] = {
     "oil and gas": ("Petroleum Refining", "Mining, Crude-Oil Production", "Oil and Gas Equipment, Services",
                     "Pipelines"),
     "utilities": ("Utilities: Gas and Electric",),
-    "retail": ("General Merchandisers", "Specialty Retailers: Apparel"),
-    "grocery and drug stores": ("Food and Drug Stores",),
+    "retail": ("General Merchandisers",),
+    "apparel retail": ("Specialty Retailers: Apparel",),
+    "grocery": ("Food and Drug Stores",),
     "food and drink": ("Food Consumer Products", "Food Production", "Beverages"),
     "metals": ("Metals",),
     "chemicals": ("Chemicals",),
+    # groups that split a Fortune industry, by company (:data:`COMPANY_GROUP`)
+    "cable and satellite": ("Telecommunications",),
+    "auto parts": ("Motor Vehicles and Parts",),
+    "drug stores": ("Food and Drug Stores",),
 }
-INDUSTRY_GROUP: dict[str, str] = {ind: g for g, inds in INDUSTRY_GROUPS.items() for ind in inds}
-#: The sector of each industry group (that of its first Fortune industry): where a group has too few
-#: companies, a company of it is replaced by one of its sector.
+#: Fortune industry -> its group (the first group that names it; the groups after split it by company).
+INDUSTRY_GROUP: dict[str, str] = {}
+for _g, _inds in INDUSTRY_GROUPS.items():
+    for _ind in _inds:
+        INDUSTRY_GROUP.setdefault(_ind, _g)
+
+#: Fortune companies whose industry mixes kinds a reader tells apart: their own group, or ``None`` for
+#: none (then they replace nothing and are replaced by nothing). Blind audits judged "Intel" by "Jabil
+#: Circuit", "Google" by "Liberty Interactive", "News Corp." by "R.R. Donnelley" and "Safeway" by
+#: "Walgreens" to be of another kind.
+COMPANY_GROUP: dict[str, str | None] = {
+    # a contract manufacturer and a maker of chip-making equipment, not chipmakers
+    "Jabil Circuit": None, "Applied Materials": None,
+    # a TV-shopping group and online travel agencies, not internet services
+    "Liberty Interactive": None, "Priceline Group": None, "Expedia": None,
+    # a commercial printer, a radio group and a concert promoter, not publishers or studios
+    "R.R. Donnelley & Sons": None, "iHeartMedia": None, "Live Nation Entertainment": None,
+    # holding companies and conglomerates
+    "Leucadia National": None, "Icahn Enterprises": None, "Berkshire Hathaway": None, "Loews": None,
+    # gold and coal miners and a pipe distributor, not oil and gas
+    "Newmont Mining": None, "Peabody Energy": None, "MRC Global": None,
+    # drugstores apart from grocers
+    "Walgreens": "drug stores", "Rite Aid": "drug stores",
+    # cable and satellite television apart from telephone companies
+    **dict.fromkeys(["Comcast", "DirecTV", "Time Warner Cable", "DISH Network", "Charter Communications",
+                     "Cablevision Systems"], "cable and satellite"),
+    # parts makers apart from vehicle makers
+    **dict.fromkeys(["Goodyear Tire & Rubber", "Lear", "TRW Automotive", "Autoliv", "Tenneco", "Visteon",
+                     "BorgWarner", "Dana"], "auto parts"),
+}
 GROUP_SECTOR: dict[str, str] = {g: INDUSTRY_SECTOR[inds[0]] for g, inds in INDUSTRY_GROUPS.items()}
 
 #: Words of a sentence that name an industry -> the group they name ("chipmaker" -> semiconductors); only
@@ -324,7 +356,8 @@ INDUSTRY_CUES: dict[str, str] = {
     **dict.fromkeys(["internet", "e-commerce"], "internet"),
     **dict.fromkeys(["phone", "phones", "telephone", "wireless", "telecom", "telecommunications", "long-distance",
                      "cellphone", "broadband"], "telecommunications"),
-    **dict.fromkeys(["broadcaster", "broadcast", "television", "tv", "cable", "film", "films", "movie",
+    **dict.fromkeys(["cable", "satellite"], "cable and satellite"),
+    **dict.fromkeys(["broadcaster", "broadcast", "television", "tv", "film", "films", "movie",
                      "movies", "music", "newspaper", "newspapers", "magazine", "publisher",
                      "publishing"], "media"),
     **dict.fromkeys(["drugmaker", "drugmakers", "pharmaceutical", "pharmaceuticals", "biotech",
@@ -339,8 +372,8 @@ INDUSTRY_CUES: dict[str, str] = {
     **dict.fromkeys(["oil", "gasoline", "refinery", "refineries", "crude", "pipeline"], "oil and gas"),
     **dict.fromkeys(["utilities", "electricity", "blackout", "megawatts"], "utilities"),
     **dict.fromkeys(["retailer", "retailers", "merchants", "shoppers", "discounter"], "retail"),
-    **dict.fromkeys(["grocery", "grocer", "grocers", "supermarket", "supermarkets", "pharmacy", "pharmacies"],
-                    "grocery and drug stores"),
+    **dict.fromkeys(["grocery", "grocer", "grocers", "supermarket", "supermarkets"], "grocery"),
+    **dict.fromkeys(["pharmacy", "pharmacies", "drugstore", "drugstores"], "drug stores"),
     **dict.fromkeys(["beef", "meat", "snack", "snacks", "candy", "chocolate", "beverage", "beverages",
                      "soda", "drinks", "beer", "cereal", "restaurant", "restaurants"], "food and drink"),
     **dict.fromkeys(["steel", "aluminum", "aluminium", "metals"], "metals"),
@@ -364,6 +397,8 @@ _TRADED_INDUSTRY_WORDS: tuple[tuple[str, str, str | None], ...] = (
     ("internet", "technology", "internet"),
     ("computer hardware", "technology", "computer hardware"),
     ("computers", "technology", "computer hardware"),
+    ("communications & networking", "technology", None),     # equipment makers (Nokia), not carriers
+    ("communications equipment", "technology", None),
     ("telecommunication", "media and telecoms", "telecommunications"),
     ("wireless", "media and telecoms", "telecommunications"),
     ("broadcasting", "media and telecoms", "media"),
@@ -386,6 +421,8 @@ _TRADED_INDUSTRY_WORDS: tuple[tuple[str, str, str | None], ...] = (
     ("freight", "transport", None),
     ("aerospace", "manufacturing", "aerospace and defence"),
     ("defense", "manufacturing", "aerospace and defence"),
+    ("auto parts", "motor vehicles", "auto parts"),
+    ("tires", "motor vehicles", "auto parts"),
     ("automo", "motor vehicles", "motor vehicles"),
     ("auto ", "motor vehicles", "motor vehicles"),
     ("oil", "energy", "oil and gas"),
@@ -417,7 +454,10 @@ GROUP_WORDS = {"semiconductors": ("semiconductor",), "software": ("software", "i
                "airlines": ("airline",), "railroads": ("rail",), "logistics": ("logistics", "freight", "delivery"),
                "aerospace and defence": ("aerospace", "defense", "defence"), "motor vehicles": ("auto", "vehicle"),
                "oil and gas": ("oil", "gas", "petroleum", "energy"), "utilities": ("utilit", "electric"),
-               "retail": ("retail", "stores"), "grocery and drug stores": ("grocery", "supermarket", "drug store"), "food and drink": ("food", "beverage"), "metals": ("metal", "steel"),
+               "retail": ("retail", "stores"), "apparel retail": ("apparel", "retail"),
+               "grocery": ("grocery", "supermarket", "food retail"), "drug stores": ("drug retail", "drug store", "pharmacy"),
+               "cable and satellite": ("cable", "satellite", "media", "broadcasting", "telecom"),
+               "auto parts": ("auto", "vehicle", "parts", "tire"), "food and drink": ("food", "beverage"), "metals": ("metal", "steel"),
                "chemicals": ("chemical",)}
 
 
