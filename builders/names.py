@@ -1200,7 +1200,6 @@ def _organisation_kind(ent, lexicon, known_companies: set[str]) -> str | None:
 
     words = [t.text for t in ent]
     text = " ".join(organisation_core(words))
-    nxt = ent.doc[ent.end].text.lower().rstrip(".") if ent.end < len(ent.doc) else ""
     suffixed = words[-1].lower().rstrip(",.") in _COMPANY_SUFFIXES or _suffix_after(ent)
     kind = organisation_kind(text)
     # an institution by its words ("the London Stock Exchange", whose owner is a listed company), unless
@@ -1543,7 +1542,7 @@ def _industries_by_company(docs, lexicon) -> dict[str, str]:
     (:data:`robust_bench.perturb.organisations.INDUSTRY_CUES`) name one group, that group votes for each
     unlisted company the sentence names (the listed companies beside it do not, nor bank words: Enron's
     banks say nothing of Enron); a company with two votes or more, three quarters of them for one group,
-    has that group ("PeopleSoft" in sentences that say "software"). ``docs`` are the sentences in pairs (1, 2, 1, 2, ...).
+    has that group ("PeopleSoft" in sentences that say "software"). ``docs`` are the tagged sentences.
 
     Returns
     -------
