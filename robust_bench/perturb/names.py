@@ -264,6 +264,7 @@ class NameLexicon:
 
         self.companies = tuple(dict.fromkeys((c[0], c[1], group(c)) for c in companies))
         self._company_index, self._company_aliases = company_index(self.companies + self.traded)
+        self._fortune_keys = frozenset(company_key(c[0]) for c in self.companies)
         # a Fortune company's group is the list's (none where its industry has none: McDonald's); a traded
         # company's from its industries (pytickersymbols)
         self._company_group = {**{company_key(t[0]): t[2] for t in self.traded},
@@ -459,8 +460,6 @@ class NameLexicon:
 
     def is_fortune_company(self, name: str) -> bool:
         """Whether the Fortune 500 list (not only a stock index) names ``name`` exactly (by :func:`company_key`)."""
-        if not hasattr(self, "_fortune_keys"):
-            self._fortune_keys = frozenset(company_key(c[0]) for c in self.companies)
         return company_key(name) in self._fortune_keys
 
     def company_group(self, name: str) -> str | None:
@@ -1151,8 +1150,8 @@ def _role_with_evidence(word: str, c: Counter, lexicon, bare: str = "rank") -> t
         return role, ("position" if sole in (None, role) else None)
     alone = not (c["first"] or c["last"] or c["middle"] or c["after surname title"] or c["after first-name title"])
     if bare == "last" and alone and sole == "first" and lexicon.is_first_name(title):
-        # the news names a person alone by the surname ("Kirsten 23rd" is Ulf Kirsten): a surname, the
-        # lists saying nothing of it
+        # the news names a person alone by the surname ("Kirsten 23rd" is Ulf Kirsten): a surname, though
+        # the lists know the word as a first name only
         return "last", None
     if sole:
         # in fiction a name seen only alone and without a title goes by a first name as often as by a surname
