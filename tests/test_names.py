@@ -26,7 +26,7 @@ def lexicon(sources):
                            companies=read_fortune500(sources / "names/fortune500_2015.tsv"))
     words = {w for t in (SENT, "Mary Jones John Brown Kit Small Taylor Benito Alessandra Mussolini Qwyllith Tess "
                                "Durbeyfield Betsey Trotwood Woodhouse Emma Tassel Kim Do Hoon Clijsters Kusunose Shiho Lee Kyou-hyuk "
-                               "Westwood Boxmeer Gunn Margit William Hill".split())
+                               "Westwood Boxmeer Gunn Margit William Hill Joan".split())
              for w in t if w[:1].isupper()}
     lex.add_facts(name_facts(words | lex.fact_words()))
     return lex
@@ -147,6 +147,24 @@ def test_ner_tags_and_spans_realign_when_the_token_count_changes(lexicon):
     rebuilt = span_map_from_edits(len(tokens), [e.as_dict() for e in edits])
     assert [rebuilt.span(a, b) for a, b in ((0, 3), (4, 7), (8, 9))] == [smap.span(a, b) for a, b in
                                                                         ((0, 3), (4, 7), (8, 9))]
+
+
+def test_a_suffix_goes_with_the_name_and_keeps_the_full_stop_that_ends_the_sentence(lexicon):
+    tokens = "Peregrine sold the unit to Acme Holdings Corp.".split()
+    plan, new, edits, _ = _swap(lexicon, 0, tokens, [Mention(5, 7, "ORG", "a")], types=("ORG",),
+                                fixed={"organisation:acme holdings": "Intel"})
+    assert new == "Peregrine sold the unit to Intel.".split()
+
+
+def test_a_name_of_either_gender_takes_one_leaning_the_same_way(lexicon):
+    """"Joan" (56% women's in names-dataset) by a name of either gender leaning female; "Andrea" (a woman's
+    name to an English reader, 55% men's in names-dataset) replaces no one."""
+    female, male = set(lexicon.pool("unisex-female")), set(lexicon.pool("unisex-male"))
+    assert female and male and not female & male and female | male == set(lexicon.pool("unisex"))
+    assert "Andrea" not in lexicon.pool("unisex") and lexicon.gender_of("Joan") == "either"
+    for seed in range(5):
+        _, new, _, _ = _swap(lexicon, seed, "Joan Brown spoke .".split(), [Mention(0, 2, "PER", "j")])
+        assert new[0] in female
 
 
 def test_same_seed_same_variants(lexicon):

@@ -477,8 +477,8 @@ class NameLexicon:
                                                     or _english_word(key))
 
     def pool(self, kind: str) -> tuple[str, ...]:
-        """The names of one kind: ``male``, ``female``, ``unisex`` (first names both lists have),
-        ``last``, a company sector (:data:`SECTORS`; ``company`` holds the companies whose names
+        """The names of one kind: ``male``, ``female``, ``unisex`` (names of either gender; ``unisex-male``
+        and ``unisex-female`` those leaning one way), ``last``, a company sector (:data:`SECTORS`; ``company`` holds the companies whose names
         reveal no industry), an institution kind (:data:`INSTITUTION_KINDS`), ``country``, ``city``.
         Computed once per kind.
 
