@@ -1,7 +1,8 @@
 # robust-bench: the two commands a newcomer needs.
 #   make demo   create .venv if absent, install the CPU build of torch and the project, build
 #               jabberwocky_ewt and score the Path and Majority baselines, offline on ../shared
-#   make test   the same install (and Debian's chromium for the browser test), then the test suite
+#   make test   the same install (and Debian's chromium for the browser test and link-grammar for the
+#               parser attack's grammar filter), then the test suite
 #               in TEST_WORKERS processes (pytest-xdist; 2 by default, one per core here)
 # Every path below can be overridden: make demo SHARED=/data/shared PYTHON=python3.12
 
@@ -23,7 +24,7 @@ BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install browser check-sources clean
+.PHONY: demo test install browser grammar check-sources clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,7 +61,18 @@ browser:
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; fi
 
-test: $(STAMP) browser
+# the parser attack's grammar filter runs CMU Link Grammar where LanguageTool cannot (no Java, no
+# network): Debian's link-grammar and its Python bindings, linked into the virtualenv (PyPI has none)
+grammar: $(STAMP)
+	@if ! /usr/bin/python3 -c "import linkgrammar" 2>/dev/null; then \
+	  echo "installing Debian's link-grammar and python3-link-grammar for the parser attack's grammar filter"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq link-grammar python3-link-grammar; fi
+	@ln -sfn "$$(/usr/bin/python3 -c 'import linkgrammar, os; print(os.path.dirname(linkgrammar.__file__))')" \
+	  "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/linkgrammar"
+	@$(BIN)/python -c "import linkgrammar" && echo "Link Grammar: linked into $(VENV)"
+
+test: $(STAMP) browser grammar
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 clean:

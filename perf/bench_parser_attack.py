@@ -7,16 +7,18 @@
 2. **Sentences attacked per minute** on this machine, wall time from the first importance parse
    to the last round, with where the time goes (parser, POS tagger, causal LM, masked LM, the rest).
 
-The attack uses the paper's generators and filters with local models: a small masked LM and
-causal LM built and cached by this script (random weights: no masked or causal LM is reachable
-offline; ``../shared/models/all-MiniLM-L6-v2`` has no LM head) and word2vec vectors trained with
-``gensim`` on EWT train. Their quality changes which candidates survive, not the parser's
-throughput. The tool a user would otherwise pick, DepAttacker, cannot run here (Python 3.6, a
+By default the attack is the offline default build's: every generator and filter that runs
+without the Hub (WordNet synonyms; the frequency, POS, meaning and grammar filters, the last with
+CMU Link Grammar). ``--tiny-models`` adds the paper's other generators and filters with local
+models: a small masked LM and causal LM built and cached by this script (random weights: no masked
+or causal LM is reachable offline; ``../shared/models/all-MiniLM-L6-v2`` has no LM head) and
+word2vec vectors trained with ``gensim`` on EWT train. Their quality changes which candidates
+survive, not the parser's throughput. The tool a user would otherwise pick, DepAttacker, cannot run here (Python 3.6, a
 fork of one parser toolkit, hard-coded paths and Java tools), so there is no peer ratio.
 
 Usage::
 
-    python perf/bench_parser_attack.py --source ../shared/data [--sentences 300]
+    python perf/bench_parser_attack.py --source ../shared/data [--sentences 300] [--tiny-models]
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ def main() -> None:
     ap.add_argument("--spacy-model", default=os.environ.get("ROBUST_BENCH_SPACY_MODEL", "../shared/models/spacy/en_rb_sm"))
     ap.add_argument("--sentences", type=int, default=300, help="First N sentences of EWT test.")
     ap.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/robust-bench/bench/parser-attack"))
+    ap.add_argument("--tiny-models", action="store_true", help="Add the masked LM, causal LM and word2vec built here.")
     args = ap.parse_args()
     os.environ.setdefault("NLTK_DATA", str(Path(args.source).resolve().parent / "nltk_data"))
     spacy_model = str(Path(args.spacy_model).resolve()) if os.path.exists(args.spacy_model) else args.spacy_model
@@ -80,12 +83,16 @@ def main() -> None:
     ewt = Path(args.source) / "ud_english_ewt"
     train = read_conllu(ewt / "en_ewt-ud-train.conllu")
     test = read_conllu(ewt / "en_ewt-ud-test.conllu")[: args.sentences]
-    m = models(Path(args.cache_dir), train)
+    kwargs = {}
+    if args.tiny_models:
+        m = models(Path(args.cache_dir), train)
+        kwargs = {"vectors": m["vectors"], "mlm": m["mlm"], "lm": m["lm"]}
     print(f"torch threads {torch.get_num_threads()}; {len(test)} EWT test sentences; parser {spacy_model}")
 
     parser = SpacyParser(spacy_model)
-    attack, setup = make_attack(parser, vectors=m["vectors"], mlm=m["mlm"], lm=m["lm"], tagger_model=spacy_model,
-                                device="cpu")
+    attack, setup = make_attack(parser, tagger_model=spacy_model, device="cpu", **kwargs)
+    print(f"generators: {', '.join(setup['generators'])}; filters: {', '.join(setup['filters'])}"
+          f" (grammar checker {setup.get('grammar_checker')})")
     clock: dict[str, float] = {}
     Timed(parser, "_forward", clock, "parser")
     for f in attack.filters:
@@ -93,6 +100,10 @@ def main() -> None:
             Timed(f.tagger, "_forward", clock, "pos tagger")
         if f.name == "perplexity":
             Timed(f.lm, "_forward", clock, "causal LM")
+        if f.name == "meaning":
+            Timed(f.meaning, "_encode", clock, "sentence encoder")
+        if f.name == "grammar" and f.available:
+            Timed(f, "checker", clock, "grammar checker")
     for g in attack.generators:
         if g.name == "mlm":
             Timed(g.filler, "_forward", clock, "masked LM")

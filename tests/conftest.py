@@ -262,7 +262,9 @@ def build_settings(request, config: str) -> tuple[Path, dict]:
     if family == "named_entity_swaps":
         return request.getfixturevalue("sources"), {"budget": 3}      # B = 3 keeps the common tests quick
     if family == "adversarial_treebanks":
-        return request.getfixturevalue("sources"), dict(request.getfixturevalue("parser_attack_models"), limit=12)
+        # the offline default (what runs here: WordNet synonyms and the frequency, POS, meaning and Link
+        # Grammar filters); 25 sentences per split, so that EWT train's 25th ("largely" -> "mostly") is attacked
+        return request.getfixturevalue("sources"), {"limit": 25}
     return request.getfixturevalue("sources"), {}
 
 

@@ -4,6 +4,8 @@ The session fixtures build each config once per seed; these tests read what was 
 """
 
 
+import os
+
 import datasets
 import pyarrow.parquet as pq
 import pytest
@@ -88,3 +90,31 @@ def test_load_dataset_from_the_parent_directory(request, config, monkeypatch):
     ds = datasets.load_dataset("robust-bench", config)
     meta = read_metadata(built_repo)[config]
     assert {s: len(ds[s]) for s in ds} == {s: f["rows"] for s, f in meta["files"].items()}
+
+
+def test_forked_workers_read_wordnet_without_sharing_file_offsets(sources):
+    """--num-proc forks workers after WordNet is loaded; NLTK keeps its data files open, and a file
+    inherited across fork shares its offset, so two workers' lookups read each other's lines
+    (``'NoneType' object has no attribute '_lemmas'``). robust_bench reopens them in every child."""
+    import robust_bench  # noqa: F401  (registers the at-fork hook)
+    from nltk.corpus import wordnet as wn
+
+    from robust_bench.io.conllu_io import read_conllu
+
+    pos = {"ADJ": "a", "NOUN": "n", "VERB": "v"}
+    words = [(l.lower(), pos[u]) for s in read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-dev.conllu")
+             for l, u in zip(s.lemmas, s.upos) if u in pos]
+    wn.synsets("dog")                               # loaded, files open, before the fork
+    children = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:                                # pragma: no cover - runs in the child
+            try:
+                for w, p in words:
+                    for syn in wn.synsets(w, p) + (wn.synsets(w, "s") if p == "a" else []):
+                        syn.lemmas()
+            except Exception:
+                os._exit(1)
+            os._exit(0)
+        children.append(pid)
+    assert [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children] == [0, 0]

@@ -213,11 +213,23 @@ def test_each_filter_rejects_a_bad_candidate_and_keeps_a_good_one(tmp_path):
     assert ppl.keep([_query(cand="cat"), _query(cand="car")]) == [True, False]     # +10 kept, +25 rejected
 
 
-def test_grammar_filter_without_languagetool_says_why():
+def test_grammar_filter_falls_back_to_link_grammar_and_says_which_ran():
     g = GrammarFilter()
-    if not g.available:
-        assert "LanguageTool" in g.reason or "language_tool_python" in g.reason
-        assert g.keep([_query()]) == [True]
+    try:
+        import language_tool_python  # noqa: F401
+        lt = True
+    except ImportError:
+        lt = False
+    try:
+        import linkgrammar  # noqa: F401
+        lg = True
+    except ImportError:
+        lg = False
+    if not lt and lg:
+        assert g.available and g.checker_name == "link-grammar"
+    if not lt and not lg:
+        assert not g.available and "language_tool_python" in g.reason and "Link Grammar" in g.reason
+        assert g.keep([_query()]) == [True]          # the article check alone
 
 
 def test_merge_dedupes_keeps_case_and_sources():
@@ -316,39 +328,51 @@ def test_nltk_wsj_sample_is_read_whole(sources):
 
 @pytest.mark.parametrize("config", ["adv_ewt", "adv_ptb"])
 def test_adversarial_treebank_keeps_gold_trees(build_any, config, sources):
+    """The offline default build (tests' settings: the first 25 sentences of each split)."""
     import datasets
 
-    repo = build_any(config)
-    ds = datasets.load_dataset(str(repo), config, split="test")
-    assert len(ds) == 12
-    if config == "adv_ewt":
-        from robust_bench.io.conllu_io import read_conllu
-
-        gold = read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-test.conllu")[:12]
-    else:
-        from robust_bench.io.dependency_treebank import read_nltk_dependency_treebank
-
-        gold = read_nltk_dependency_treebank()[:12]
-    n_edits = 0
-    for row, g in zip(ds, gold):
-        assert tuple(row["original_tokens"]) == g.forms and tuple(row["head"]) == g.heads
-        changed = {i for i, (a, b) in enumerate(zip(row["tokens"], row["original_tokens"])) if a != b}
-        assert changed == {e["position"] for e in row["edits"]} and len(changed) <= row["budget"]
-        assert not any(x in ("DT", "PRP", "IN", "CC", "CD", ",", ".") for x in (row["xpos"][i] for i in changed))
-        n_edits += len(changed)
-        if config == "adv_ptb":
-            assert set(row["deprel"]) == {"_"}
-    assert n_edits > 0
     from robust_bench.data.repository import read_metadata
 
+    repo = build_any(config)
     meta = read_metadata(repo)[config]
-    results, examples = results_from_rows(ds)
-    s = summarise(results, examples)
-    assert ("las_original" in s["scores"]["ud"]) == (config == "adv_ewt")
-    assert s["scores"]["ud"]["uas_adversarial"] <= s["scores"]["ud"]["uas_original"]
-    assert meta["statistics"]["test"]["successes"] == s["successes"] == sum(ds["success"])
-    assert meta["provenance"]["attack"]["generators"] == ["synonym", "embedding", "mlm"]
-    assert "sememe" in meta["provenance"]["attack"]["unavailable"]
+    assert list(meta["files"]) == (["train", "validation", "test"] if config == "adv_ewt" else ["test"])
+    n_edits = 0
+    for split in meta["files"]:
+        ds = datasets.load_dataset(str(repo), config, split=split)
+        assert len(ds) == 25
+        if config == "adv_ewt":
+            from robust_bench.io.conllu_io import read_conllu
+
+            name = {"validation": "dev"}.get(split, split)
+            gold = read_conllu(sources / "ud_english_ewt" / f"en_ewt-ud-{name}.conllu")[:25]
+        else:
+            from robust_bench.io.dependency_treebank import read_nltk_dependency_treebank
+
+            gold = read_nltk_dependency_treebank()[:25]
+        for row, g in zip(ds, gold):
+            assert tuple(row["original_tokens"]) == g.forms and tuple(row["head"]) == g.heads
+            changed = {i for i, (a, b) in enumerate(zip(row["tokens"], row["original_tokens"])) if a != b}
+            assert changed == {e["position"] for e in row["edits"]} and len(changed) <= row["budget"]
+            assert not any(x in ("DT", "PRP", "IN", "CC", "CD", ",", ".", "MD", "NNP") for x in (row["xpos"][i] for i in changed))
+            n_edits += len(changed)
+            if config == "adv_ptb":
+                assert set(row["deprel"]) == {"_"}
+        results, examples = results_from_rows(ds)
+        s = summarise(results, examples)
+        assert ("las_original" in s["scores"]["ud"]) == (config == "adv_ewt")
+        assert s["scores"]["ud"]["uas_adversarial"] <= s["scores"]["ud"]["uas_original"]
+        assert meta["statistics"][split]["successes"] == s["successes"] == sum(ds["success"])
+        checks = meta["statistics"][split]["checks"]
+        assert checks["on_protected"] == {} and checks["non_words"] == 0 and checks["retagged"] == 0
+    if config == "adv_ewt":
+        assert n_edits > 0
+        train = datasets.load_dataset(str(repo), config, split="train")
+        assert [(e["original"], e["replacement"]) for e in train[24]["edits"]] == [("largely", "mostly")]
+    setup = meta["provenance"]["attack"]
+    assert setup["generators"] == ["synonym"] and setup["filters"] == ["frequency", "pos", "meaning", "grammar"]
+    assert setup["grammar_checker"] == "link-grammar"
+    assert {"generator sememe", "generator embedding", "generator mlm", "filter embedding",
+            "filter perplexity"} <= set(setup["unavailable"])
 
 
 def test_attack_parser_cli_on_a_second_parser(tmp_path, parser_attack_models, sources):
@@ -421,3 +445,225 @@ def test_sememe_generator_matches_sememes_and_pos():
     except ImportError:
         with pytest.raises(SubstituteError, match="OpenHowNet"):
             SememeGenerator()
+
+
+# --- validity: what never changes, lookups, filters and checks (issue: adversarial treebanks that hold) -------
+
+_EWT_CASES = {   # real EWT test sentences with the constructions the attack must not touch
+    "weblog-blogspot.com_marketview_20050224181500_ENG_20050224_181500-0004": {"is": "auxiliary or copula"},
+    "weblog-blogspot.com_grandpasgripes_20060413051000_ENG_20060413_051000-0004": {"there": "function word",
+                                                                                   "is": "verb of an expletive"},
+    "weblog-blogspot.com_aggressivevoicedaily_20060811122000_ENG_20060811_122000-0014": {"High": "proper noun",
+                                                                                         "Wycombe": "proper noun"},
+    "weblog-juancole.com_juancole_20040722101300_ENG_20040722_101300-0006": {"course": "fixed expression",
+                                                                             "Bush": "proper noun", "would": "auxiliary or copula",
+                                                                             "to": "function word", "was": "auxiliary or copula"},
+    "weblog-juancole.com_juancole_20040722101300_ENG_20040722_101300-0031": {"was": "auxiliary or copula",
+                                                                             "could": "auxiliary or copula"},
+}
+
+
+@pytest.fixture(scope="module")
+def ewt_cases(sources):
+    from robust_bench.io.conllu_io import read_conllu
+
+    sents = {s.sent_id: s for s in read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-test.conllu")}
+    return {k: TreeExample.from_sentence(sents[k]) for k in _EWT_CASES}
+
+
+def test_copulas_auxiliaries_names_and_fixed_expressions_never_change(ewt_cases):
+    for sid, expected in _EWT_CASES.items():
+        ex = ewt_cases[sid]
+        why = dict(zip(ex.words, ex.protection()))
+        for word, reason in expected.items():
+            assert why[word] == reason, (sid, word, why)
+        assert {s.word for s in ex.sites()}.isdisjoint(expected)
+    # "The plan was all set": the copula and the degree adverb stay, the content words may change
+    assert {s.word for s in ewt_cases["weblog-juancole.com_juancole_20040722101300_ENG_20040722_101300-0031"].sites()} \
+        == {"plan", "set", "succeeded"}          # "all": a degree adverb
+
+
+def test_protection_of_flat_names_phrasal_verbs_typos_and_capitalised_words():
+    from robust_bench.perturb.parser_substitutes import protection_reasons
+
+    words = ("They", "gave", "up", "on", "Highschool", "plans", "recieved", "yesterday")
+    why = protection_reasons(words, xpos=("PRP", "VBD", "RP", "IN", "NN", "NNS", "VBN", "NN"),
+                             upos=("PRON", "VERB", "ADP", "ADP", "NOUN", "NOUN", "VERB", "NOUN"),
+                             deprels=("nsubj", "root", "compound:prt", "case", "compound", "obl", "acl", "obl:tmod"),
+                             heads=(2, 0, 2, 6, 6, 2, 6, 2), feats=("_",) * 6 + ("Typo=Yes", "_"))
+    assert why == ["forbidden class", "fixed expression", "function word", "forbidden class",
+                   "capitalised inside the sentence", None, "non-standard form", None]
+
+
+def test_synonyms_come_from_the_lemma_in_its_own_part_of_speech_and_common_senses():
+    from robust_bench.perturb.parser_substitutes import WordNetGenerator
+
+    gen = WordNetGenerator()
+    was, number, wanted, cars = gen.generate([
+        Site("k", ("i", "was", "thinking"), 1, "VBD", "AUX", lemma="be"),
+        Site("k", ("her", "number"), 1, "NN", "NOUN", lemma="number"),
+        Site("k", ("i", "wanted", "it"), 1, "VBD", "VERB", lemma="want"),
+        Site("k", ("cars",), 0, "NNS", "NOUN", lemma="car")])
+    assert "washingtoned" not in was and "figure" not in number          # no noun "WA", no rare sense
+    assert "desired" in wanted and all(w.endswith("ed") for w in wanted)   # inflected like the original
+    assert "automobiles" in cars and "cars" not in cars
+
+
+def test_frequency_filter_refuses_non_words_and_rare_words():
+    from robust_bench.perturb.parser_substitutes import FrequencyFilter
+
+    f = FrequencyFilter()
+    # "dog" has Zipf 5.1: "puppy" 4.0 passes; "canine" 3.3 is common enough but 1.8 rarer (a register change)
+    assert f.keep([_query(cand=c) for c in ("puppy", "washingtoned", "beryllium", "canine")]) == [True, False, False, False]
+    assert FrequencyFilter(max_drop=2.0).keep([_query(cand="canine")]) == [True]
+
+
+def test_pos_filter_refuses_a_change_of_tag_or_morphology_on_re_tagging():
+    from robust_bench.models.taggers import SpacyPosTagger
+
+    words = ("i", "want", "to", "go", "home", ".")
+    site = Site("k", words, 1, "VBP", "VERB", lemma="want")
+    pos = PosFilter(SpacyPosTagger())
+    # "wants": VBZ, third person; "wanted": VBD, past; "desire": VBP like the original
+    keep = pos.keep([FilterQuery(site, "wants", words), FilterQuery(site, "wanted", words),
+                     FilterQuery(site, "desire", words)])
+    assert keep == [False, False, True]
+    set_ = ("the", "plan", "was", "all", "set", ".")
+    adj = Site("k", set_, 4, "JJ", "ADJ", lemma="set")
+    assert pos.keep([FilterQuery(adj, "put", set_), FilterQuery(adj, "ready", set_)]) == [False, True]
+
+
+def test_grammar_filter_runs_link_grammar_and_checks_articles():
+    from robust_bench.perturb.parser_substitutes import link_grammar_checker
+
+    import linkgrammar  # noqa: F401  (make grammar installs CMU Link Grammar; make test runs it)
+    nulls = link_grammar_checker()
+    assert nulls("this toolbar is really bad news .") < nulls("this toolbar exists really bad news .")
+    g = GrammarFilter("link-grammar")
+    assert g.available and g.checker_name == "link-grammar"
+    words = ("this", "toolbar", "is", "really", "bad", "news", ".")
+    cop = Site("k", words, 2, "VBZ", "AUX")
+    assert g.keep([FilterQuery(cop, "exists", words)]) == [False]
+    art = ("I", "ate", "a", "pear", ".")
+    pear = Site("k", art, 3, "NN", "NOUN")
+    assert g.keep([FilterQuery(pear, "apple", art), FilterQuery(pear, "plum", art)]) == [False, True]
+
+
+def test_grammar_checker_asked_for_but_not_installed_is_an_error():
+    from robust_bench.perturb.parser_substitutes import SubstituteError
+
+    try:
+        import language_tool_python  # noqa: F401
+    except ImportError:
+        with pytest.raises(SubstituteError, match="language_tool_python is not installed"):
+            GrammarFilter("languagetool")
+    with pytest.raises(SubstituteError, match="unknown grammar checker 'grammarly'"):
+        GrammarFilter("grammarly")
+
+
+def test_meaning_filter_refuses_a_synonym_in_another_sense():
+    from robust_bench.perturb.parser_substitutes import MeaningFilter
+
+    words = ("i", "got", "her", "phone", "number", "yesterday", ".")
+    site = Site("k", words, 4, "NN", "NOUN", lemma="number")
+    fix = ("Can", "you", "fix", "my", "car", "?")
+    fsite = Site("k", fix, 2, "VB", "VERB", lemma="fix")
+    keep = MeaningFilter().keep([FilterQuery(site, "figure", words), FilterQuery(fsite, "repair", fix)])
+    assert keep == [False, True]
+
+
+def test_vectors_with_a_wrong_dimension_name_the_line(tmp_path):
+    from robust_bench.perturb.parser_substitutes import SubstituteError
+
+    bad = tmp_path / "vec.txt"
+    bad.write_text("3 4\nthe 0.1 0.2 0.3 0.4\ncat 0.1 0.2 0.3\ndog 0.1 0.2 0.3 0.4\n")
+    with pytest.raises(SubstituteError, match=r"vec.txt: line 3 \(word 'cat'\) has 3 values, expected dimension 4"):
+        load_word_vectors(bad)
+
+
+def test_make_attack_uses_what_runs_and_refuses_what_was_asked_for_but_cannot(sources):
+    from robust_bench.attacks.parser_attack import make_attack
+    from robust_bench.perturb.parser_substitutes import SubstituteError
+
+    parser = make_parser()
+    _, setup = make_attack(parser, mlm=None, lm=None, filters="frequency,pos,grammar")
+    assert "synonym" in setup["generators"] and "generator embedding" in setup["unavailable"]
+    assert setup["filters"] == ["frequency", "pos", "grammar"] and setup["requested"]["generators"] == "auto"
+    with pytest.raises(SubstituteError, match="generator embedding was asked for but cannot run"):
+        make_attack(parser, generators="synonym,embedding", filters="pos")
+    with pytest.raises(ValueError, match="unknown filter 'spelling'"):
+        make_attack(parser, filters="pos,spelling")
+    with pytest.raises(ValueError, match="unknown generator 'thesaurus'"):
+        make_attack(parser, generators=["thesaurus"])
+
+
+def test_substitution_checks_count_protected_edits_non_words_and_retags():
+    from robust_bench.attacks.parser_attack import ParserAttackResult, substitution_checks
+    from robust_bench.models.taggers import SpacyPosTagger
+
+    ex = TreeExample(id="c", words=("The", "plan", "was", "all", "set", "."), heads=(2, 5, 5, 5, 0, 5),
+                     deprels=("det", "nsubj", "cop", "advmod", "root", "punct"),
+                     xpos=("DT", "NN", "VBD", "RB", "JJ", "."), upos=("DET", "NOUN", "AUX", "ADV", "ADJ", "PUNCT"))
+
+    def result(edits):
+        words = list(ex.words)
+        for e in edits:
+            words[e["position"]] = e["replacement"]
+        return ParserAttackResult(id="c", original_words=ex.words, words=tuple(words), edits=edits, budget=2,
+                                  n_scored=6, original_errors=(0, 0), adversarial_errors=(1, 1), labelled=True)
+
+    bad = result([{"type": "synonym", "position": 2, "original": "was", "replacement": "existed"},
+                  {"type": "synonym", "position": 1, "original": "plan", "replacement": "plxn"},
+                  {"type": "synonym", "position": 4, "original": "set", "replacement": "put"}])       # JJ -> VBN
+    good = result([{"type": "synonym", "position": 1, "original": "plan", "replacement": "program"}])
+    c = substitution_checks([bad, good], [ex, ex], tagger=SpacyPosTagger())
+    assert c["substitutions"] == 4 and c["on_protected"] == {"auxiliary or copula": 1}
+    assert c["non_words"] == 1 and c["retagged"] >= 1 and 0 <= c["context_retag_rate"] <= 1
+    assert c["protected_words"]["forbidden class"] == 4
+
+
+def test_a_treebank_without_xpos_is_refused_naming_file_line_and_field(tmp_path):
+    from robust_bench.builders.treebanks import _require_xpos
+    from robust_bench.io.conllu_io import ConlluError, read_conllu
+
+    f = tmp_path / "noxpos.conllu"
+    f.write_text("# sent_id = a\n# text = Dogs bark.\n1\tDogs\tdog\tNOUN\tNNS\t_\t2\tnsubj\t_\t_\n"
+                 "2\tbark\tbark\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n3\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n\n")
+    with pytest.raises(ConlluError) as err:
+        _require_xpos(read_conllu(f))
+    assert err.value.line == 4 and err.value.field == "XPOS" and "noxpos.conllu" in str(err.value)
+
+
+def test_build_refuses_an_unknown_filter_and_writes_nothing(tmp_path, sources):
+    exe = Path(sys.executable).with_name("robust-bench")
+    out = tmp_path / "repo"
+    proc = subprocess.run([str(exe), "build", "adv_ewt", "--out", str(out), "--limit", "2", "--filters", "pos,spelling"],
+                          capture_output=True, text=True, env={**os.environ, "ROBUST_BENCH_SOURCES": str(sources)})
+    assert proc.returncode == 2 and "unknown filter 'spelling'" in proc.stderr
+    assert not (out / "data" / "adv_ewt").exists()
+
+
+def test_a_substitute_verb_must_take_the_original_complements(sources):
+    """EWT train's verbs and their complements: "state" never takes an indirect object, so "told him
+    that" cannot become "stated him that"."""
+    from robust_bench.models.taggers import SpacyPosTagger
+    from robust_bench.perturb.parser_substitutes import VerbFrames, verb_frames
+
+    frames = VerbFrames(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu")
+    words = ("She", "told", "him", "that", "it", "worked", ".")
+    heads, rels = (2, 0, 2, 6, 6, 2, 2), ("nsubj", "root", "iobj", "mark", "nsubj", "ccomp", "punct")
+    frame = verb_frames(heads, rels)[1]
+    assert frame == ("ccomp", "iobj")
+    assert not frames.allows("stated", frame) and frames.allows("told", frame)
+    site = Site("k", words, 1, "VBD", "VERB", lemma="tell", frame=frame)
+    pos = PosFilter(SpacyPosTagger(), frames=frames)
+    assert pos.keep([FilterQuery(site, "stated", words)]) == [False]
+
+
+def test_synonyms_leave_out_abbreviations_and_verbal_nouns():
+    from robust_bench.perturb.parser_substitutes import WordNetGenerator, is_abbreviation
+
+    assert is_abbreviation("hr", "hour") and is_abbreviation("gal", "gallon") and not is_abbreviation("large", "big")
+    hour, fight = WordNetGenerator().generate([Site("k", ("an", "hour"), 1, "NN", "NOUN", lemma="hour"),
+                                               Site("k", ("a", "fight"), 1, "NN", "NOUN", lemma="fight")])
+    assert "hr" not in hour and "fighting" not in fight

@@ -7,7 +7,11 @@ For each sentence (§2.2–2.4, settings of §3.2 and the authors' ``adversary/c
    tree, with λ = 0.5 (a label error is a word whose head *or* relation is wrong). Words are visited
    once each, in descending importance (DepAttacker ``calc_importance``).
 2. **Candidates** come from the four generators of :mod:`robust_bench.perturb.parser_substitutes`,
-   computed on the original sentence; **filters** judge them in the current adversarial sentence.
+   computed on the original sentence, for the words that may change (not the paper's forbidden
+   classes, §2.4, nor any other function word, auxiliary, copula, proper noun or word of a fixed
+   expression: :func:`~robust_bench.perturb.parser_substitutes.protection_reasons`); **filters**
+   (the paper's four and the frequency and meaning checks) judge them in the current adversarial
+   sentence.
 3. **Greedy substitution** (Eq. 3): the surviving candidates of the visited word are parsed in one
    batch; the one with the largest positive score, (1 − λ)·Δ arc errors + λ·Δ label errors over the
    current sentence, replaces the word. The search stops when γ = 15% of the words have changed:
@@ -26,24 +30,26 @@ parser's cache parses no word sequence twice.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from robust_bench.models.parsers import Parse, Parser
 from robust_bench.perturb.parser_substitutes import (FILTERS, GENERATORS, Candidates, FilterQuery, Site,
-                                                     is_attackable, merge_candidates)
+                                                     merge_candidates, protection_reasons)
 from robust_bench.scoring.parsing import attachment_errors, attachment_mask
 
 __all__ = ["TreeExample", "ParserAttackResult", "ParserAttack", "edit_budget", "summarise", "LAMBDA_ARC",
            "BUDGET_RATE", "UNK_TOKEN", "FILTER_COST", "row_features", "result_rows", "results_from_rows",
-           "make_attack"]
+           "make_attack", "substitution_checks"]
 
 LAMBDA_ARC = 0.5          # §3.2, pipe.json "rel_ratio"
 BUDGET_RATE = 0.15        # γ, pipe.json "max_mod_percent"
 UNK_TOKEN = "<unk>"       # a word no parser has seen; models with an UNK entry map it there
-#: cost rank of each filter: a dictionary lookup, a tagger, a grammar server, a language model
-FILTER_COST = {"embedding": 0, "pos": 1, "grammar": 2, "perplexity": 3}
+#: cost rank of each filter: dictionary lookups, vectors, a tagger, a sentence encoder (batched), a grammar
+#: checker (one sentence at a time), a language model
+FILTER_COST = {"frequency": 0, "embedding": 1, "pos": 2, "meaning": 3, "grammar": 4, "perplexity": 5}
 
 
 def edit_budget(n_words: int, rate: float = BUDGET_RATE) -> int:
@@ -64,7 +70,7 @@ class TreeExample:
         1-based gold heads, 0 for the root.
     deprels : tuple of str, or None
         Gold relations; None for an unlabelled treebank (UAS only).
-    xpos, upos, lemmas : tuple of str, or None
+    xpos, upos, lemmas, feats : tuple of str, or None
     protected : frozenset of int
         0-based words that must not change (for example parts of a multiword token).
     """
@@ -77,6 +83,7 @@ class TreeExample:
     upos: tuple[str, ...] | None = None
     lemmas: tuple[str, ...] | None = None
     protected: frozenset = frozenset()
+    feats: tuple[str, ...] | None = None
 
     @classmethod
     def from_sentence(cls, sentence) -> "TreeExample":
@@ -85,18 +92,27 @@ class TreeExample:
         mwt = getattr(sentence, "in_multiword_token", ())
         return cls(id=sentence.sent_id, words=tuple(sentence.forms), heads=tuple(sentence.heads),
                    deprels=sentence.deprels, xpos=sentence.xpos, upos=sentence.upos, lemmas=sentence.lemmas,
-                   protected=frozenset(i for i, f in enumerate(mwt) if f))
+                   protected=frozenset(i for i, f in enumerate(mwt) if f), feats=getattr(sentence, "feats", None))
+
+    def protection(self) -> list[str | None]:
+        """Per word, why it must not change, or None where it may
+        (:func:`~robust_bench.perturb.parser_substitutes.protection_reasons`)."""
+        return protection_reasons(self.words, xpos=self.xpos, upos=self.upos, deprels=self.deprels, heads=self.heads,
+                                  feats=self.feats, lemmas=self.lemmas,
+                                  multiword=[i in self.protected for i in range(len(self.words))])
 
     def sites(self) -> list[Site]:
-        """The attackable words (not of a forbidden class, not protected), in sentence order."""
+        """The attackable words (no reason in :meth:`protection`), in sentence order."""
+        from robust_bench.perturb.parser_substitutes import verb_frames
+
+        frames = verb_frames(self.heads, self.deprels) if self.deprels else None
         out = []
-        for i, w in enumerate(self.words):
-            xp = self.xpos[i] if self.xpos else None
-            up = self.upos[i] if self.upos else None
-            if i in self.protected or not is_attackable(xp, up) or not any(c.isalpha() for c in w):
+        for i, why in enumerate(self.protection()):
+            if why is not None:
                 continue
-            out.append(Site(key=self.id, words=self.words, position=i, xpos=xp, upos=up,
-                            lemma=self.lemmas[i] if self.lemmas else None))
+            out.append(Site(key=self.id, words=self.words, position=i, xpos=self.xpos[i] if self.xpos else None,
+                            upos=self.upos[i] if self.upos else None, lemma=self.lemmas[i] if self.lemmas else None,
+                            frame=frames[i] if frames else None))
         return out
 
 
@@ -430,6 +446,64 @@ def summarise(results: Sequence[ParserAttackResult], examples: Sequence[TreeExam
     return out
 
 
+def substitution_checks(results: Sequence[ParserAttackResult], examples: Sequence[TreeExample], *,
+                        tagger=None) -> dict:
+    """The automatic validity checks of a whole adversarial treebank (``../shared/VALIDITY.md`` §3),
+    recomputed from the gold columns and the final sentences, independently of the attack's filters.
+
+    Parameters
+    ----------
+    results, examples : sequence
+        As :func:`summarise`.
+    tagger : robust_bench.models.taggers.SpacyPosTagger, optional
+        Re-tags the attacked sentences; without it the re-tagging check is None.
+
+    Returns
+    -------
+    dict
+        ``substitutions``; ``protected_words`` (words that may not change, by reason, over all
+        sentences); ``on_protected`` (substitutions on such words, by reason; 0 in a valid build);
+        ``non_words`` (substitutes that are not English words: wordfreq Zipf < 1.5 and not in
+        WordNet) and ``non_word_rate``; ``retagged`` (substitutes whose tag, when the attacked
+        sentence is re-tagged, differs from the original's gold PTB tag) and ``retag_rate``;
+        ``context_retagged`` (other words whose tag differs from the original sentence's tagging)
+        and ``context_retag_rate`` over the words of attacked sentences.
+    """
+    from collections import Counter
+
+    from robust_bench.perturb.checks import is_known_word
+
+    protected, on_protected = Counter(), Counter()
+    edits = [(r, ex, e) for r, ex in zip(results, examples) for e in r.edits]
+    for r, ex in zip(results, examples):
+        why = ex.protection()
+        protected.update(w for w in why if w)
+        for e in r.edits:
+            if why[e["position"]]:
+                on_protected[why[e["position"]]] += 1
+    n = len(edits)
+    non_words = sum(not is_known_word(e["replacement"]) for _, _, e in edits)
+    out = {"substitutions": n, "protected_words": dict(sorted(protected.items())),
+           "on_protected": dict(sorted(on_protected.items())), "non_words": non_words,
+           "non_word_rate": non_words / n if n else 0.0, "retagged": None, "retag_rate": None,
+           "context_retagged": None, "context_retag_rate": None}
+    if tagger is not None:
+        attacked = [(r, ex) for r, ex in zip(results, examples) if r.edits]
+        tags = tagger.tag([r.words for r, _ in attacked] + [ex.words for _, ex in attacked])
+        m = len(attacked)
+        retagged = context = words = 0
+        for k, (r, ex) in enumerate(attacked):
+            new, old = tags[k][0], tags[m + k][0]
+            changed = {e["position"] for e in r.edits}
+            gold = ex.xpos or tags[m + k][0]
+            retagged += sum(new[i] != gold[i] for i in changed)
+            context += sum(new[i] != old[i] for i in range(len(new)) if i not in changed)
+            words += len(new) - len(changed)
+        out.update(retagged=retagged, retag_rate=retagged / n if n else 0.0, context_retagged=context,
+                   context_retag_rate=context / words if words else 0.0)
+    return out
+
+
 def row_features():
     """The ``datasets.Features`` of an adversarial-treebank row (:func:`result_rows`)."""
     import datasets
@@ -441,13 +515,14 @@ def row_features():
             "replacement": datasets.Value("string")}
     return datasets.Features({
         "id": datasets.Value("string"), "sent_id": datasets.Value("string"),
-        "tokens": strings, "original_tokens": strings, "upos": strings, "xpos": strings,
+        "tokens": strings, "original_tokens": strings, "lemmas": strings, "upos": strings, "xpos": strings,
+        "feats": strings,
         "head": ints, "deprel": strings, "edits": datasets.List(edit), "success": datasets.Value("bool"),
         "budget": int32, "queries": int32, "n_scored": int32,
         "original_head_errors": int32, "original_label_errors": int32,
         "adversarial_head_errors": int32, "adversarial_label_errors": int32,
         "original_pred_head": ints, "original_pred_deprel": strings, "pred_head": ints, "pred_deprel": strings,
-        "candidates_proposed": ints, "candidates_kept": ints,
+        "candidates_proposed": ints, "candidates_kept": ints, "candidates_after_filters": ints,
     })
 
 
@@ -456,14 +531,17 @@ def result_rows(results: Sequence[ParserAttackResult], examples: Sequence[TreeEx
     """One row per attacked sentence: the adversarial words over the gold tree, the edits, the
     parser's trees before and after, the error counts, and per generator (:data:`GENERATORS` order)
     the candidates proposed and kept. Unlabelled trees carry ``"_"`` relations. Row ids are
-    ``<split>-<index>`` from ``start`` (sortable); ``sent_id`` is the treebank's id."""
+    ``<split>-<index>`` from ``start`` (sortable); ``sent_id`` is the treebank's id.
+    ``candidates_after_filters`` counts the visited words' candidates before filtering and after
+    each filter in turn (:attr:`ParserAttack.filter_order`)."""
     rows = []
     for k, (r, ex) in enumerate(zip(results, examples)):
         n = len(ex.words)
         blank = ["_"] * n
         rows.append({
             "id": f"{split}-{start + k:05d}", "sent_id": ex.id, "tokens": list(r.words), "original_tokens": list(ex.words),
-            "upos": list(ex.upos or blank), "xpos": list(ex.xpos or blank), "head": list(ex.heads),
+            "lemmas": list(ex.lemmas or blank), "upos": list(ex.upos or blank), "xpos": list(ex.xpos or blank),
+            "feats": list(ex.feats or blank), "head": list(ex.heads),
             "deprel": list(ex.deprels or blank), "edits": [dict(e) for e in r.edits], "success": r.success,
             "budget": r.budget, "queries": r.queries, "n_scored": r.n_scored,
             "original_head_errors": r.original_errors[0], "original_label_errors": r.original_errors[1],
@@ -472,6 +550,7 @@ def result_rows(results: Sequence[ParserAttackResult], examples: Sequence[TreeEx
             "pred_head": list(r.adversarial_parse.heads), "pred_deprel": list(r.adversarial_parse.deprels or blank),
             "candidates_proposed": [r.candidates.get(g, [0, 0])[0] for g in GENERATORS],
             "candidates_kept": [r.candidates.get(g, [0, 0])[1] for g in GENERATORS],
+            "candidates_after_filters": list(r.stages),
         })
     return rows
 
@@ -486,14 +565,16 @@ def results_from_rows(rows) -> tuple[list[ParserAttackResult], list[TreeExample]
         ex = TreeExample(id=row["sent_id"], words=tuple(row["original_tokens"]), heads=tuple(row["head"]),
                          deprels=tuple(row["deprel"]) if labelled else None,
                          xpos=tuple(row["xpos"]) if has_xpos else None,
-                         upos=tuple(row["upos"]) if any(u != "_" for u in row["upos"]) else None)
+                         upos=tuple(row["upos"]) if any(u != "_" for u in row["upos"]) else None,
+                         lemmas=tuple(row["lemmas"]) if any(x != "_" for x in row.get("lemmas") or ()) else None,
+                         feats=tuple(row["feats"]) if row.get("feats") else None)
         lab = labelled and any(d != "_" for d in row["pred_deprel"])
         results.append(ParserAttackResult(
             id=row["sent_id"], original_words=ex.words, words=tuple(row["tokens"]), edits=list(row["edits"]),
             budget=row["budget"], n_scored=row["n_scored"],
             original_errors=(row["original_head_errors"], row["original_label_errors"]),
             adversarial_errors=(row["adversarial_head_errors"], row["adversarial_label_errors"]), labelled=lab,
-            queries=row["queries"],
+            queries=row["queries"], stages=list(row.get("candidates_after_filters") or []),
             candidates={g: [p, k] for g, p, k in zip(GENERATORS, row["candidates_proposed"], row["candidates_kept"])
                         if p or k},
             original_parse=Parse(tuple(row["original_pred_head"]), tuple(row["original_pred_deprel"]) if lab else None),
@@ -502,17 +583,37 @@ def results_from_rows(rows) -> tuple[list[ParserAttackResult], list[TreeExample]
     return results, examples
 
 
-def make_attack(parser: Parser, *, vectors: str, mlm: str | None = None, lm: str | None = None,
-                tagger_model: str | None = None, generators: Sequence[str] = GENERATORS,
-                filters: Sequence[str] = FILTERS, seed: int = 0, device: str = "auto", rule: str = "ud",
-                grammar_checker=None, hownet=None) -> tuple[ParserAttack, dict]:
-    """Set up the attack of Wang et al. (2021) with the paper's generators and filters.
+def _names(value, known: Sequence[str], what: str) -> tuple[list[str], bool]:
+    """(names, explicit) from ``"auto"``/None (every known name, each optional) or a list or comma string."""
+    if value is None or value == "auto":
+        return list(known), False
+    names = [v.strip() for v in (value.split(",") if isinstance(value, str) else value) if v and v.strip()]
+    if not names:
+        raise ValueError(f"no {what} given; known: {', '.join(known)} (or auto)")
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown {what} {name!r}; known: {', '.join(known)} (or auto)")
+    return names, True
+
+
+def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None = None, lm: str | None = None,
+                tagger_model: str | None = None, generators: Sequence[str] | str = "auto",
+                filters: Sequence[str] | str = "auto", seed: int = 0, device: str = "auto", rule: str = "ud",
+                grammar_checker=None, hownet=None, meaning=None, vectors_unavailable: str | None = None,
+                frames: str | None = None) -> tuple[ParserAttack, dict]:
+    """Set up the attack of Wang et al. (2021) with the paper's generators and filters and the checks
+    of ``../shared/VALIDITY.md``.
+
+    With ``"auto"`` (the default) every generator and filter that can run here is used, and each that
+    cannot is left out with the reason in ``setup["unavailable"]``: offline, without the counter-fitted
+    vectors, BERT, GPT-2, OpenHowNet's data and LanguageTool, that is the synonym generator with the
+    frequency, POS, meaning and grammar (Link Grammar) filters. Names given explicitly must all run.
 
     Parameters
     ----------
     parser : Parser
         The victim.
-    vectors : str
+    vectors : str, optional
         Word-vector file (word2vec or GloVe text, or word2vec binary): the embedding generator and
         the cosine filter.
     mlm, lm : str, optional
@@ -520,84 +621,146 @@ def make_attack(parser: Parser, *, vectors: str, mlm: str | None = None, lm: str
         perplexity filter (default ``gpt2``): Hub ids or local folders.
     tagger_model : str, optional
         spaCy pipeline for the POS filter (default ``$ROBUST_BENCH_SPACY_MODEL``).
-    generators, filters : sequence of str
+    generators, filters : "auto", comma-separated str or sequence of str
         Subsets of :data:`GENERATORS` and :data:`FILTERS`.
     seed : int
         Seeds the masked-LM draws.
-    grammar_checker : callable, optional
-        ``text -> number of errors`` for the grammar filter; default LanguageTool when it runs.
+    grammar_checker : callable or str, optional
+        ``text -> number of errors``, or ``languagetool`` / ``link-grammar``; default the first that runs.
     hownet : object, optional
         An ``OpenHowNet.HowNetDict`` for the sememe generator; default built when its data exists.
+    meaning : robust_bench.perturb.checks.MeaningKept, optional
+        The meaning filter's encoder; default ``$ROBUST_BENCH_SIMILARITY_MODEL``.
+    vectors_unavailable : str, optional
+        Why there are no vectors (a failed download), for the record.
+    frames : str, optional
+        A gold CoNLL-U treebank (UD English EWT train) whose verbs' complements the POS filter asks
+        a substitute verb to be able to take (:class:`~robust_bench.perturb.parser_substitutes.VerbFrames`).
 
     Returns
     -------
     (ParserAttack, dict)
         The attack, and what a record or card says about its setup: the models and their
-        revisions, the vectors' file hash, the generators and filters used, and those that could
-        not run with the reason (the sememe generator without OpenHowNet data, the grammar filter
-        without LanguageTool).
+        revisions, the vectors' file hash, the generators and filters that ran (``generators``,
+        ``filters``), the grammar checker, the thresholds, and those left out with the reason
+        (``unavailable``).
 
     Raises
     ------
     ValueError
         For an unknown generator or filter name.
     robust_bench.perturb.parser_substitutes.SubstituteError
-        If the vectors cannot be read or WordNet is missing.
+        If a generator or filter asked for by name cannot run (no vectors, no grammar checker, no
+        OpenHowNet data), or the vectors cannot be read, or WordNet is missing.
     robust_bench.models.loader.ModelError
-        If a language model cannot be loaded.
+        If a language model asked for by name cannot be loaded.
     """
     from robust_bench.io.sources import sha256_file
     from robust_bench.models.lm import DEFAULT_LM, DEFAULT_MLM, CausalLMScorer, MaskedLMFiller
+    from robust_bench.models.loader import ModelError
     from robust_bench.models.taggers import SpacyPosTagger
-    from robust_bench.perturb.parser_substitutes import (MLM_TOP_K, EmbeddingFilter, EmbeddingGenerator, GrammarFilter,
-                                                         MaskedLMGenerator, PerplexityFilter, PosFilter,
-                                                         SememeGenerator, SubstituteError, WordNetGenerator,
-                                                         load_word_vectors)
+    from robust_bench.perturb.checks import ZIPF_FLOOR
+    from robust_bench.perturb.parser_substitutes import (MAX_SENSE_RANK, MAX_ZIPF_DROP, MAX_SUBSTITUTE_SENSE_RANK, MIN_COSINE,
+                                                         MLM_TOP_K, MAX_PPL_INCREASE, EmbeddingFilter,
+                                                         EmbeddingGenerator, FrequencyFilter, GrammarFilter,
+                                                         MaskedLMGenerator, MeaningFilter, PerplexityFilter, PosFilter,
+                                                         SememeGenerator, SubstituteError, VerbFrames,
+                                                         WordNetGenerator, load_word_vectors)
 
-    for name in generators:
-        if name not in GENERATORS:
-            raise ValueError(f"unknown generator {name!r}; known: {', '.join(GENERATORS)}")
-    for name in filters:
-        if name not in FILTERS:
-            raise ValueError(f"unknown filter {name!r}; known: {', '.join(FILTERS)}")
+    gen_names, gen_explicit = _names(generators, GENERATORS, "generator")
+    flt_names, flt_explicit = _names(filters, FILTERS, "filter")
     setup: dict = {"parser": parser.name, "parser_revision": parser.revision, "rule": rule,
-                   "lambda_arc": LAMBDA_ARC, "budget_rate": BUDGET_RATE, "unavailable": {}}
-    vec = load_word_vectors(vectors)
-    setup["vectors"] = {"file": vec.name, "sha256": sha256_file(vectors), "words": len(vec)}
+                   "lambda_arc": LAMBDA_ARC, "budget_rate": BUDGET_RATE, "unavailable": {},
+                   "requested": {"generators": "auto" if not gen_explicit else gen_names,
+                                 "filters": "auto" if not flt_explicit else flt_names}}
+
+    def unavailable(what: str, why: str, explicit: bool):
+        if explicit:
+            raise SubstituteError(f"{what} was asked for but cannot run: {why}")
+        setup["unavailable"][what] = why
+
+    vec = None
+    needs_vectors = "embedding" in gen_names or "embedding" in flt_names
+    if needs_vectors and vectors:
+        vec = load_word_vectors(vectors)
+        setup["vectors"] = {"file": vec.name, "sha256": sha256_file(vectors), "words": len(vec)}
+    no_vectors = vectors_unavailable or "no word-vector file given (--vectors)"
     gens = []
-    for name in GENERATORS:
-        if name not in generators:
-            continue
+    for name in gen_names:
         if name == "sememe":
             try:
                 gens.append(SememeGenerator(hownet))
             except SubstituteError as exc:
-                setup["unavailable"]["sememe"] = str(exc)
+                unavailable("generator sememe", str(exc), gen_explicit)
         elif name == "synonym":
             gens.append(WordNetGenerator())
+            setup["synonym"] = {"max_sense_rank": MAX_SENSE_RANK, "max_substitute_sense_rank": MAX_SUBSTITUTE_SENSE_RANK}
         elif name == "embedding":
-            gens.append(EmbeddingGenerator(vec))
+            if vec is None:
+                unavailable("generator embedding", no_vectors, gen_explicit)
+            else:
+                gens.append(EmbeddingGenerator(vec))
         else:
-            filler = MaskedLMFiller(mlm or DEFAULT_MLM, device=device, top_k=MLM_TOP_K)
+            try:
+                filler = MaskedLMFiller(mlm or DEFAULT_MLM, device=device, top_k=MLM_TOP_K)
+            except ModelError as exc:
+                if gen_explicit or mlm:
+                    raise
+                unavailable("generator mlm", str(exc).splitlines()[0], False)
+                continue
             setup["mlm"] = {"model": filler.model_id, "revision": filler.revision}
             gens.append(MaskedLMGenerator(filler, seed=seed))
+    if not gens:
+        raise SubstituteError("no candidate generator can run: " + "; ".join(f"{k}: {v}" for k, v in setup["unavailable"].items()))
     flts = []
-    for name in filters:
-        if name == "pos":
+    thresholds: dict = {}
+    for name in flt_names:
+        if name == "frequency":
+            flts.append(FrequencyFilter())
+            thresholds["frequency"] = {"zipf_floor": ZIPF_FLOOR, "max_zipf_drop": MAX_ZIPF_DROP}
+        elif name == "pos":
             tagger = SpacyPosTagger(tagger_model)
             setup["tagger"] = tagger.model_id
-            flts.append(PosFilter(tagger))
+            vf = VerbFrames(frames) if frames else None
+            if vf is None:
+                setup["unavailable"]["filter pos (verb frames)"] = "no frame treebank given; verbs' complements not checked"
+            else:
+                setup["frames"] = {"file": Path(frames).name, "sha256": sha256_file(frames), "verbs": len(vf.counts)}
+            flts.append(PosFilter(tagger, frames=vf))
         elif name == "embedding":
-            flts.append(EmbeddingFilter(vec))
+            if vec is None:
+                unavailable("filter embedding", no_vectors, flt_explicit)
+            else:
+                flts.append(EmbeddingFilter(vec))
+                thresholds["embedding"] = {"min_cosine": MIN_COSINE}
+        elif name == "meaning":
+            try:
+                f = MeaningFilter(meaning)
+                f.meaning._encoder()
+            except OSError as exc:
+                unavailable("filter meaning", str(exc), flt_explicit)
+                continue
+            flts.append(f)
+            thresholds["meaning"] = {"model": f.meaning.model, "sentence_cosine": f.meaning.sentence_threshold,
+                                     "word_cosine": f.meaning.word_threshold}
         elif name == "grammar":
-            g = GrammarFilter(grammar_checker)
+            g = GrammarFilter(grammar_checker, require=flt_explicit)
             if not g.available:
-                setup["unavailable"]["grammar"] = g.reason
+                setup["unavailable"]["filter grammar (checker)"] = g.reason + "; only the a/an article check ran"
             flts.append(g)
+            setup["grammar_checker"] = g.checker_name
         else:
-            scorer = CausalLMScorer(lm or DEFAULT_LM, device=device)
+            try:
+                scorer = CausalLMScorer(lm or DEFAULT_LM, device=device)
+            except ModelError as exc:
+                if flt_explicit or lm:
+                    raise
+                unavailable("filter perplexity", str(exc).splitlines()[0], False)
+                continue
             setup["lm"] = {"model": scorer.model_id, "revision": scorer.revision}
+            thresholds["perplexity"] = {"max_increase": MAX_PPL_INCREASE}
             flts.append(PerplexityFilter(scorer))
     setup["generators"] = [g.name for g in gens]
-    setup["filters"] = [f.name for f in flts if f.available]
+    setup["filters"] = [f.name for f in flts]
+    setup["thresholds"] = thresholds
     return ParserAttack(parser, gens, flts, rule=rule), setup

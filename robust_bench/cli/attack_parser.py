@@ -23,10 +23,13 @@ def attack_parser(
     limit: Optional[int] = typer.Option(None, "--limit", help="Attack only the first N sentences."),
     mlm: Optional[str] = typer.Option(None, "--mlm", help="Masked LM of the mlm generator (default bert-base-uncased)."),
     lm: Optional[str] = typer.Option(None, "--lm", help="Causal LM of the perplexity filter and Table 2 (default gpt2)."),
-    vectors: Path = typer.Option(..., "--vectors", help="Word vectors (word2vec/GloVe text or .bin); the paper uses "
-                                                        "the counter-fitted vectors of Mrkšić et al. (2016)."),
-    generators: str = typer.Option("sememe,synonym,embedding,mlm", "--generators", help="Comma-separated generators."),
-    filters: str = typer.Option("pos,embedding,grammar,perplexity", "--filters", help="Comma-separated filters."),
+    vectors: Optional[Path] = typer.Option(None, "--vectors", help="Word vectors (word2vec/GloVe text or .bin) of the "
+                                                                   "embedding generator and filter; the paper uses "
+                                                                   "the counter-fitted vectors of Mrkšić et al. (2016)."),
+    generators: str = typer.Option("auto", "--generators", help="auto (every one that runs here) or comma-separated "
+                                                                 "from sememe, synonym, embedding, mlm."),
+    filters: str = typer.Option("auto", "--filters", help="auto (every one that runs here) or comma-separated from "
+                                                          "frequency, pos, embedding, meaning, grammar, perplexity."),
     ablation: bool = typer.Option(True, "--ablation/--no-ablation", help="Also rerun with the filters added one by "
                                                                          "one (Table 5)."),
     treebank: Optional[Path] = typer.Option(None, "--treebank", help="adv_ptb: CoNLL-X PTB section 23 instead of "
@@ -84,30 +87,40 @@ def _run(parser_spec, config, limit, mlm, lm, vectors, generators, filters, abla
     from robust_bench.io.conllu_io import read_conllu
     from robust_bench.leaderboard.records import make_record, write_record
     from robust_bench.models.lm import DEFAULT_LM, CausalLMScorer
+    from robust_bench.models.loader import ModelError
     from robust_bench.models.parsers import load_parser
 
     examples, builder = _examples(config, source, limit, treebank)
     parser = load_parser(parser_spec)
-    attack, setup = make_attack(parser, vectors=str(vectors), mlm=mlm, lm=lm, tagger_model=spacy_model,
-                                generators=[g for g in generators.split(",") if g],
-                                filters=[f for f in filters.split(",") if f], seed=seed, device=device,
-                                rule="ud" if config == "adv_ewt" else "ptb")
+    attack, setup = make_attack(parser, vectors=None if vectors is None else str(vectors), mlm=mlm, lm=lm,
+                                tagger_model=spacy_model, generators=generators, filters=filters, seed=seed,
+                                device=device, rule="ud" if config == "adv_ewt" else "ptb",
+                                frames=str(train_vocab) if train_vocab else builder._frames_path())
     for what, why in setup["unavailable"].items():
         typer.echo(f"note: {what} not used: {why}")
+    typer.echo(f"generators: {', '.join(setup['generators'])}; filters: {', '.join(setup['filters'])}")
     results = attack.attack(examples, progress=True)
     train_path = str(train_vocab) if train_vocab else getattr(builder, "_train_path", None)
     train_words = {w for s in read_conllu(train_path) for w in s.forms} if train_path else None
     summary = summarise(results, examples, train_vocabulary=train_words)
-    scorer = next((f.lm for f in attack.filters if f.name == "perplexity"), None) or \
-        CausalLMScorer(lm or DEFAULT_LM, device=device)
-    ppl = (rep.mean_perplexity(scorer, [e.words for e in examples]), rep.mean_perplexity(scorer, [r.words for r in results]))
+    scorer = next((f.lm for f in attack.filters if f.name == "perplexity"), None)
+    if scorer is None:
+        try:
+            scorer = CausalLMScorer(lm or DEFAULT_LM, device=device)
+        except ModelError as exc:
+            if lm:
+                raise
+            typer.echo(f"note: Table 2 (perplexity) left out: {str(exc).splitlines()[0]}")
+    ppl = ((rep.mean_perplexity(scorer, [e.words for e in examples]),
+            rep.mean_perplexity(scorer, [r.words for r in results])) if scorer is not None else None)
     pname = model_slug(parser.name)
     typer.echo(f"\n{parser.name} on {config} ({len(examples)} sentences), parser queries {parser.queries:,} "
                f"in {parser.calls:,} calls\n")
     typer.echo("Table 6: attachment scores before and after the attack\n" + rep.table6(summary, parser.name) + "\n")
     typer.echo("Table 4: candidates per generator\n" + rep.table4(summary) + "\n")
     typer.echo("Table 7: out-of-vocabulary (parser embeddings) and out-of-training words\n" + rep.table7(summary) + "\n")
-    typer.echo("Table 2 (automatic): perplexity under " + scorer.model_id + "\n" + rep.table2(*ppl) + "\n")
+    if ppl is not None:
+        typer.echo("Table 2 (automatic): perplexity under " + scorer.model_id + "\n" + rep.table2(*ppl) + "\n")
     abl = []
     if ablation:
         abl = rep.filter_ablation(attack, examples, lm=scorer, progress=True)
@@ -130,7 +143,7 @@ def _run(parser_spec, config, limit, mlm, lm, vectors, generators, filters, abla
             metrics[f"{k}_{rule}"] = v / 100
     corpus = meta["files"]["test"]["sha256"]
     details = {"setup": setup, "table4": summary["candidates"], "table7": {"oov": summary["oov"], "oot": summary["oot"]},
-               "table2": {"original": ppl[0], "adversarial": ppl[1]}, "table5": abl,
+               "table2": None if ppl is None else {"original": ppl[0], "adversarial": ppl[1]}, "table5": abl,
                "parser_queries": parser.queries, "parser_calls": parser.calls, "adversarial_config": name}
     rec = make_record(model_id=parser_spec, revision=parser.revision, config=config, split="test",
                       corpus_sha256=corpus, metrics=metrics, seed=seed, details=details)

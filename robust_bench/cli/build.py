@@ -58,6 +58,12 @@ def build(
     mlm: Optional[str] = typer.Option(None, "--mlm", help="adv_*: masked LM of the mlm generator (default "
                                                          "bert-base-uncased)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="adv_*: attack only the first N sentences."),
+    generators: Optional[str] = typer.Option(None, "--generators",
+                                             help="adv_*: auto (default: every generator that runs here) or "
+                                                  "comma-separated from sememe, synonym, embedding, mlm."),
+    filters: Optional[str] = typer.Option(None, "--filters",
+                                          help="adv_*: auto (default: every filter that runs here) or comma-separated "
+                                               "from frequency, pos, embedding, meaning, grammar, perplexity."),
     treebank: Optional[Path] = typer.Option(None, "--treebank", help="adv_ptb: a CoNLL-X PTB (section 23) instead of "
                                                                     "NLTK's WSJ sample."),
     budget: Optional[int] = typer.Option(None, "--budget", help="names_*: B, swapped variants per group (default 50)."),
@@ -88,6 +94,7 @@ def build(
                "augment_train": augment_train, "budget": budget, "names": None if names is None else str(names),
                "exclude_seen": exclude_seen, "coref_path": None if coref_path is None else str(coref_path),
                "parser": parser, "vectors": None if vectors is None else str(vectors), "mlm": mlm, "limit": limit,
+               "generators": generators, "filters": filters,
                "treebank": None if treebank is None else str(treebank)}
     try:
         report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)

@@ -295,8 +295,8 @@ class SpacyPosTagger:
     def queries(self) -> int:
         return self._cache.queries
 
-    def tag(self, sentences: Sequence[Sequence[str]]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-        """Fine (PTB) and universal tags of every word.
+    def tag(self, sentences: Sequence[Sequence[str]]) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
+        """Fine (PTB) and universal tags and morphological features of every word.
 
         Parameters
         ----------
@@ -304,8 +304,9 @@ class SpacyPosTagger:
 
         Returns
         -------
-        list of (xpos, upos)
-            Per sentence, two tuples of str of shape (n_words,).
+        list of (xpos, upos, morph)
+            Per sentence, three tuples of str of shape (n_words,); ``morph`` is the UD FEATS string
+            (empty where the pipeline has no morphologizer).
         """
         return self._cache.get_many([tuple(s) for s in sentences], self._forward)
 
@@ -313,5 +314,5 @@ class SpacyPosTagger:
         from spacy.tokens import Doc
 
         docs = (Doc(self.nlp.vocab, words=list(s)) for s in todo)
-        return [(tuple(t.tag_ for t in d), tuple(t.pos_ for t in d))
+        return [(tuple(t.tag_ for t in d), tuple(t.pos_ for t in d), tuple(str(t.morph) for t in d))
                 for d in self.nlp.pipe(docs, batch_size=self.batch_size, disable=self._disable)]

@@ -1,4 +1,4 @@
-"""Substitute words for the parser attack of Wang et al. (2021): four generators and four filters.
+"""Substitute words for the parser attack of Wang et al. (2021): four generators, six filters, and the words that never change.
 
 A word of a treebank sentence may be replaced by a substitute that keeps the gold tree valid
 (§2.3). Substitutes come from four generators, in the order of the authors' released code
@@ -7,9 +7,9 @@ original word dropped and its case copied onto each substitute (``recover_word_c
 
 * ``sememe``: words with the same HowNet sememes and part of speech (OpenHowNet; optional, needs
   its data);
-* ``synonym``: WordNet synonyms (NLTK) of any synset, single words only, not the word's own lemma
-  nor "be"; the code keeps the base forms, and this module also offers each in the word's
-  inflection (``lemminflect``), so an inflected word can get a synonym in the same form;
+* ``synonym``: WordNet synonyms (NLTK) of the word's lemma in its own part of speech, through its
+  common senses only, inflected like the word (``lemminflect``); DepAttacker looks up every synset
+  of the surface form, which reads "was" as the noun "WA" (:class:`WordNetGenerator`);
 * ``embedding``: the 50 nearest neighbours in a word-vector space (the paper uses the
   counter-fitted vectors of Mrkšić et al. 2016; any word2vec or GloVe file works);
 * ``mlm``: a masked LM with the word masked; 60 tokens are drawn without replacement from its top
@@ -17,23 +17,31 @@ original word dropped and its case copied onto each substitute (``recover_word_c
   dropped, at most 50 kept (DepAttacker ``gen_mlm_cands``; the draw is seeded per sentence and
   position).
 
-Filters (§2.3, settings of §3.2 and ``adversary/config/pipe.json``) decide in the context of the
-current adversarial sentence:
+Filters (§2.3, settings of §3.2 and ``adversary/config/pipe.json``, and the checks of
+``../shared/VALIDITY.md`` §3) decide in the context of the current adversarial sentence:
 
-* ``pos``: the substitute, tagged in context, has the original word's fine POS tag;
+* ``frequency``: an English word (wordfreq, WordNet) of Zipf >= 3.0 and at most 1.25 Zipf rarer
+  than the original;
+* ``pos``: the re-tagged sentence keeps the original word's gold fine tag, UPOS and morphology on
+  the substitute and every other word's tag; a verb can take the original's complements
+  (:class:`VerbFrames`);
 * ``embedding``: cosine similarity of the two words' vectors >= 0.7; a word without a vector is
   rejected (for every generator, as in the code);
-* ``grammar``: LanguageTool finds no more errors than in the current sentence (skipped, and
-  recorded, when LanguageTool cannot run);
+* ``meaning``: the sentence encoder's cosines (whole sentence >= 0.90, the word in context >= 0.85);
+* ``grammar``: no new a/an error, and no more errors from LanguageTool where it runs, else no more
+  null links from CMU Link Grammar;
 * ``perplexity``: the causal-LM perplexity rises by at most 20 over the current sentence (Eq. 2).
 
-Words of forbidden classes are never substituted: DepAttacker's ``stop_tags`` (pronouns, articles
-and determiners, conjunctions and prepositions (IN), numerals, interjections, wh-words and
-punctuation), or their UPOS equivalents for a corpus without PTB tags.
+Words that may not change (:func:`protection_reasons`): DepAttacker's ``stop_tags`` (pronouns,
+articles and determiners, conjunctions and prepositions (IN), numerals, interjections, wh-words
+and punctuation), or their UPOS equivalents for a corpus without PTB tags, and every other function
+class, proper nouns, auxiliaries and copulas, light verbs, degree adverbs and the words of fixed
+expressions, flat names and phrasal verbs.
 """
 
 from __future__ import annotations
 
+import atexit
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,27 +49,77 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["FORBIDDEN_XPOS", "FORBIDDEN_UPOS", "GENERATORS", "FILTERS", "Site", "is_attackable", "recover_word_case",
+__all__ = ["FORBIDDEN_XPOS", "FORBIDDEN_UPOS", "STOP_XPOS", "FUNCTION_XPOS", "PROTECTED_DEPRELS", "PROTECTED_HEAD_OF",
+           "PROTECTED_LEMMAS", "PROTECTED_ADVERBS", "PROTECTED_NOUNS", "VerbFrames", "GENERATORS", "FILTERS", "PAPER_FILTERS", "Site", "is_attackable", "protection_reasons", "recover_word_case",
            "WordVectors", "load_word_vectors", "MaskedLMGenerator", "EmbeddingGenerator", "WordNetGenerator",
-           "SememeGenerator", "PosFilter", "EmbeddingFilter", "GrammarFilter", "PerplexityFilter",
-           "language_tool_checker", "SubstituteError", "MIN_COSINE", "MAX_PPL_INCREASE", "N_NEIGHBOURS",
+           "SememeGenerator", "site_lemma", "inflect_like", "is_abbreviation", "PosFilter", "EmbeddingFilter", "GrammarFilter", "PerplexityFilter",
+           "language_tool_checker", "link_grammar_checker", "GRAMMAR_CHECKERS", "FrequencyFilter",
+           "MeaningFilter", "MORPH_FEATURES", "MAX_ZIPF_DROP", "MEANING_SENTENCE_COSINE", "MEANING_WORD_COSINE", "SubstituteError", "MIN_COSINE", "MAX_PPL_INCREASE", "N_NEIGHBOURS",
            "FilterQuery", "Candidates", "merge_candidates"]
 
-#: DepAttacker's ``stop_tags``: PTB tags of words that are never substituted.
-FORBIDDEN_XPOS = frozenset({"PRP", "PRP$", "DT", "CC", "IN", "CD", "UH", "WDT", "WP", "WP$", "-LRB-", "-RRB-",
-                            ".", "``", "''", ":", ",", "?", ";"})
-#: The same classes in UPOS, for corpora without PTB tags.
-FORBIDDEN_UPOS = frozenset({"PRON", "DET", "CCONJ", "SCONJ", "ADP", "NUM", "INTJ", "PUNCT"})
+#: DepAttacker's ``stop_tags``: PTB tags of words that are never substituted (§2.4: pronouns, articles,
+#: conjunctions, numerals, interjections, interrogative determiners, punctuation).
+STOP_XPOS = frozenset({"PRP", "PRP$", "DT", "CC", "IN", "CD", "UH", "WDT", "WP", "WP$", "-LRB-", "-RRB-",
+                       ".", "``", "''", ":", ",", "?", ";"})
+#: Further PTB classes that are function words or names, never substituted here: modals, infinitival
+#: "to", possessive 's, particles, existential "there", predeterminers, wh-adverbs, proper nouns, and
+#: symbols, list markers, foreign words, e-mail addresses and the like.
+FUNCTION_XPOS = frozenset({"MD", "TO", "POS", "RP", "EX", "PDT", "WRB", "NNP", "NNPS", "LS", "SYM", "FW", "ADD",
+                           "NFP", "GW", "AFX", "HYPH", "$", "#", "XX", "-NONE-"})
+FORBIDDEN_XPOS = STOP_XPOS | FUNCTION_XPOS
+#: The same classes in UPOS: only nouns, (non-auxiliary) verbs, adjectives and adverbs may change.
+FORBIDDEN_UPOS = frozenset({"PRON", "DET", "CCONJ", "SCONJ", "ADP", "NUM", "INTJ", "PUNCT", "AUX", "PART", "PROPN",
+                            "SYM", "X"})
+#: UD relations whose dependent never changes: auxiliaries, copulas, expletives, and the words of
+#: fixed expressions, flat names, phrasal-verb particles and split words.
+PROTECTED_DEPRELS = frozenset({"aux", "cop", "expl", "fixed", "flat", "compound:prt", "goeswith"})
+#: UD relations whose head never changes either: the first word of a fixed expression or flat name
+#: ("of course", "High Wycombe"), the verb of a phrasal verb ("give up"), the verb of an expletive
+#: ("there is"), a split word.
+PROTECTED_HEAD_OF = frozenset({"fixed", "flat", "compound:prt", "goeswith", "expl"})
+#: FEATS that mark a word whose form is not its standard spelling or not a plain word.
+PROTECTED_FEATS = ("Typo=Yes", "Abbr=Yes", "Foreign=Yes")
+#: Lemmas never substituted whatever their tag: "be", "have" and "do" carry the tense, aspect and
+#: copular structure (DepAttacker's synonym list leaves out "be"); the light and support verbs "get",
+#: "let", "go", "make", "take" and "give" head constructions that a synonym breaks ("get married",
+#: "going to", "make a decision" -> "create a decision"); the semi-modals "want" and "need" have no
+#: synonym of the same meaning and valency ("want" -> "need"); and the reporting verbs "say" and
+#: "tell" take different complements ("told him" -> "said him", "said that" -> "told that").
+#: Quantifier nouns (:data:`PROTECTED_NOUNS`) head fixed phrases ("a lot of" -> "a plenty of").
+PROTECTED_LEMMAS = frozenset({"be", "have", "do", "get", "let", "go", "make", "take", "give", "want", "need", "say",
+                              "tell"})
+PROTECTED_NOUNS = frozenset({"lot", "lots", "bit", "couple", "kind", "sort", "type", "plenty", "deal", "number",
+                             "amount", "bunch", "load", "loads", "ton", "tons", "way", "thing", "things"})
+#: Degree, focus and time adverbs, a closed class in all but tag (Quirk et al.'s subjuncts): their
+#: WordNet "synonyms" shift scope or register ("just" -> "merely", "pretty" -> "somewhat", "too" ->
+#: "also"), as blind readers of the first builds judged.
+PROTECTED_ADVERBS = frozenset({"just", "only", "even", "also", "too", "so", "very", "pretty", "quite", "really",
+                               "still", "then", "now", "already", "yet", "ever", "never", "almost", "rather",
+                               "enough", "much", "well", "as", "more", "most", "less", "least", "again", "else",
+                               "here", "there", "back", "away", "up", "down", "out", "off", "on", "in", "over",
+                               "about", "around", "instead", "anyway", "though", "not", "n't", "always", "often",
+                               "sometimes", "once", "twice", "soon", "later", "today", "tonight", "tomorrow",
+                               "yesterday", "all", "both", "either", "neither"})
 #: Generator names, in the order DepAttacker collects candidates.
 GENERATORS = ("sememe", "synonym", "embedding", "mlm")
-#: Filter names, in the order of the paper's ablation (Table 5).
-FILTERS = ("pos", "embedding", "grammar", "perplexity")
+#: Filter names: the paper's four (§2.3, in the order of its ablation, Table 5) and two checks of
+#: ``../shared/VALIDITY.md`` §3 that work without its models (word frequency; sentence meaning).
+FILTERS = ("frequency", "pos", "embedding", "meaning", "grammar", "perplexity")
+#: The paper's own filters.
+PAPER_FILTERS = ("pos", "embedding", "grammar", "perplexity")
 MIN_COSINE = 0.7            # §3.2, pipe.json "wsim"
 MAX_PPL_INCREASE = 20.0     # §3.2, pipe.json "ppl_diff_thres"
 N_NEIGHBOURS = 50           # pipe.json "max_knn"
 MLM_TOP_K, MLM_DRAWS, MLM_KEEP = 100, 60, 50
+#: Senses of the original word (WordNet order, most frequent first) whose synonyms are offered, and
+#: the rank that sense must have among the substitute's own senses: a synonym through a rare sense of
+#: either word ("number" -> "figure", "course" -> "class") changes the meaning.
+MAX_SENSE_RANK = 3
+MAX_SUBSTITUTE_SENSE_RANK = 2
 #: PTB tags lemminflect inflects to
-_INFLECTABLE = frozenset({"NN", "NNS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "JJ", "JJR", "JJS", "RB", "RBR", "RBS"})
+_INFLECTABLE = frozenset({"NNS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "JJR", "JJS", "RBR", "RBS"})
+_WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+_XPOS_UPOS = {"NN": "NOUN", "VB": "VERB", "JJ": "ADJ", "RB": "ADV"}
 
 
 class SubstituteError(RuntimeError):
@@ -83,6 +141,9 @@ class Site:
     xpos, upos : str or None
         The word's gold tags (``xpos`` None when the corpus has none).
     lemma : str or None
+    frame : tuple of str, or None
+        For a verb, its core complements in the gold tree (:data:`FRAME_RELATIONS`, sorted); None
+        when the treebank has no relations.
     """
 
     key: str
@@ -91,6 +152,7 @@ class Site:
     xpos: str | None = None
     upos: str | None = None
     lemma: str | None = None
+    frame: tuple[str, ...] | None = None
 
     @property
     def word(self) -> str:
@@ -100,12 +162,102 @@ class Site:
 def is_attackable(xpos: str | None, upos: str | None) -> bool:
     """Whether a word of this class may be substituted (not a forbidden class).
 
-    The PTB tag decides when there is one (:data:`FORBIDDEN_XPOS`), else the UPOS tag
-    (:data:`FORBIDDEN_UPOS`).
+    Both tags decide when both are given (:data:`FORBIDDEN_XPOS`, :data:`FORBIDDEN_UPOS`): in UD
+    an auxiliary is ``AUX`` whatever its PTB tag (``VBZ``), and a proper noun ``PROPN``.
     """
-    if xpos and xpos != "_":
-        return xpos not in FORBIDDEN_XPOS
+    if xpos and xpos != "_" and xpos in FORBIDDEN_XPOS:
+        return False
     return (upos or "") not in FORBIDDEN_UPOS
+
+
+def _lemma_at(words, i, xp, up, lemmas) -> str:
+    if lemmas and lemmas[i] and lemmas[i] != "_":
+        return lemmas[i].lower()
+    if (xp or "").startswith("VB") or up in ("VERB", "AUX"):
+        from lemminflect import getLemma
+
+        found = getLemma(words[i], upos="VERB")
+        if found:
+            return found[0].lower()
+    return words[i].lower()
+
+
+def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = None, upos: Sequence[str] | None = None,
+                       deprels: Sequence[str] | None = None, heads: Sequence[int] | None = None,
+                       feats: Sequence[str] | None = None, lemmas: Sequence[str] | None = None,
+                       multiword: Sequence[bool] | None = None) -> list[str | None]:
+    """Why each word of a gold-annotated sentence must not change, or None where it may.
+
+    Reasons, first that applies: ``forbidden class`` (§2.4 and DepAttacker's ``stop_tags``),
+    ``proper noun``, ``auxiliary or copula`` (AUX, relations aux, cop), ``function word`` (modal,
+    "to", particle, expletive "there", ...), ``fixed expression`` (a word of a fixed, flat,
+    compound:prt or goeswith relation, or its head), ``verb of an expletive`` ("there is"), ``light verb``
+    (:data:`PROTECTED_LEMMAS`), ``quantifier noun`` (:data:`PROTECTED_NOUNS`),
+    ``degree or focus adverb`` (:data:`PROTECTED_ADVERBS`), ``multiword token`` ("don't"), ``non-standard form`` (Typo, Abbr,
+    Foreign), ``capitalised inside the sentence`` (a name or title the tags missed: "High
+    Wycombe"), ``not a plain word`` (digits, hyphens, apostrophes).
+
+    Parameters
+    ----------
+    words : sequence of str of shape (n_words,)
+    xpos, upos, deprels, feats, lemmas : sequence of str of shape (n_words,), optional
+        Gold columns; relation subtypes count as their type (``aux:pass`` is ``aux``).
+    heads : sequence of int of shape (n_words,), optional
+        1-based gold heads.
+    multiword : sequence of bool of shape (n_words,), optional
+        Parts of multiword tokens.
+
+    Returns
+    -------
+    list of (str or None) of shape (n_words,)
+    """
+    n = len(words)
+    base = [d.split(":")[0] if d else "" for d in deprels] if deprels else [""] * n
+    full = list(deprels) if deprels else [""] * n
+    head_of: dict[int, str] = {}
+    if heads is not None and deprels:
+        for i, (h, d, rel) in enumerate(zip(heads, base, full)):
+            if h and (d in PROTECTED_HEAD_OF or rel in PROTECTED_HEAD_OF):
+                head_of.setdefault(h - 1, "verb of an expletive" if d == "expl" else "fixed expression")
+    out: list[str | None] = []
+    for i, w in enumerate(words):
+        xp = xpos[i] if xpos else None
+        up = upos[i] if upos else None
+        rel = full[i]
+        if (xp and xp in STOP_XPOS) or (not xp or xp == "_") and up in {"PRON", "DET", "CCONJ", "SCONJ", "ADP", "NUM",
+                                                                         "INTJ", "PUNCT"}:
+            out.append("forbidden class")
+        elif up in ("PROPN",) or xp in ("NNP", "NNPS"):
+            out.append("proper noun")
+        elif base[i] in ("aux", "cop") or up == "AUX":
+            out.append("auxiliary or copula")
+        elif (xp and xp in FUNCTION_XPOS) or up in FORBIDDEN_UPOS:
+            out.append("function word")
+        elif base[i] in PROTECTED_DEPRELS or rel in PROTECTED_DEPRELS:
+            out.append("fixed expression")
+        elif i in head_of:
+            out.append(head_of[i])
+        elif _lemma_at(words, i, xp, up, lemmas) in ("be", "have", "do"):
+            out.append("auxiliary or copula")     # a treebank without UPOS or relations: "was" is VBD
+        elif _lemma_at(words, i, xp, up, lemmas) in PROTECTED_LEMMAS:
+            out.append("light verb")
+        elif (up == "NOUN" or (xp or "").startswith("NN")) and w.lower() in PROTECTED_NOUNS:
+            out.append("quantifier noun")
+        elif (up == "ADV" or (xp or "").startswith("RB")) and w.lower() in PROTECTED_ADVERBS:
+            out.append("degree or focus adverb")
+        elif multiword and multiword[i]:
+            out.append("multiword token")
+        elif feats and any(f in (feats[i] or "") for f in PROTECTED_FEATS):
+            out.append("non-standard form")
+        elif not w.isalpha():
+            out.append("not a plain word")
+        elif i > 0 and w[:1].isupper() and not w.isupper() and words[i - 1] not in (".", "!", "?", ":", '"', "``", "-"):
+            out.append("capitalised inside the sentence")
+        elif w.isupper() and len(w) > 1:
+            out.append("capitalised inside the sentence")
+        else:
+            out.append(None)
+    return out
 
 
 def recover_word_case(candidate: str, original: str) -> str:
@@ -194,8 +346,35 @@ def load_word_vectors(path: str | Path) -> WordVectors:
             header = len(first) == 2 and all(x.isdigit() for x in first)
             kv = KeyedVectors.load_word2vec_format(str(path), binary=False, no_header=not header)
     except (ValueError, UnicodeDecodeError, EOFError) as exc:
-        raise SubstituteError(f"cannot read word vectors from {path}: {exc}") from exc
+        where = None if binary else _first_bad_vector_line(path)
+        raise SubstituteError(f"cannot read word vectors from {path}: " + (where or str(exc))) from exc
     return WordVectors(kv, name=path.name)
+
+
+def _first_bad_vector_line(path: Path) -> str | None:
+    """Where a text vector file breaks: the first line whose number of values differs from the
+    header's dimension (or the first vector's), or whose values are not numbers; None if none does."""
+    from gensim.utils import open as gopen
+
+    dim = None
+    with gopen(str(path), "rb") as fh:
+        for no, raw in enumerate(fh, start=1):
+            parts = raw.decode("utf-8", "replace").rstrip().split(" ")
+            if no == 1 and len(parts) == 2 and all(x.isdigit() for x in parts):
+                dim = int(parts[1])
+                continue
+            if not parts or parts == [""]:
+                continue
+            values = parts[1:]
+            if dim is None:
+                dim = len(values)
+            if len(values) != dim:
+                return f"line {no} (word {parts[0]!r}) has {len(values)} values, expected dimension {dim}"
+            try:
+                [float(v) for v in values]
+            except ValueError:
+                return f"line {no} (word {parts[0]!r}) has a value that is not a number"
+    return None
 
 
 # --- generators ------------------------------------------------------------------------------------
@@ -213,17 +392,79 @@ class EmbeddingGenerator:
         return [self.vectors.neighbours(s.word, self.k) for s in sites]
 
 
-class WordNetGenerator:
-    """WordNet synonyms (NLTK) from every synset of the word, as DepAttacker's ``gen_synonym.py``.
+def _upos_of(site: "Site") -> str | None:
+    if site.upos in _WORDNET_POS:
+        return site.upos
+    return _XPOS_UPOS.get((site.xpos or "")[:2])
 
-    Single-word lemmas only; the word's own lemma and "be" are left out. With ``inflect`` (default)
-    each synonym is also given in the word's inflection (``lemminflect.getInflection`` with the PTB
-    tag), since the POS filter rejects a base form in an inflected slot.
+
+def site_lemma(site: "Site") -> str:
+    """The word's lemma: the gold one, else lemminflect's for its part of speech, else the lower-cased word."""
+    if site.lemma and site.lemma != "_":
+        return site.lemma.lower()
+    up = _upos_of(site)
+    if up:
+        from lemminflect import getLemma
+
+        found = getLemma(site.word, upos=up)
+        if found:
+            return found[0].lower()
+    return site.word.lower()
+
+
+def inflect_like(lemma: str, xpos: str | None) -> str | None:
+    """``lemma`` in the inflection of the PTB tag ``xpos`` (lemminflect's first form), the lemma itself
+    for a base-form tag (NN, JJ, RB, and VB/VBP other than "be"), None when lemminflect has no form."""
+    if not xpos or xpos not in _INFLECTABLE:
+        return lemma
+    from lemminflect import getInflection
+
+    forms = getInflection(lemma, tag=xpos)
+    return forms[0] if forms else None
+
+
+def is_abbreviation(short: str, long: str) -> bool:
+    """Whether ``short`` (at most 4 letters) abbreviates ``long``: same first letter, shorter, its letters
+    in order inside ``long`` ("hr" of "hour", "gal" of "gallon", "yr" of "year"). WordNet lists such
+    abbreviations as synonyms; in running text they read as notes, not English prose."""
+    if not short or len(short) > 4 or len(short) >= len(long) or short[0] != long[0]:
+        return False
+    it = iter(long)
+    return all(ch in it for ch in short)
+
+
+class WordNetGenerator:
+    """WordNet synonyms (NLTK) of the word's lemma in its own part of speech, inflected like the word.
+
+    DepAttacker's ``gen_synonym.py`` takes every synset of the surface form, whatever its part of
+    speech; that reads "was" as the noun "WA" (Washington) and offers "washingtoned". Here, as the
+    paper means (§2.3, "synonyms"):
+
+    * the lemma (gold, else lemminflect's) is looked up with the word's own part of speech (the gold
+      UPOS, else the PTB tag's first two letters);
+    * only the original's :data:`MAX_SENSE_RANK` most frequent senses (WordNet's order) are used, and
+      a synonym is kept only if that sense is among its own :data:`MAX_SUBSTITUTE_SENSE_RANK` most
+      frequent ones, so no rare sense of either word ("number" -> "figure");
+    * single-word lemmas only, not the word's own lemma nor "be", nor an abbreviation of a lemma of
+      the sense (:func:`is_abbreviation`: "hr" for "hour"), nor a verbal noun in -ing for a noun
+      ("fight" -> "fighting");
+    * each synonym is inflected with the original's PTB tag (``lemminflect.getInflection``: plural
+      nouns, verb tenses and participles, comparatives), and dropped where it has no such form.
+
+    Parameters
+    ----------
+    max_sense_rank, max_substitute_sense_rank : int
+        The sense limits above (at least 1).
+
+    Raises
+    ------
+    SubstituteError
+        If NLTK's WordNet data is missing.
     """
 
     name = "synonym"
 
-    def __init__(self, *, inflect: bool = True):
+    def __init__(self, *, max_sense_rank: int = MAX_SENSE_RANK, max_substitute_sense_rank: int = MAX_SUBSTITUTE_SENSE_RANK):
         from nltk.corpus import wordnet
 
         try:
@@ -231,30 +472,48 @@ class WordNetGenerator:
         except LookupError as exc:
             raise SubstituteError("NLTK WordNet is missing: set NLTK_DATA or run nltk.download('wordnet')") from exc
         self.wn = wordnet
-        self.inflect = inflect
+        self.max_sense_rank = max_sense_rank
+        self.max_substitute_sense_rank = max_substitute_sense_rank
         self._cache: dict[tuple, list[str]] = {}
 
-    def _synonyms(self, word: str, lemma: str, xpos: str | None) -> list[str]:
-        key = (word.lower(), lemma, xpos)
+    def _senses(self, lemma: str, pos: str) -> list:
+        found = self.wn.synsets(lemma, pos)
+        if pos == "a":
+            found = found + [x for x in self.wn.synsets(lemma, "s") if x not in found]
+        # WordNet lists a lemma's senses by frequency only among its own lemmas' synsets; NLTK's
+        # satellite lookup can yield None for an adjective it maps through a morphological rule
+        return [x for x in found if x is not None and any(l.name().lower() == lemma for l in x.lemmas())]
+
+    def _synonyms(self, lemma: str, upos: str, xpos: str | None) -> list[str]:
+        key = (lemma, upos, xpos)
         if key in self._cache:
             return self._cache[key]
-        own = {word.lower(), lemma, "be"}
+        pos = _WORDNET_POS[upos]
         out: list[str] = []
-        for syn in self.wn.synsets(word.lower()) + (self.wn.synsets(lemma) if lemma != word.lower() else []):
-            for name in syn.lemma_names():
-                if "_" in name or "-" in name or name.lower() in own:
+        for syn in self._senses(lemma, pos)[: self.max_sense_rank]:
+            for lem in syn.lemmas():
+                name = lem.name()
+                low = name.lower()
+                if "_" in name or "-" in name or low in (lemma, "be") or not name.isalpha():
                     continue
-                forms = [name]
-                if self.inflect and xpos in _INFLECTABLE:
-                    from lemminflect import getInflection
-
-                    forms = list(getInflection(name, tag=xpos) or ()) + forms
-                out.extend(f for f in forms if f.lower() not in own)
+                if syn not in self._senses(low, pos)[: self.max_substitute_sense_rank]:
+                    continue
+                if any(is_abbreviation(low, other) for other in {lemma} | {x.name().lower() for x in syn.lemmas()}):
+                    continue
+                if pos == "n" and low.endswith("ing") and not lemma.endswith("ing"):
+                    continue              # a verbal noun for a noun: "a big fight" -> "a big fighting"
+                form = inflect_like(name, xpos)
+                if form and form.lower() != lemma:
+                    out.append(form)
         self._cache[key] = list(dict.fromkeys(out))
         return self._cache[key]
 
     def generate(self, sites: Sequence[Site]) -> list[list[str]]:
-        return [self._synonyms(s.word, (s.lemma or s.word).lower(), s.xpos) for s in sites]
+        out = []
+        for s in sites:
+            up = _upos_of(s)
+            out.append(self._synonyms(site_lemma(s), up, s.xpos if s.xpos not in (None, "_") else None) if up else [])
+        return out
 
 
 class MaskedLMGenerator:
@@ -370,29 +629,196 @@ class FilterQuery:
         return tuple(w)
 
 
+#: The complements that make a verb's subcategorization frame (UD relation types).
+FRAME_RELATIONS = ("ccomp", "iobj", "obj", "xcomp")
+#: Times a verb must have been seen with a frame in the frame treebank to take it here.
+MIN_FRAME_COUNT = 2
+
+
+def verb_frames(heads: Sequence[int], deprels: Sequence[str]) -> list[tuple[str, ...]]:
+    """Per word, the sorted core complements (:data:`FRAME_RELATIONS`) among its dependents."""
+    deps: list[set] = [set() for _ in heads]
+    for h, d in zip(heads, deprels):
+        base = (d or "").split(":")[0]
+        if h and base in FRAME_RELATIONS:
+            deps[h - 1].add(base)
+    return [tuple(sorted(x)) for x in deps]
+
+
+class VerbFrames:
+    """How often each verb lemma takes each subcategorization frame in a gold treebank (UD
+    relations obj, iobj, ccomp, xcomp among its dependents), so that a substitute verb must be able to
+    take the original's complements: "told him" -> "stated him" (state never takes an iobj) is
+    refused. A verb seen fewer than :data:`MIN_FRAME_COUNT` times with the frame is refused.
+
+    Parameters
+    ----------
+    path : path-like
+        A CoNLL-U treebank with gold lemmas, UPOS and relations (UD English EWT train).
+
+    Raises
+    ------
+    ConlluError
+        For a malformed file.
+    """
+
+    def __init__(self, path: str | Path):
+        from collections import Counter, defaultdict
+
+        from robust_bench.io.conllu_io import read_conllu
+
+        self.path = str(path)
+        self.counts: dict[str, Counter] = defaultdict(Counter)
+        for s in read_conllu(path):
+            for lemma, up, frame in zip(s.lemmas, s.upos, verb_frames(s.heads, s.deprels)):
+                if up == "VERB":
+                    self.counts[lemma.lower()][frame] += 1
+
+    def allows(self, word: str, frame: tuple[str, ...]) -> bool:
+        """Whether the verb ``word`` (any inflection) was seen at least :data:`MIN_FRAME_COUNT` times with ``frame``."""
+        from lemminflect import getLemma
+
+        lemmas = {l.lower() for l in getLemma(word, upos="VERB") or ()} | {word.lower()}
+        return any(self.counts.get(l, {}).get(frame, 0) >= MIN_FRAME_COUNT for l in lemmas)
+
+
+#: Morphological features compared between the original and the substitute, tagged in context.
+MORPH_FEATURES = ("Number", "Tense", "VerbForm", "Mood", "Person", "Degree")
+
+
 class PosFilter:
-    """Keep a substitute whose POS tag in context equals the original word's gold fine tag (or its
-    UPOS when the corpus has no PTB tags).
+    """Keep a substitute that keeps the sentence's tags when the sentence is re-tagged (§2.3, "POS filter").
+
+    The paper keeps a substitute whose fine POS tag in context equals the original word's. Here the
+    substituted sentence is re-tagged and the substitute must have the original's gold PTB tag (its
+    UPOS where the corpus has none) and its universal tag, the same morphological features
+    (:data:`MORPH_FEATURES`, where the pipeline has a morphologizer) as the original word tagged in
+    the current sentence, and every other word must keep the tag it had in the current sentence, so
+    that a substitute does not make its neighbours read differently ("i want to" -> "i neediness to").
+
+    A verb must also be able to take the original's complements (:class:`VerbFrames`), where the
+    filter has a frame treebank and the corpus has relations.
 
     Parameters
     ----------
     tagger : robust_bench.models.taggers.SpacyPosTagger
+    frames : VerbFrames, optional
     """
 
     name = "pos"
     available = True
     reason = ""
 
-    def __init__(self, tagger):
+    def __init__(self, tagger, frames: VerbFrames | None = None):
         self.tagger = tagger
+        self.frames = frames
 
     def keep(self, queries: Sequence[FilterQuery]) -> list[bool]:
-        tags = self.tagger.tag([q.substituted for q in queries])
+        tags = self.tagger.tag([q.substituted for q in queries] + [q.current for q in queries])
+        n = len(queries)
         out = []
-        for q, (xpos, upos) in zip(queries, tags):
+        for k, q in enumerate(queries):
+            (xpos, upos, morph), (xpos0, upos0, morph0) = tags[k][:3], tags[n + k][:3]
             i = q.site.position
-            out.append(xpos[i] == q.site.xpos if q.site.xpos not in (None, "_") else upos[i] == q.site.upos)
+            if q.site.xpos not in (None, "_"):
+                ok = xpos[i] == q.site.xpos
+            else:
+                ok = upos[i] == q.site.upos
+            ok = ok and (q.site.upos in (None, "_") or upos[i] == q.site.upos)
+            ok = ok and all(xpos[j] == xpos0[j] for j in range(len(xpos)) if j != i)
+            ok = ok and _morph(morph[i]) == _morph(morph0[i])
+            if ok and self.frames is not None and q.site.frame is not None and q.site.upos == "VERB":
+                ok = self.frames.allows(q.candidate, q.site.frame)
+            out.append(ok)
         return out
+
+
+def _morph(feats: str) -> tuple:
+    parts = dict(p.split("=", 1) for p in (feats or "").split("|") if "=" in p)
+    return tuple(parts.get(f) for f in MORPH_FEATURES)
+
+
+#: How much rarer than the original a substitute may be, in Zipf units (a factor of about 18): a
+#: much rarer synonym is a change of register that readers call stilted ("want" -> "desire" 1.4,
+#: "use" -> "utilize" 2.1, "lot" -> "heap" 2.0, "written" -> "penned" 1.7), while "big" -> "large"
+#: (0.3), "happened" -> "occurred" (0.6) and "need" -> "require" (1.2) pass.
+MAX_ZIPF_DROP = 1.25
+
+
+class FrequencyFilter:
+    """Keep a substitute that is an English word (wordfreq Zipf >= 1.5 or a WordNet lemma), at least as
+    common as Zipf ``floor`` (default 3.0, about once per million words: ``../shared/VALIDITY.md`` §3,
+    the floor of the grammatical-error family), and at most ``max_drop`` Zipf units rarer than the
+    original word (:data:`MAX_ZIPF_DROP`). Rare words read as odd ("tidings", "cerebrate"), much
+    rarer synonyms as a change of register, and non-words are not English at all.
+
+    Parameters
+    ----------
+    floor : float
+        Zipf frequency in [0, 8].
+    max_drop : float
+        Zipf units, >= 0.
+    """
+
+    name = "frequency"
+    available = True
+    reason = ""
+
+    def __init__(self, floor: float | None = None, max_drop: float = MAX_ZIPF_DROP):
+        from robust_bench.perturb.checks import ZIPF_FLOOR
+
+        self.floor = ZIPF_FLOOR if floor is None else floor
+        self.max_drop = max_drop
+
+    def keep(self, queries: Sequence[FilterQuery]) -> list[bool]:
+        from robust_bench.perturb.checks import is_common_word, is_known_word, zipf
+
+        out = []
+        for q in queries:
+            ok = is_known_word(q.candidate) and is_common_word(q.candidate, self.floor)
+            ok = ok and zipf(q.candidate.lower()) >= zipf(q.site.word.lower()) - self.max_drop
+            out.append(ok)
+        return out
+
+
+#: Cosine thresholds of the meaning filter, set on 220 synonym substitutes of EWT test sentences that
+#: had passed the frequency and POS filters, judged by a blind reader (38 ok; the judged file is
+#: ``robust_bench/data/calibration/adv_ewt_meaning.tsv``): with the word's contextual cosine >= 0.85,
+#: 6 kept, all ok; >= 0.80, 8 kept, 6 ok ("want" -> "desire" and "just" -> "simply" refused); >= 0.70,
+#: 21 kept, 12 ok. The sentence cosine (>= 0.90, as the grammatical-error family) separated nothing
+#: the word cosine did not.
+MEANING_SENTENCE_COSINE = 0.90
+MEANING_WORD_COSINE = 0.85
+
+
+class MeaningFilter:
+    """Keep a substitute that keeps the sentence's meaning: the sentence-encoder check of the
+    grammatical-error family (:class:`robust_bench.perturb.checks.MeaningKept`, all-MiniLM-L6-v2 by
+    default), cosine of the whole sentences >= :data:`MEANING_SENTENCE_COSINE` and of the word's own
+    contextual vectors >= :data:`MEANING_WORD_COSINE` (calibrated on judged substitutes; a synonym
+    in another sense, "number" -> "figure", scores 0.09). Each candidate is judged in the current
+    adversarial sentence, words joined by spaces.
+
+    Parameters
+    ----------
+    meaning : MeaningKept, optional
+        Default: the encoder of ``$ROBUST_BENCH_SIMILARITY_MODEL`` (else the Hub id) with the
+        thresholds above.
+    """
+
+    name = "meaning"
+    available = True
+    reason = ""
+
+    def __init__(self, meaning=None):
+        from robust_bench.perturb.checks import MeaningKept
+
+        self.meaning = meaning or MeaningKept(sentence_threshold=MEANING_SENTENCE_COSINE,
+                                              word_threshold=MEANING_WORD_COSINE)
+
+    def keep(self, queries: Sequence[FilterQuery]) -> list[bool]:
+        items = [(q.current, (True,) * len(q.current), q.site.position, q.candidate) for q in queries]
+        return self.meaning.verdicts(items)
 
 
 class EmbeddingFilter:
@@ -435,39 +861,127 @@ def language_tool_checker(language: str = "en-US") -> Callable[[str], int]:
     return lambda text: len(tool.check(text))
 
 
+def link_grammar_checker(language: str = "en", *, max_parse_time: int = 1) -> Callable[[str], int | None]:
+    """A function ``text -> number of null links`` of CMU Link Grammar (the words it cannot link;
+    0 for a sentence its dictionary parses completely), or None when it cannot judge: the parse takes
+    longer than ``max_parse_time`` seconds (about 8% of EWT's sentences at 1 s, the long ones), through the
+    Python bindings of Debian's ``python3-link-grammar`` (``make grammar`` installs them and links
+    them into the virtualenv).
+
+    Raises
+    ------
+    SubstituteError
+        If the ``linkgrammar`` module or its English dictionary is missing.
+    """
+    try:
+        from linkgrammar import Dictionary, LG_Error, ParseOptions, Sentence
+    except ImportError as exc:
+        raise SubstituteError("CMU Link Grammar is not installed: run `make grammar` (Debian's link-grammar and "
+                              "python3-link-grammar, linked into the virtualenv)") from exc
+    try:
+        dictionary = Dictionary(language)
+    except Exception as exc:   # the bindings raise LG_DictionaryError and plain errors
+        raise SubstituteError(f"CMU Link Grammar has no {language!r} dictionary: {exc}") from exc
+    options = ParseOptions(min_null_count=0, max_null_count=250, verbosity=0, linkage_limit=1)
+    options.max_parse_time = max_parse_time
+    # free the dictionary before the interpreter tears the bindings' module down (else a TypeError at exit)
+    atexit.register(dictionary.__del__)
+
+    def nulls(text: str) -> int | None:
+        sentence = Sentence(text, dictionary, options)
+        try:
+            sentence.parse()
+        except LG_Error:        # LG_TimerExhausted (a long sentence), or a sentence it cannot split
+            return None
+        return int(sentence.null_count())
+
+    return nulls
+
+
+#: Grammar checkers by name, best first: the paper's LanguageTool, then Link Grammar.
+GRAMMAR_CHECKERS = {"languagetool": language_tool_checker, "link-grammar": link_grammar_checker}
+
+
 class GrammarFilter:
-    """Keep a substitute that does not raise the number of grammar errors over the current sentence
-    (DepAttacker: ``len(matches) <= num_origin_err``, LanguageTool).
+    """Keep a substitute that adds no grammar error to the current sentence (DepAttacker:
+    ``len(matches) <= num_origin_err``): no more errors of the grammar checker, and no indefinite
+    article that disagrees with its next word ("a apple"; ``inflect``), a check that runs always.
+
+    The checker is the paper's LanguageTool where it runs, else CMU Link Grammar (no more null links
+    than the current sentence; ``../shared/VALIDITY.md`` §3).
 
     Parameters
     ----------
-    checker : callable, optional
-        ``text -> number of errors``; default :func:`language_tool_checker`. When it cannot be
-        built, the filter is unavailable: it keeps everything and :attr:`reason` says why.
+    checker : callable or str, optional
+        ``text -> number of errors`` (None where it cannot judge: a current sentence it cannot judge
+        keeps every substitute, a substituted one it cannot judge is refused), or a name of :data:`GRAMMAR_CHECKERS`; default the first that
+        runs. With none running, :attr:`available` is False, only the article check runs and
+        :attr:`reason` says why.
+    require : bool
+        Raise instead of running without a checker (the user asked for this filter by name).
+
+    Attributes
+    ----------
+    checker_name : str or None
+
+    Raises
+    ------
+    SubstituteError
+        With ``require``, if no checker runs; for a named checker that does not run.
     """
 
     name = "grammar"
 
-    def __init__(self, checker: Callable[[str], int] | None = None):
-        self.available, self.reason = True, ""
-        if checker is None:
-            try:
-                checker = language_tool_checker()
-            except SubstituteError as exc:
-                self.available, self.reason = False, str(exc)
+    def __init__(self, checker: Callable[[str], int] | str | None = None, *, require: bool = False):
+        self.available, self.reason, self.checker_name = True, "", None
+        if callable(checker):
+            self.checker_name = getattr(checker, "__name__", "callable")
+        else:
+            names = [checker] if checker else list(GRAMMAR_CHECKERS)
+            unknown = [n for n in names if n not in GRAMMAR_CHECKERS]
+            if unknown:
+                raise SubstituteError(f"unknown grammar checker {unknown[0]!r}; known: {', '.join(GRAMMAR_CHECKERS)}")
+            why = []
+            for n in names:
+                try:
+                    checker = GRAMMAR_CHECKERS[n]()
+                    self.checker_name = n
+                    break
+                except SubstituteError as exc:
+                    why.append(f"{n}: {exc}")
+            else:
+                checker = None
+                self.available, self.reason = False, "; ".join(why)
+                if require or len(names) == 1:
+                    raise SubstituteError("the grammar filter was asked for but no grammar checker runs: " + self.reason)
         self.checker = checker
         self._cache: dict[str, int] = {}
 
-    def _errors(self, words: Sequence[str]) -> int:
+    def _errors(self, words: Sequence[str]) -> int | None:
         text = " ".join(words)
         if text not in self._cache:
-            self._cache[text] = int(self.checker(text))
+            n = self.checker(text)
+            self._cache[text] = None if n is None else int(n)
         return self._cache[text]
 
+    def _no_new_errors(self, q: FilterQuery) -> bool:
+        before = self._errors(q.current)
+        if before is None:          # the checker cannot judge the current sentence: no comparison
+            return True
+        after = self._errors(q.substituted)
+        return after is not None and after <= before
+
     def keep(self, queries: Sequence[FilterQuery]) -> list[bool]:
-        if not self.available:
-            return [True] * len(queries)
-        return [self._errors(q.substituted) <= self._errors(q.current) for q in queries]
+        from robust_bench.perturb.checks import article_errors
+
+        out = []
+        for q in queries:
+            i = q.site.position
+            ok = (i - 1) not in article_errors(q.substituted) - article_errors(q.current)
+            if ok and self.available:
+                ok = self._no_new_errors(q)
+            out.append(ok)
+        return out
 
 
 class PerplexityFilter:
