@@ -492,7 +492,7 @@ def test_protection_of_flat_names_phrasal_verbs_typos_and_capitalised_words():
                              deprels=("nsubj", "root", "compound:prt", "case", "compound", "obl", "acl", "obl:tmod"),
                              heads=(2, 0, 2, 6, 6, 2, 6, 2), feats=("_",) * 6 + ("Typo=Yes", "_"))
     assert why == ["forbidden class", "fixed expression", "function word", "forbidden class",
-                   "capitalised inside the sentence", None, "non-standard form", "unit of measure"]
+                   "capitalised inside the sentence", None, "non-standard form", None]
 
 
 def test_synonyms_come_from_the_lemma_in_its_own_part_of_speech_and_common_senses():
@@ -667,24 +667,3 @@ def test_synonyms_leave_out_abbreviations_and_verbal_nouns():
     hour, fight = WordNetGenerator().generate([Site("k", ("an", "hour"), 1, "NN", "NOUN", lemma="hour"),
                                                Site("k", ("a", "fight"), 1, "NN", "NOUN", lemma="fight")])
     assert "hr" not in hour and "fighting" not in fight
-
-
-def test_quantifiers_units_and_wordnet_expressions_never_change():
-    """Defect classes of the first blind audit of adv_ewt 2.0.0 (seed 20261165): "several" ->
-    "various", "for instance" -> "for example", "talking about" -> "speaking about", "minutes" ->
-    "seconds"; and substitutes that gain -ed or -ing ("mature" -> "matured")."""
-    from robust_bench.perturb.parser_substitutes import WordNetGenerator, protection_reasons
-
-    w = ("I", "tried", "several", "of", "the", "places", "for", "instance", "and", "waited", "ten", "minutes", ".")
-    why = protection_reasons(w, xpos=("PRP", "VBD", "JJ", "IN", "DT", "NNS", "IN", "NN", "CC", "VBD", "CD", "NNS", "."),
-                             upos=("PRON", "VERB", "ADJ", "ADP", "DET", "NOUN", "ADP", "NOUN", "CCONJ", "VERB", "NUM",
-                                   "NOUN", "PUNCT"))
-    assert [why[i] for i in (1, 2, 5, 7, 9, 11)] == [None, "quantifier adjective", None, "multiword expression", None,
-                                                     "unit of measure"]
-    w2 = ("he", "does", "not", "know", "what", "he", "is", "talking", "about")
-    why2 = protection_reasons(w2, xpos=("PRP", "VBZ", "RB", "VB", "WP", "PRP", "VBZ", "VBG", "IN"),
-                              upos=("PRON", "AUX", "PART", "VERB", "PRON", "PRON", "AUX", "VERB", "ADP"),
-                              lemmas=("he", "do", "not", "know", "what", "he", "be", "talk", "about"))
-    assert why2[3] is None and why2[7] == "multiword expression"
-    mature, = WordNetGenerator().generate([Site("k", ("mature",), 0, "JJ", "ADJ", lemma="mature")])
-    assert "matured" not in mature

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import atexit
 import random
-from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -51,7 +50,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 __all__ = ["FORBIDDEN_XPOS", "FORBIDDEN_UPOS", "STOP_XPOS", "FUNCTION_XPOS", "PROTECTED_DEPRELS", "PROTECTED_HEAD_OF",
-           "PROTECTED_LEMMAS", "PROTECTED_ADVERBS", "PROTECTED_NOUNS", "PROTECTED_ADJECTIVES", "MEASURE_HYPERNYMS", "VerbFrames", "GENERATORS", "FILTERS", "PAPER_FILTERS", "Site", "is_attackable", "protection_reasons", "recover_word_case",
+           "PROTECTED_LEMMAS", "PROTECTED_ADVERBS", "PROTECTED_NOUNS", "VerbFrames", "GENERATORS", "FILTERS", "PAPER_FILTERS", "Site", "is_attackable", "protection_reasons", "recover_word_case",
            "WordVectors", "load_word_vectors", "MaskedLMGenerator", "EmbeddingGenerator", "WordNetGenerator",
            "SememeGenerator", "site_lemma", "inflect_like", "is_abbreviation", "PosFilter", "EmbeddingFilter", "GrammarFilter", "PerplexityFilter",
            "language_tool_checker", "link_grammar_checker", "GRAMMAR_CHECKERS", "FrequencyFilter",
@@ -89,12 +88,6 @@ PROTECTED_FEATS = ("Typo=Yes", "Abbr=Yes", "Foreign=Yes")
 #: Quantifier nouns (:data:`PROTECTED_NOUNS`) head fixed phrases ("a lot of" -> "a plenty of").
 PROTECTED_LEMMAS = frozenset({"be", "have", "do", "get", "let", "go", "make", "take", "give", "want", "need", "say",
                               "tell"})
-#: Quantifying and determiner-like adjectives: "several of the places" -> "various of the places".
-PROTECTED_ADJECTIVES = frozenset({"several", "various", "many", "few", "numerous", "certain", "multiple", "enough",
-                                  "much", "little", "more", "most", "less", "least", "other", "same", "such", "whole",
-                                  "entire", "own", "only", "next", "last", "first", "further"})
-#: Hypernyms that make a noun a unit or period of measure ("minutes" -> "seconds", "meter" -> "metre").
-MEASURE_HYPERNYMS = ("unit_of_measurement.n.01", "time_unit.n.01", "time_period.n.01")
 PROTECTED_NOUNS = frozenset({"lot", "lots", "bit", "couple", "kind", "sort", "type", "plenty", "deal", "number",
                              "amount", "bunch", "load", "loads", "ton", "tons", "way", "thing", "things"})
 #: Degree, focus and time adverbs, a closed class in all but tag (Quirk et al.'s subjuncts): their
@@ -180,46 +173,13 @@ def is_attackable(xpos: str | None, upos: str | None) -> bool:
 def _lemma_at(words, i, xp, up, lemmas) -> str:
     if lemmas and lemmas[i] and lemmas[i] != "_":
         return lemmas[i].lower()
-    kind = "VERB" if (xp or "").startswith("VB") or up in ("VERB", "AUX") else \
-        "NOUN" if (xp or "").startswith("NN") or up == "NOUN" else None
-    if kind:
+    if (xp or "").startswith("VB") or up in ("VERB", "AUX"):
         from lemminflect import getLemma
 
-        found = getLemma(words[i], upos=kind)
+        found = getLemma(words[i], upos="VERB")
         if found:
             return found[0].lower()
     return words[i].lower()
-
-
-@lru_cache(maxsize=100_000)
-def _is_measure(lemma: str) -> bool:
-    """Whether the noun's most frequent sense is a unit or period of measure (WordNet hypernyms)."""
-    from nltk.corpus import wordnet as wn
-
-    senses = wn.synsets(lemma, "n")[:1]
-    targets = {wn.synset(x) for x in MEASURE_HYPERNYMS}
-    return any(targets & set(x.closure(lambda y: y.hypernyms())) for x in senses)
-
-
-@lru_cache(maxsize=200_000)
-def _is_wordnet_expression(words: tuple[str, ...]) -> bool:
-    from nltk.corpus import wordnet as wn
-
-    return bool(wn.synsets("_".join(words)))
-
-
-def _in_wordnet_expression(words, lemmas, i: int) -> bool:
-    """Whether word ``i`` is part of a two- or three-word WordNet lemma around it, as written or
-    lemmatised ("for instance", "out of sight", "talking about" -> "talk_about", "of course")."""
-    n = len(words)
-    forms = [w.lower() for w in words]
-    lems = [(l or w).lower() for l, w in zip(lemmas, words)] if lemmas else forms
-    for size in (2, 3):
-        for a in range(max(0, i - size + 1), min(i, n - size) + 1):
-            for seq in (forms[a:a + size], lems[a:a + size]):
-                if all(x.isalpha() for x in seq) and _is_wordnet_expression(tuple(seq)):
-                    return True
-    return False
 
 
 def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = None, upos: Sequence[str] | None = None,
@@ -233,9 +193,6 @@ def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = Non
     "to", particle, expletive "there", ...), ``fixed expression`` (a word of a fixed, flat,
     compound:prt or goeswith relation, or its head), ``verb of an expletive`` ("there is"), ``light verb``
     (:data:`PROTECTED_LEMMAS`), ``quantifier noun`` (:data:`PROTECTED_NOUNS`),
-    ``quantifier adjective`` (:data:`PROTECTED_ADJECTIVES`), ``unit of measure``
-    (:data:`MEASURE_HYPERNYMS`), ``multiword expression`` (a two- or three-word WordNet lemma: "for
-    instance", "talk about"),
     ``degree or focus adverb`` (:data:`PROTECTED_ADVERBS`), ``multiword token`` ("don't"), ``non-standard form`` (Typo, Abbr,
     Foreign), ``capitalised inside the sentence`` (a name or title the tags missed: "High
     Wycombe"), ``not a plain word`` (digits, hyphens, apostrophes).
@@ -286,12 +243,6 @@ def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = Non
             out.append("light verb")
         elif (up == "NOUN" or (xp or "").startswith("NN")) and w.lower() in PROTECTED_NOUNS:
             out.append("quantifier noun")
-        elif (up == "ADJ" or (xp or "").startswith("JJ")) and w.lower() in PROTECTED_ADJECTIVES:
-            out.append("quantifier adjective")
-        elif (up == "NOUN" or (xp or "").startswith("NN")) and _is_measure(_lemma_at(words, i, xp, up, lemmas)):
-            out.append("unit of measure")
-        elif _in_wordnet_expression(words, lemmas, i):
-            out.append("multiword expression")
         elif (up == "ADV" or (xp or "").startswith("RB")) and w.lower() in PROTECTED_ADVERBS:
             out.append("degree or focus adverb")
         elif multiword and multiword[i]:
@@ -495,8 +446,8 @@ class WordNetGenerator:
       a synonym is kept only if that sense is among its own :data:`MAX_SUBSTITUTE_SENSE_RANK` most
       frequent ones, so no rare sense of either word ("number" -> "figure");
     * single-word lemmas only, not the word's own lemma nor "be", nor an abbreviation of a lemma of
-      the sense (:func:`is_abbreviation`: "hr" for "hour"), nor, for a noun or adjective, a
-      substitute that gains or loses -ing or -ed ("fight" -> "fighting", "mature" -> "matured");
+      the sense (:func:`is_abbreviation`: "hr" for "hour"), nor a verbal noun in -ing for a noun
+      ("fight" -> "fighting");
     * each synonym is inflected with the original's PTB tag (``lemminflect.getInflection``: plural
       nouns, verb tenses and participles, comparatives), and dropped where it has no such form.
 
@@ -533,9 +484,8 @@ class WordNetGenerator:
         # satellite lookup can yield None for an adjective it maps through a morphological rule
         return [x for x in found if x is not None and any(l.name().lower() == lemma for l in x.lemmas())]
 
-    def _synonyms(self, lemma: str, upos: str, xpos: str | None, word: str = "") -> list[str]:
-        word = (word or lemma).lower()
-        key = (lemma, upos, xpos, word.endswith("ing"), word.endswith("ed"))
+    def _synonyms(self, lemma: str, upos: str, xpos: str | None) -> list[str]:
+        key = (lemma, upos, xpos)
         if key in self._cache:
             return self._cache[key]
         pos = _WORDNET_POS[upos]
@@ -550,9 +500,9 @@ class WordNetGenerator:
                     continue
                 if any(is_abbreviation(low, other) for other in {lemma} | {x.name().lower() for x in syn.lemmas()}):
                     continue
+                if pos == "n" and low.endswith("ing") and not lemma.endswith("ing"):
+                    continue              # a verbal noun for a noun: "a big fight" -> "a big fighting"
                 form = inflect_like(name, xpos)
-                if form and pos in ("n", "a") and any(form.lower().endswith(x) != word.endswith(x) for x in ("ing", "ed")):
-                    continue              # "a big fight" -> "a big fighting", "mature" -> "matured"
                 if form and form.lower() != lemma:
                     out.append(form)
         self._cache[key] = list(dict.fromkeys(out))
@@ -562,8 +512,7 @@ class WordNetGenerator:
         out = []
         for s in sites:
             up = _upos_of(s)
-            out.append(self._synonyms(site_lemma(s), up, s.xpos if s.xpos not in (None, "_") else None, s.word)
-                       if up else [])
+            out.append(self._synonyms(site_lemma(s), up, s.xpos if s.xpos not in (None, "_") else None) if up else [])
         return out
 
 
