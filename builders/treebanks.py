@@ -164,7 +164,9 @@ class AdversarialTreebank(RobustBenchBuilder):
             raise ValueError(f"{cfg.name} has no split {split!r}; splits: {', '.join(cfg.splits)}")
         if cfg.name == "adv_ewt":
             paths, origin = resolve_sources(self.SOURCE_FILES, source_dir=cfg.source_dir, dl_manager=dl_manager)
-            self.provenance.update({"source_origin": origin, "source_sha256": {k: sha256_file(p) for k, p in paths.items()}})
+            if "source_sha256" not in self.provenance:      # once per build, not once per split
+                self.provenance.update({"source_origin": origin,
+                                        "source_sha256": {k: sha256_file(p) for k, p in paths.items()}})
             self._train_path = paths["train"]
             sents = read_conllu(paths[split])
             _require_xpos(sents)

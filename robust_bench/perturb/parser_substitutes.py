@@ -50,7 +50,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 __all__ = ["FORBIDDEN_XPOS", "FORBIDDEN_UPOS", "STOP_XPOS", "FUNCTION_XPOS", "PROTECTED_DEPRELS", "PROTECTED_HEAD_OF",
-           "PROTECTED_LEMMAS", "PROTECTED_ADVERBS", "PROTECTED_NOUNS", "VerbFrames", "GENERATORS", "FILTERS", "PAPER_FILTERS", "Site", "is_attackable", "protection_reasons", "recover_word_case",
+           "PROTECTED_LEMMAS", "PROTECTED_ADVERBS", "PROTECTED_NOUNS", "VerbFrames", "GENERATORS", "FILTERS", "PAPER_FILTERS", "Site", "protection_reasons", "recover_word_case",
            "WordVectors", "load_word_vectors", "MaskedLMGenerator", "EmbeddingGenerator", "WordNetGenerator",
            "SememeGenerator", "site_lemma", "inflect_like", "is_abbreviation", "PosFilter", "EmbeddingFilter", "GrammarFilter", "PerplexityFilter",
            "language_tool_checker", "link_grammar_checker", "GRAMMAR_CHECKERS", "FrequencyFilter",
@@ -157,17 +157,6 @@ class Site:
     @property
     def word(self) -> str:
         return self.words[self.position]
-
-
-def is_attackable(xpos: str | None, upos: str | None) -> bool:
-    """Whether a word of this class may be substituted (not a forbidden class).
-
-    Both tags decide when both are given (:data:`FORBIDDEN_XPOS`, :data:`FORBIDDEN_UPOS`): in UD
-    an auxiliary is ``AUX`` whatever its PTB tag (``VBZ``), and a proper noun ``PROPN``.
-    """
-    if xpos and xpos != "_" and xpos in FORBIDDEN_XPOS:
-        return False
-    return (upos or "") not in FORBIDDEN_UPOS
 
 
 def _lemma_at(words, i, xp, up, lemmas) -> str:
