@@ -478,9 +478,10 @@ def test_copulas_auxiliaries_names_and_fixed_expressions_never_change(ewt_cases)
         for word, reason in expected.items():
             assert why[word] == reason, (sid, word, why)
         assert {s.word for s in ex.sites()}.isdisjoint(expected)
-    # "The plan was all set": the copula and the degree adverb stay, the content words may change
-    assert {s.word for s in ewt_cases["weblog-juancole.com_juancole_20040722101300_ENG_20040722_101300-0031"].sites()} \
-        == {"plan", "set", "succeeded"}          # "all": a degree adverb
+    # "The plan was all set": the copula, the degree adverb and the idiom verb "set" stay; the content words may change
+    ex = ewt_cases["weblog-juancole.com_juancole_20040722101300_ENG_20040722_101300-0031"]
+    assert {s.word for s in ex.sites()} == {"plan", "succeeded"}
+    assert dict(zip(ex.words, ex.protection()))["set"] == "light verb"
 
 
 def test_protection_of_flat_names_phrasal_verbs_typos_and_capitalised_words():
@@ -489,11 +490,53 @@ def test_protection_of_flat_names_phrasal_verbs_typos_and_capitalised_words():
     words = ("They", "gave", "up", "on", "Highschool", "plans", "recieved", "yesterday")
     why = protection_reasons(words, xpos=("PRP", "VBD", "RP", "IN", "NN", "NNS", "VBN", "NN"),
                              upos=("PRON", "VERB", "ADP", "ADP", "NOUN", "NOUN", "VERB", "NOUN"),
-                             deprels=("nsubj", "root", "compound:prt", "case", "compound", "obl", "acl", "obl:tmod"),
+                             deprels=("nsubj", "root", "compound:prt", "case", "nmod:poss", "obl", "acl", "obl:tmod"),
                              heads=(2, 0, 2, 6, 6, 2, 6, 2), feats=("_",) * 6 + ("Typo=Yes", "_"))
     assert why == ["forbidden class", "fixed expression", "function word", "forbidden class",
-                   "capitalised inside the sentence", None, "non-standard form", None]
+                   "capitalised inside the sentence", None, "non-standard form", "unit of measure"]
 
+
+@pytest.mark.parametrize("sent_id, word, reason", [
+    # the defects the first blind audit of adv_ewt 2.0.0 found, on their EWT train sentences
+    (10417, "several", "quantifier adjective"),      # "various of the local places"
+    (7519, "regarding", "function position"),        # "questions considering applications"
+    (6126, "keep", "light verb"),                    # "hold outsiders in the dark"
+    (9377, "possibly", "adverb collocation"),        # "quite perhaps"
+    (133, "nearly", "adverb collocation"),           # "virtually 500 other operatives"
+    (9949, "shops", "noun compound"),                # "tattoo stores"
+    (6194, "related", "noun compound"),              # "animal rights - associated books"
+    (6376, "instance", "multiword expression"),      # "for example"
+    (12377, "talking", "multiword expression"),      # "what he is speaking about"
+    (10132, "minutes", "unit of measure"),           # "minutes" -> "seconds"
+])
+def test_constructions_the_blind_audit_found_never_change(sources, sent_id, word, reason):
+    ex = TreeExample.from_sentence(_ewt_train(sources)[sent_id])
+    why = dict(zip(ex.words, ex.protection()))
+    assert why[word] == reason, why
+    assert word not in {s.word for s in ex.sites()}
+
+
+def test_hyphenated_compounds_and_compound_heads_never_change():
+    from robust_bench.perturb.parser_substitutes import protection_reasons
+
+    words = ("tattoo", "shops", "sell", "rights", "-", "related", "books")
+    why = protection_reasons(words, xpos=("NN", "NNS", "VBP", "NNS", "HYPH", "VBN", "NNS"),
+                             upos=("NOUN", "NOUN", "VERB", "NOUN", "PUNCT", "VERB", "NOUN"),
+                             deprels=("compound", "nsubj", "root", "obl:npmod", "punct", "amod", "obj"),
+                             heads=(2, 3, 0, 6, 6, 7, 3))
+    assert why == ["noun compound", "noun compound", None, "hyphenated compound", "function word",
+                   "hyphenated compound", None]
+
+
+_TRAIN: list = []
+
+
+def _ewt_train(sources):
+    from robust_bench.io.conllu_io import read_conllu
+
+    if not _TRAIN:
+        _TRAIN.extend(read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu"))
+    return _TRAIN
 
 def test_synonyms_come_from_the_lemma_in_its_own_part_of_speech_and_common_senses():
     from robust_bench.perturb.parser_substitutes import WordNetGenerator
@@ -513,8 +556,9 @@ def test_frequency_filter_refuses_non_words_and_rare_words():
     from robust_bench.perturb.parser_substitutes import FrequencyFilter
 
     f = FrequencyFilter()
-    # "dog" has Zipf 5.1: "puppy" 4.0 passes; "canine" 3.3 is common enough but 1.8 rarer (a register change)
-    assert f.keep([_query(cand=c) for c in ("puppy", "washingtoned", "beryllium", "canine")]) == [True, False, False, False]
+    # "dog" has Zipf 5.1: "pet" 4.45 passes; "puppy" 4.0 is 1.1 rarer, "canine" 3.3 common enough but 1.8 rarer
+    assert f.keep([_query(cand=c) for c in ("pet", "washingtoned", "beryllium", "canine", "puppy")]) \
+        == [True, False, False, False, False]
     assert FrequencyFilter(max_drop=2.0).keep([_query(cand="canine")]) == [True]
 
 
@@ -617,7 +661,7 @@ def test_substitution_checks_count_protected_edits_non_words_and_retags():
                   {"type": "synonym", "position": 4, "original": "set", "replacement": "put"}])       # JJ -> VBN
     good = result([{"type": "synonym", "position": 1, "original": "plan", "replacement": "program"}])
     c = substitution_checks([bad, good], [ex, ex], tagger=SpacyPosTagger())
-    assert c["substitutions"] == 4 and c["on_protected"] == {"auxiliary or copula": 1}
+    assert c["substitutions"] == 4 and c["on_protected"] == {"auxiliary or copula": 1, "light verb": 1}   # "all set"
     assert c["non_words"] == 1 and c["retagged"] >= 1 and 0 <= c["context_retag_rate"] <= 1
     assert c["protected_words"]["forbidden class"] == 4
 
@@ -667,3 +711,24 @@ def test_synonyms_leave_out_abbreviations_and_verbal_nouns():
     hour, fight = WordNetGenerator().generate([Site("k", ("an", "hour"), 1, "NN", "NOUN", lemma="hour"),
                                                Site("k", ("a", "fight"), 1, "NN", "NOUN", lemma="fight")])
     assert "hr" not in hour and "fighting" not in fight
+
+
+def test_quantifiers_units_and_wordnet_expressions_never_change():
+    """Defect classes of the first blind audit of adv_ewt 2.0.0 (seed 20261165): "several" ->
+    "various", "for instance" -> "for example", "talking about" -> "speaking about", "minutes" ->
+    "seconds"; and substitutes that gain -ed or -ing ("mature" -> "matured")."""
+    from robust_bench.perturb.parser_substitutes import WordNetGenerator, protection_reasons
+
+    w = ("I", "tried", "several", "of", "the", "places", "for", "instance", "and", "waited", "ten", "minutes", ".")
+    why = protection_reasons(w, xpos=("PRP", "VBD", "JJ", "IN", "DT", "NNS", "IN", "NN", "CC", "VBD", "CD", "NNS", "."),
+                             upos=("PRON", "VERB", "ADJ", "ADP", "DET", "NOUN", "ADP", "NOUN", "CCONJ", "VERB", "NUM",
+                                   "NOUN", "PUNCT"))
+    assert [why[i] for i in (1, 2, 5, 7, 9, 11)] == [None, "quantifier adjective", None, "multiword expression", None,
+                                                     "unit of measure"]
+    w2 = ("he", "does", "not", "know", "what", "he", "is", "talking", "about")
+    why2 = protection_reasons(w2, xpos=("PRP", "VBZ", "RB", "VB", "WP", "PRP", "VBZ", "VBG", "IN"),
+                              upos=("PRON", "AUX", "PART", "VERB", "PRON", "PRON", "AUX", "VERB", "ADP"),
+                              lemmas=("he", "do", "not", "know", "what", "he", "be", "talk", "about"))
+    assert why2[3] is None and why2[7] == "multiword expression"
+    mature, = WordNetGenerator().generate([Site("k", ("mature",), 0, "JJ", "ADJ", lemma="mature")])
+    assert "matured" not in mature

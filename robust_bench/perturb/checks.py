@@ -232,7 +232,8 @@ class MeaningKept:
         Returns
         -------
         list of (float, float)
-            ``(sentence_cosine, word_cosine)`` per item, each in [-1, 1].
+            ``(sentence_cosine, word_cosine)`` per item, each in [-1, 1], rounded to 4 decimals
+            so that verdicts do not depend on the encoder's thread count or batch.
 
         Raises
         ------
@@ -259,7 +260,9 @@ class MeaningKept:
             index = {t: i for i, t in enumerate(order)}
             for key, (orig, span_o, new, span_n) in zip(todo, jobs):
                 (so, wo), (sn, wn_) = vecs[index[orig]], vecs[index[new]]
-                found[key] = (float(so @ sn), float(wo @ wn_))
+                # rounded to 4 decimals: a forked worker (--num-proc) runs the encoder with another thread
+                # count, and the last bits of a cosine at a threshold must not decide a verdict
+                found[key] = (round(float(so @ sn), 4), round(float(wo @ wn_), 4))
         return [found[k] for k in keys]
 
     def _encode(self, texts: list[str], spans: list[tuple[int, int]]):
