@@ -157,6 +157,33 @@ def test_judged_audit_goes_on_the_card_and_goes_stale(request, config, fixture, 
     assert "stale: judged on another build" in (repo / "README.md").read_text(encoding="utf-8")
 
 
+def test_a_fluency_verdict_apart_is_counted_and_shown_on_the_card(gec_repo, tmp_path):
+    # the adversarial treebanks' audits ask for fluency apart (Wang et al. 2021, Table 2); the mechanism is
+    # the same for any config, so it is tried on the smallest repository
+    from robust_bench.experiments.audit import AuditError, FLUENCY_COLUMN, asks_fluency, record_audit, write_audit_tsv
+
+    assert asks_fluency("adv_ewt") and asks_fluency("adv_ptb") and not asks_fluency("gec_mnli")
+    repo = tmp_path / "robust-bench"
+    shutil.copytree(gec_repo, repo)
+    rows, meta, _ = _judged(tmp_path, repo, "gec_mnli")
+    for k, r in enumerate(rows):
+        r[FLUENCY_COLUMN] = "no" if k < 2 else "yes"
+    path = write_audit_tsv(rows, tmp_path / "fluent.tsv", meta, fluency=True)
+    with open(path, encoding="utf-8", newline="") as f:
+        assert next(csv.reader(f, delimiter="\t"))[-1] == FLUENCY_COLUMN
+    n = len(rows)
+    entry = record_audit(repo, "gec_mnli", path)
+    assert entry["fluent"]["ok"] == n - 2 and entry["fluent"]["n"] == n
+    assert f"{n - 2}/{n} judged fluent" in (repo / "README.md").read_text(encoding="utf-8")
+    rows[3][FLUENCY_COLUMN] = "mostly"
+    write_audit_tsv(rows, path, meta, fluency=True)
+    with pytest.raises(AuditError, match=r"line 5: field fluent must be 'yes' or 'no'"):
+        record_audit(repo, "gec_mnli", path)
+    rows[3][FLUENCY_COLUMN] = ""
+    write_audit_tsv(rows, path, meta, fluency=True)
+    with pytest.raises(AuditError, match=r"line 5: field fluent is empty"):
+        record_audit(repo, "gec_mnli", path)
+
 def test_bad_judged_files_get_one_clear_error_and_nothing_is_written(gec_repo, tmp_path):
     from robust_bench.experiments.audit import AuditError, record_audit, write_audit_tsv
 

@@ -42,7 +42,7 @@ def audit(
 
 
 def _draw(config, sample, seed, split, repo, out):
-    from robust_bench.experiments.audit import audit_sample, write_audit_tsv
+    from robust_bench.experiments.audit import asks_fluency, audit_sample, write_audit_tsv
 
     rows, meta = audit_sample(repo, config, n=sample, seed=seed, split=split)
     wrap = textwrap.TextWrapper(width=100, initial_indent="      ", subsequent_indent="      ")
@@ -50,10 +50,10 @@ def _draw(config, sample, seed, split, repo, out):
         typer.echo(f"[{k}] {r['id']}  {r['edits'][:120]}")
         typer.echo(wrap.fill(r["original"][:600]))
         typer.echo(wrap.fill("-> " + r["perturbed"][:600]))
-    path = write_audit_tsv(rows, out or Path(f"audit_{config}_{seed}.tsv"), meta)
+    path = write_audit_tsv(rows, out or Path(f"audit_{config}_{seed}.tsv"), meta, fluency=asks_fluency(config))
     typer.echo(f"wrote {len(rows)} rows to {path} (+ {path.name}.meta.json); {meta['unchanged_share']:.1%} of "
                f"{meta['units']:,} rows or groups were left unchanged and are not drawn. Fill judgement with ok or "
-               f"bad (and defect, reason for bad), then run `robust-bench audit {config} --judged {path}`")
+               f"bad (and defect, reason for bad){', and fluent with yes or no' if asks_fluency(config) else ''}, then run `robust-bench audit {config} --judged {path}`")
 
 
 def _record(repo, config, path, reader):
@@ -63,5 +63,9 @@ def _record(repo, config, path, reader):
     lo, hi = e["wilson_95"]
     typer.echo(f"{config}: {e['ok']}/{e['n']} judged ok ({e['share']:.1%}, 95% Wilson [{lo:.1%}, {hi:.1%}]), "
                f"seed {e['seed']}, builder {e['builder_version']}; recorded as {e['file']} on the card")
+    if "fluent" in e:
+        f = e["fluent"]
+        typer.echo(f"{config}: {f['ok']}/{f['n']} judged fluent ({f['share']:.1%}, 95% Wilson "
+                   f"[{f['wilson_95'][0]:.1%}, {f['wilson_95'][1]:.1%}])")
     for defect, count in e["defects"].items():
         typer.echo(f"  {count:>4}  {defect}")

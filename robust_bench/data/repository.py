@@ -291,6 +291,13 @@ def _validity_lines(m: dict) -> list[str]:
                      f"{' (recorded by the maintainers; shipped in robust_bench/data/audits.json)' if a.get('shipped') else ''}"
                      f" (sha256 {a.get('sha256', '')[:16]}…) "
                      f"| {'current' if same else 'stale: judged on another build'} |")
+    fluency = [a for a in audits if a.get("fluent")]
+    if fluency:
+        lines += ["", "Fluency, judged apart (the perturbed sentence reads as fluent English):", ""]
+        for a in fluency:
+            f = a["fluent"]
+            lines.append(f"- seed {a['seed']} (builder {a.get('builder_version', '')}): {f['ok']}/{f['n']} "
+                         f"judged fluent ({f['share']:.1%}, 95% Wilson [{f['wilson_95'][0]:.1%}, {f['wilson_95'][1]:.1%}])")
     return lines + [""]
 
 

@@ -22,13 +22,18 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["AuditError", "AUDIT_COLUMNS", "VERDICTS", "audit_sample", "write_audit_tsv", "read_judgements",
+__all__ = ["AuditError", "AUDIT_COLUMNS", "VERDICTS", "FLUENCY_COLUMN", "FLUENCY_VERDICTS", "asks_fluency", "audit_sample", "write_audit_tsv", "read_judgements",
            "wilson_interval", "summarise_judged", "record_audit", "describe_row"]
 
 #: Columns of the blind TSV; the reader fills ``judgement`` (``ok`` or ``bad``), and for ``bad`` rows
 #: ``defect`` (a short class name) and ``reason``.
 AUDIT_COLUMNS = ("id", "original", "perturbed", "edits", "judgement", "defect", "reason")
 VERDICTS = ("ok", "bad")
+#: A second, separate verdict the reader gives where a family's figure needs it: ``fluent`` (``yes`` or
+#: ``no``: the perturbed sentence reads as fluent English) for the adversarial treebanks, whose paper
+#: reports fluency apart from syntax preservation (Wang et al. 2021, Table 2).
+FLUENCY_COLUMN = "fluent"
+FLUENCY_VERDICTS = ("yes", "no")
 
 
 class AuditError(ValueError):
@@ -237,20 +242,29 @@ def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 100, seed: in
     return out, info
 
 
-def write_audit_tsv(rows: Sequence[dict[str, Any]], path: str | os.PathLike, meta: dict | None = None) -> Path:
-    """Write the blind TSV (header :data:`AUDIT_COLUMNS`) and, with ``meta``, its sidecar
-    ``<path>.meta.json``; each through a temporary file and a rename."""
+def asks_fluency(config: str) -> bool:
+    """Whether the audit of ``config`` asks the reader for a separate fluency verdict
+    (:data:`FLUENCY_COLUMN`): the adversarial treebanks (``adv_*``)."""
+    return config.startswith("adv_")
+
+
+def write_audit_tsv(rows: Sequence[dict[str, Any]], path: str | os.PathLike, meta: dict | None = None, *,
+                    fluency: bool = False) -> Path:
+    """Write the blind TSV (header :data:`AUDIT_COLUMNS`, then :data:`FLUENCY_COLUMN` with
+    ``fluency``) and, with ``meta``, its sidecar ``<path>.meta.json``; each through a temporary file
+    and a rename."""
     from robust_bench.io.fileio import atomic_write_text
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".part")
+    columns = AUDIT_COLUMNS + ((FLUENCY_COLUMN,) if fluency else ())
     with open(tmp, "w", encoding="utf-8", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=AUDIT_COLUMNS, delimiter="\t", quoting=csv.QUOTE_MINIMAL,
+        w = csv.DictWriter(f, fieldnames=columns, delimiter="\t", quoting=csv.QUOTE_MINIMAL,
                            extrasaction="ignore")
         w.writeheader()
         for r in rows:
-            w.writerow({c: r.get(c, "") for c in AUDIT_COLUMNS})
+            w.writerow({c: r.get(c, "") for c in columns})
     os.replace(tmp, path)
     if meta is not None:
         atomic_write_text(_meta_path(path), json.dumps(meta, indent=2) + "\n")
@@ -275,14 +289,16 @@ def read_judgements(path: str | os.PathLike, *, require_all: bool = False) -> li
     Returns
     -------
     list of dict
-        The rows, each with ``verdict`` (``ok``, ``bad`` or empty) added.
+        The rows, each with ``verdict`` (``ok``, ``bad`` or empty) added, and ``fluent_verdict``
+        (``yes``, ``no`` or empty) where the file has a :data:`FLUENCY_COLUMN`.
 
     Raises
     ------
     AuditError
         If the file cannot be read, a column is missing, an id repeats, a judgement is neither
-        ``ok`` nor ``bad`` (``bad: reason`` is accepted), or (``require_all``) a row is unjudged;
-        the message names the file, line and field.
+        ``ok`` nor ``bad`` (``bad: reason`` is accepted), a fluency verdict is neither ``yes`` nor
+        ``no``, or (``require_all``) a row is unjudged or, in a file with a fluency column, has no
+        fluency verdict; the message names the file, line and field.
     """
     try:
         f = open(path, encoding="utf-8-sig", newline="")
@@ -309,6 +325,14 @@ def read_judgements(path: str | os.PathLike, *, require_all: bool = False) -> li
                 raise AuditError(f"{path}, line {line}: field id {r['id']!r} repeats")
             seen.add(r["id"])
             r["verdict"] = verdict
+            if FLUENCY_COLUMN in fields:
+                fluent = (r[FLUENCY_COLUMN] or "").strip().lower()
+                if fluent not in ("",) + FLUENCY_VERDICTS:
+                    raise AuditError(f"{path}, line {line}: field {FLUENCY_COLUMN} must be 'yes' or 'no', "
+                                     f"got {r[FLUENCY_COLUMN]!r}")
+                if require_all and not fluent:
+                    raise AuditError(f"{path}, line {line}: field {FLUENCY_COLUMN} is empty (id {r['id']!r})")
+                r["fluent_verdict"] = fluent
             if verdict == "bad" and not (r.get("defect") or "").strip():
                 r["defect"] = note.strip() or "unspecified"
             r["line"] = line
@@ -333,13 +357,21 @@ def wilson_interval(ok: int, n: int, *, alpha: float = 0.05) -> tuple[float, flo
 
 
 def summarise_judged(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
-    """ok/N, the 95% Wilson interval and the defect classes with counts."""
+    """ok/N, the 95% Wilson interval and the defect classes with counts; with fluency verdicts
+    (:data:`FLUENCY_COLUMN`), also ``fluent``: ``{"n", "ok", "share", "wilson_95"}`` over the rows
+    that have one."""
     judged = [r for r in rows if r["verdict"]]
     ok = sum(r["verdict"] == "ok" for r in judged)
     lo, hi = wilson_interval(ok, len(judged))
     defects = Counter((r.get("defect") or "unspecified").strip() for r in judged if r["verdict"] == "bad")
-    return {"n": len(judged), "ok": ok, "share": round(ok / len(judged), 4) if judged else 0.0,
-            "wilson_95": [round(lo, 4), round(hi, 4)], "defects": dict(defects.most_common())}
+    out = {"n": len(judged), "ok": ok, "share": round(ok / len(judged), 4) if judged else 0.0,
+           "wilson_95": [round(lo, 4), round(hi, 4)], "defects": dict(defects.most_common())}
+    fl = [r["fluent_verdict"] for r in judged if r.get("fluent_verdict")]
+    if fl:
+        k = fl.count("yes")
+        flo, fhi = wilson_interval(k, len(fl))
+        out["fluent"] = {"n": len(fl), "ok": k, "share": round(k / len(fl), 4), "wilson_95": [round(flo, 4), round(fhi, 4)]}
+    return out
 
 
 def record_audit(repo: str | os.PathLike, config: str, judged: str | os.PathLike, *, reader: str = "") -> dict:
