@@ -263,7 +263,7 @@ def build_settings(request, config: str) -> tuple[Path, dict]:
         return request.getfixturevalue("sources"), {"budget": 3}      # B = 3 keeps the common tests quick
     if family == "adversarial_treebanks":
         # the offline default (what runs here: WordNet synonyms and the frequency, POS, meaning and Link
-        # Grammar filters); 25 sentences per split, so that EWT train's 25th ("largely" -> "mostly") is attacked
+        # Grammar filters); 25 sentences per split, so that EWT dev's 24th ("remained" -> "stayed") is attacked
         return request.getfixturevalue("sources"), {"limit": 25}
     return request.getfixturevalue("sources"), {}
 

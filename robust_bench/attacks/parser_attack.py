@@ -105,7 +105,7 @@ class TreeExample:
         """The attackable words (no reason in :meth:`protection`), in sentence order."""
         from robust_bench.perturb.parser_substitutes import verb_frames
 
-        frames = verb_frames(self.heads, self.deprels) if self.deprels else None
+        frames = verb_frames(self.heads, self.deprels, self.words) if self.deprels else None
         out = []
         for i, why in enumerate(self.protection()):
             if why is not None:
