@@ -520,8 +520,8 @@ def test_protection_of_flat_names_phrasal_verbs_typos_and_capitalised_words():
     (3541, "somewhat", "degree adverb"),             # "alter the points slightly"
     (5491, "attempt", "noun with a to-infinitive"),  # "in its try to attain"
 ])
-def test_constructions_the_blind_audit_found_never_change(sources, sent_id, word, reason):
-    ex = TreeExample.from_sentence(_ewt_train(sources)[sent_id])
+def test_constructions_the_blind_audit_found_never_change(ewt_train, sent_id, word, reason):
+    ex = TreeExample.from_sentence(ewt_train[sent_id])
     why = dict(zip(ex.words, ex.protection()))
     assert why[word] == reason, why
     assert word not in {s.word for s in ex.sites()}
@@ -538,16 +538,6 @@ def test_hyphenated_compounds_and_compound_heads_never_change():
     assert why == ["noun compound", "noun compound", None, "hyphenated compound", "function word",
                    "hyphenated compound", None]
 
-
-_TRAIN: list = []
-
-
-def _ewt_train(sources):
-    from robust_bench.io.conllu_io import read_conllu
-
-    if not _TRAIN:
-        _TRAIN.extend(read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu"))
-    return _TRAIN
 
 def test_synonyms_come_from_the_lemma_in_its_own_part_of_speech_and_common_senses():
     from robust_bench.perturb.parser_substitutes import WordNetGenerator

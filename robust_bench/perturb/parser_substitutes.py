@@ -42,6 +42,7 @@ expressions, flat names and phrasal verbs.
 from __future__ import annotations
 
 import atexit
+from collections import Counter
 import random
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -319,8 +320,13 @@ def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = Non
             if h:
                 children.setdefault(h - 1, set()).add(rel)
     head_upos = [upos[h - 1] if upos and h and 0 < h <= n else "" for h in heads] if heads is not None else [""] * n
-    all_lemmas = [_lemma_at(words, j, xpos[j] if xpos else None, upos[j] if upos else None, lemmas).lower()
+    all_lemmas = [_lemma_at(words, j, xpos[j] if xpos else None, upos[j] if upos else None, lemmas)
                   for j in range(n)]
+    lemma_counts = Counter(all_lemmas)
+    # nouns with an infinitival clause ("attempt to attain": acl whose mark is "to")
+    to_clauses = {heads[k] - 1 for k in range(n) if heads is not None and heads[k] and base[k] == "mark"
+                  and words[k].lower() == "to"}
+    to_infinitive_heads = {heads[j] - 1 for j in to_clauses if heads[j] and base[j] == "acl"}
     out: list[str | None] = []
     for i, w in enumerate(words):
         xp = xpos[i] if xpos else None
@@ -340,29 +346,25 @@ def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = Non
             out.append("fixed expression")
         elif i in head_of:
             out.append(head_of[i])
-        elif _lemma_at(words, i, xp, up, lemmas) in ("be", "have", "do"):
+        elif lem_i in ("be", "have", "do"):
             out.append("auxiliary or copula")     # a treebank without UPOS or relations: "was" is VBD
         elif base[i] in FUNCTION_DEPRELS:
             out.append("function position")
-        elif _lemma_at(words, i, xp, up, lemmas) in PROTECTED_LEMMAS:
+        elif lem_i in PROTECTED_LEMMAS:
             out.append("light verb")
-        elif (up == "VERB" or (xp or "").startswith("VB")) and _lemma_at(words, i, xp, up, lemmas) in OPINION_VERBS:
+        elif (up == "VERB" or (xp or "").startswith("VB")) and lem_i in OPINION_VERBS:
             out.append("verb of opinion")
         elif (up == "ADV" or (xp or "").startswith("RB")) and w.lower() in CONNECTIVE_ADVERBS:
             out.append("connective or stance adverb")
         elif (base[i] == "compound" and rel != "compound:prt") or "compound" in children.get(i, ()) \
                 or (heads is not None and heads[i] and base[heads[i] - 1] == "compound"):
             out.append("noun compound")      # "tattoo shops" -> "tattoo stores", "big box store" -> "large box store"
-        elif (up == "NOUN" or (xp or "").startswith("NN")) and heads is not None and any(
-                heads[j] == i + 1 and base[j] == "acl" and "to" in [words[k].lower() for k in range(n)
-                                                                    if heads[k] == j + 1 and base[k] == "mark"]
-                for j in range(n)):
+        elif (up == "NOUN" or (xp or "").startswith("NN")) and i in to_infinitive_heads:
             out.append("noun with a to-infinitive")
-        elif sum(l == lem_i for l in all_lemmas) > 1 and lem_i.isalpha():
+        elif lemma_counts[lem_i] > 1 and lem_i.isalpha():
             out.append("repeated word")      # "if they told you it was electrical then it's electrical"
         elif (up == "ADJ" or (xp or "").startswith("JJ")) and base[i] == "xcomp" and heads is not None and heads[i] \
-                and _lemma_at(words, heads[i] - 1, xpos[heads[i] - 1] if xpos else None,
-                              upos[heads[i] - 1] if upos else None, lemmas) not in LINKING_VERBS:
+                and all_lemmas[heads[i] - 1] not in LINKING_VERBS:
             out.append("secondary predicate")    # "loom large" -> "loom big"
         elif (i > 0 and words[i - 1] == "-") or (i + 1 < n and words[i + 1] == "-"):
             out.append("hyphenated compound")    # "animal rights-related" -> "animal rights-associated"
@@ -375,7 +377,7 @@ def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = Non
             out.append("quantifier noun")
         elif (up == "ADJ" or (xp or "").startswith("JJ")) and w.lower() in PROTECTED_ADJECTIVES:
             out.append("quantifier adjective")
-        elif (up == "NOUN" or (xp or "").startswith("NN")) and _is_measure(_lemma_at(words, i, xp, up, lemmas)):
+        elif (up == "NOUN" or (xp or "").startswith("NN")) and _is_measure(lem_i):
             out.append("unit of measure")
         elif _in_wordnet_expression(words, lemmas, i):
             out.append("multiword expression")
