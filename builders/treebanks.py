@@ -119,7 +119,7 @@ def _require_xpos(sentences) -> None:
 class AdversarialTreebank(RobustBenchBuilder):
     """Builder for ``adv_ewt`` and ``adv_ptb``."""
 
-    VERSION = datasets.Version("2.1.0")
+    VERSION = datasets.Version("2.2.0")
     FAMILY = "adversarial_treebanks"
     CITATION = _CITATION
     DESCRIPTION = _DESCRIPTION

@@ -519,12 +519,31 @@ def test_protection_of_flat_names_phrasal_verbs_typos_and_capitalised_words():
     (568, "highly", "degree adverb"),                # "has become extremely vulnerable"
     (3541, "somewhat", "degree adverb"),             # "alter the points slightly"
     (5491, "attempt", "noun with a to-infinitive"),  # "in its try to attain"
+    # and the census of every attacked sentence of the build (adv_ewt 2.1.0, seed 20261169)
+    (1242, "recently", "degree or focus adverb"),    # "until lately also by Iraq"
+    (256, "recently", "degree or focus adverb"),     # "four-day visit to India lately"
+    (6916, "percent", "unit of measure"),            # "where 70 percentage of the goods"
 ])
 def test_constructions_the_blind_audit_found_never_change(ewt_train, sent_id, word, reason):
     ex = TreeExample.from_sentence(ewt_train[sent_id])
     why = dict(zip(ex.words, ex.protection()))
     assert why[word] == reason, why
     assert word not in {s.word for s in ex.sites()}
+
+
+def test_begin_and_start_under_negation_never_change():
+    """The census of adv_ewt 2.1.0: "could n't even begin to try" -> "could n't even start to try"
+    breaks the idiom (EWT test sentence 30); without the negation "begin" may change."""
+    from robust_bench.perturb.parser_substitutes import protection_reasons
+
+    words = ("he", "could", "n't", "even", "begin", "to", "try")
+    xpos = ("PRP", "MD", "RB", "RB", "VB", "TO", "VB")
+    upos = ("PRON", "AUX", "PART", "ADV", "VERB", "PART", "VERB")
+    heads, rels = (5, 5, 5, 5, 0, 7, 5), ("nsubj", "aux", "advmod", "advmod", "root", "mark", "xcomp")
+    assert protection_reasons(words, xpos=xpos, upos=upos, heads=heads, deprels=rels)[4] == "idiom under negation"
+    plain = protection_reasons(words[:2] + words[3:], xpos=xpos[:2] + xpos[3:], upos=upos[:2] + upos[3:],
+                               heads=(4, 4, 4, 0, 6, 4), deprels=rels[:2] + rels[3:])
+    assert plain[3] is None
 
 
 def test_hyphenated_compounds_and_compound_heads_never_change():
@@ -710,6 +729,9 @@ def test_a_substitute_verb_must_take_the_original_prepositions_and_need_no_other
     frame = verb_frames((3, 3, 0, 3, 4), ("nsubj", "aux", "root", "xcomp", "obj"), words)[2]
     assert frame == ("xcomp-ing",) and frames.allows("tried", frame) and not frames.allows("attempted", frame)
     assert frames.allows("attempted", ("xcomp",))
+    # "ensure that it stays relaxed": "assure" has an indirect object in 7 of its 11 uses
+    assert frames.allows("ensure", ("ccomp",)) and not frames.allows("assure", ("ccomp",))
+    assert frames.allows("assure", ("ccomp", "iobj"))
 
 
 def test_an_ly_adverb_keeps_its_ly():

@@ -52,7 +52,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 __all__ = ["FORBIDDEN_XPOS", "FORBIDDEN_UPOS", "STOP_XPOS", "FUNCTION_XPOS", "PROTECTED_DEPRELS", "PROTECTED_HEAD_OF",
-           "PROTECTED_LEMMAS", "PROTECTED_ADVERBS", "PROTECTED_NOUNS", "PROTECTED_ADJECTIVES", "MEASURE_HYPERNYMS", "FUNCTION_DEPRELS", "OPINION_VERBS", "CONNECTIVE_ADVERBS", "DEGREE_ADVERBS", "LINKING_VERBS", "VerbFrames", "GENERATORS", "FILTERS", "PAPER_FILTERS", "Site", "protection_reasons", "recover_word_case",
+           "PROTECTED_LEMMAS", "PROTECTED_ADVERBS", "PROTECTED_NOUNS", "PROTECTED_ADJECTIVES", "MEASURE_HYPERNYMS", "REQUIRED_COMPLEMENTS", "NEGATED_IDIOM_VERBS", "NEGATIONS", "FUNCTION_DEPRELS", "OPINION_VERBS", "CONNECTIVE_ADVERBS", "DEGREE_ADVERBS", "LINKING_VERBS", "VerbFrames", "GENERATORS", "FILTERS", "PAPER_FILTERS", "Site", "protection_reasons", "recover_word_case",
            "WordVectors", "load_word_vectors", "MaskedLMGenerator", "EmbeddingGenerator", "WordNetGenerator",
            "SememeGenerator", "site_lemma", "inflect_like", "is_abbreviation", "PosFilter", "EmbeddingFilter", "GrammarFilter", "PerplexityFilter",
            "language_tool_checker", "link_grammar_checker", "GRAMMAR_CHECKERS", "FrequencyFilter",
@@ -116,6 +116,11 @@ CONNECTIVE_ADVERBS = frozenset({"therefore", "thus", "hence", "consequently", "a
                                 "really", "basically", "essentially", "anyway", "anyways", "anyhow", "honestly",
                                 "seriously", "literally", "obviously", "apparently", "clearly", "certainly",
                                 "definitely", "surely", "frankly", "finally", "eventually", "ultimately"})
+#: Aspectual verbs that make an idiom under negation: "couldn't even begin to try" means "could not
+#: at all", and "couldn't even start to try" does not (the census of adv_ewt 2.1.0).
+NEGATED_IDIOM_VERBS = frozenset({"begin", "start"})
+#: Words of negation, as ``advmod`` dependents.
+NEGATIONS = frozenset({"not", "n't", "never", "nt"})
 #: Verbs after which an adjective is a plain predicative complement; after any other verb an
 #: adjective complement is an idiom or a secondary predicate ("loom large", "come true", "hold tight").
 LINKING_VERBS = frozenset({"be", "seem", "appear", "look", "sound", "feel", "become", "get", "remain", "stay",
@@ -129,14 +134,19 @@ PROTECTED_ADJECTIVES = frozenset({"several", "various", "many", "few", "numerous
                                   "much", "little", "more", "most", "less", "least", "other", "same", "such", "whole",
                                   "entire", "own", "only", "next", "last", "first", "further"})
 #: Hypernyms that make a noun a unit or period of measure or a number ("minutes" -> "seconds", "meter"
-#: -> "metre", "millions" -> "billions").
-MEASURE_HYPERNYMS = ("unit_of_measurement.n.01", "time_unit.n.01", "time_period.n.01", "number.n.02")
+#: -> "metre", "millions" -> "billions"), or a ratio ("70 percent" -> "70 percentage", as the census of
+#: adv_ewt 2.1.0 found).
+MEASURE_HYPERNYMS = ("unit_of_measurement.n.01", "time_unit.n.01", "time_period.n.01", "number.n.02",
+                     "magnitude_relation.n.01")
 PROTECTED_NOUNS = frozenset({"lot", "lots", "bit", "couple", "kind", "sort", "type", "plenty", "deal", "number",
                              "amount", "bunch", "load", "loads", "ton", "tons", "way", "thing", "things"})
 #: Degree, focus and time adverbs, a closed class in all but tag (Quirk et al.'s subjuncts): their
 #: WordNet "synonyms" shift scope or register ("just" -> "merely", "pretty" -> "somewhat", "too" ->
 #: "also"), as blind readers of the first builds judged; with the approximators and negative adverbs,
-#: whose scope a synonym changes ("not nearly as much" -> "not almost as much", "hardly" -> "barely").
+#: whose scope a synonym changes ("not nearly as much" -> "not almost as much", "hardly" -> "barely"),
+#: and the adverbs of time position, whose synonyms differ in aspect and register ("until recently" ->
+#: "until lately", "a visit to India recently" -> "lately"; "presently" is "soon" in British English),
+#: as the census of adv_ewt 2.1.0 found.
 PROTECTED_ADVERBS = frozenset({"just", "only", "even", "also", "too", "so", "very", "pretty", "quite", "really",
                                "still", "then", "now", "already", "yet", "ever", "never", "almost", "rather",
                                "enough", "much", "well", "as", "more", "most", "less", "least", "again", "else",
@@ -144,7 +154,9 @@ PROTECTED_ADVERBS = frozenset({"just", "only", "even", "also", "too", "so", "ver
                                "about", "around", "instead", "anyway", "though", "not", "n't", "always", "often",
                                "sometimes", "once", "twice", "soon", "later", "today", "tonight", "tomorrow",
                                "yesterday", "all", "both", "either", "neither", "hardly", "barely", "scarcely", "nearly",
-                               "almost", "virtually", "practically", "approximately", "roughly", "about"})
+                               "almost", "virtually", "practically", "approximately", "roughly", "about",
+                               "recently", "lately", "currently", "presently", "previously", "formerly", "shortly",
+                               "nowadays"})
 #: Generator names, in the order DepAttacker collects candidates.
 GENERATORS = ("sememe", "synonym", "embedding", "mlm")
 #: Filter names: the paper's four (§2.3, in the order of its ablation, Table 5) and two checks of
@@ -276,7 +288,8 @@ def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = Non
     ``proper noun``, ``auxiliary or copula`` (AUX, relations aux, cop), ``function word`` (modal,
     "to", particle, expletive "there", ...), ``fixed expression`` (a word of a fixed, flat,
     compound:prt or goeswith relation, or its head), ``verb of an expletive`` ("there is"), ``light verb``
-    (:data:`PROTECTED_LEMMAS`), ``function position`` (relations :data:`FUNCTION_DEPRELS`: "regarding" as
+    (:data:`PROTECTED_LEMMAS`), ``idiom under negation`` (:data:`NEGATED_IDIOM_VERBS` with a negation:
+    "can't begin to"), ``function position`` (relations :data:`FUNCTION_DEPRELS`: "regarding" as
     a preposition), ``verb of opinion`` (:data:`OPINION_VERBS`), ``connective or stance adverb``
     (:data:`CONNECTIVE_ADVERBS`), ``noun compound`` (a word of a ``compound`` relation, its head, or a
     modifier of a compound's first word: "tattoo shops", "big box store"), ``repeated word`` (its
@@ -327,6 +340,8 @@ def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = Non
     to_clauses = {heads[k] - 1 for k in range(n) if heads is not None and heads[k] and base[k] == "mark"
                   and words[k].lower() == "to"}
     to_infinitive_heads = {heads[j] - 1 for j in to_clauses if heads[j] and base[j] == "acl"}
+    negated = {heads[k] - 1 for k in range(n) if heads is not None and heads[k] and base[k] == "advmod"
+               and words[k].lower() in NEGATIONS}
     out: list[str | None] = []
     for i, w in enumerate(words):
         xp = xpos[i] if xpos else None
@@ -352,6 +367,8 @@ def protection_reasons(words: Sequence[str], *, xpos: Sequence[str] | None = Non
             out.append("function position")
         elif lem_i in PROTECTED_LEMMAS:
             out.append("light verb")
+        elif lem_i in NEGATED_IDIOM_VERBS and i in negated:
+            out.append("idiom under negation")   # "couldn't even begin to try" -> "couldn't even start to try"
         elif (up == "VERB" or (xp or "").startswith("VB")) and lem_i in OPINION_VERBS:
             out.append("verb of opinion")
         elif (up == "ADV" or (xp or "").startswith("RB")) and w.lower() in CONNECTIVE_ADVERBS:
@@ -782,6 +799,12 @@ MIN_FRAME_COUNT = 2
 #: taken to need it: "refer" takes "to" in most of EWT train's uses, so "As I mentioned" cannot become
 #: "As I referred".
 REQUIRED_PREPOSITION_SHARE = 0.5
+#: Core complements a verb is taken to need where it has them in more than
+#: :data:`REQUIRED_PREPOSITION_SHARE` of its uses: "assure" has an indirect object in 7 of its 11 uses
+#: in EWT train, so "ensure that it stays relaxed" cannot become "assure that it stays relaxed" (the
+#: census of adv_ewt 2.1.0). Not ``obj``: a passive verb has none, so the share would refuse every
+#: passive.
+REQUIRED_COMPLEMENTS = ("iobj",)
 
 
 def verb_frames(heads: Sequence[int], deprels: Sequence[str],
@@ -816,7 +839,9 @@ class VerbFrames:
     * "help with back problems" -> "aid with back problems": a verb never seen with one of the
       original's prepositions is refused;
     * "As I mentioned" -> "As I referred": a verb that takes one preposition in more than
-      :data:`REQUIRED_PREPOSITION_SHARE` of its uses is refused where the original has none.
+      :data:`REQUIRED_PREPOSITION_SHARE` of its uses is refused where the original has none;
+    * "ensure that" -> "assure that": a verb with an indirect object in more than that share of its
+      uses (:data:`REQUIRED_COMPLEMENTS`) is refused where the original has none.
 
     Parameters
     ----------
@@ -838,18 +863,21 @@ class VerbFrames:
         self.counts: dict[str, Counter] = defaultdict(Counter)
         self.prepositions: dict[str, Counter] = defaultdict(Counter)
         self.uses: Counter = Counter()
+        self.complements: dict[str, Counter] = defaultdict(Counter)
         for s in read_conllu(path):
             for lemma, up, frame in zip(s.lemmas, s.upos, verb_frames(s.heads, s.deprels, s.forms)):
                 if up == "VERB":
                     core, preps = _split_frame(frame)
                     self.counts[lemma.lower()][core] += 1
                     self.prepositions[lemma.lower()].update(preps)
+                    self.complements[lemma.lower()].update(core)
                     self.uses[lemma.lower()] += 1
 
     def allows(self, word: str, frame: tuple[str, ...]) -> bool:
         """Whether the verb ``word`` (any inflection) can take ``frame`` (from :func:`verb_frames`):
         seen at least :data:`MIN_FRAME_COUNT` times with its core complements, at least once with
-        each of its prepositions, and needing no preposition the frame lacks."""
+        each of its prepositions, and needing no preposition and no :data:`REQUIRED_COMPLEMENTS` the
+        frame lacks."""
         from lemminflect import getLemma
 
         core, preps = _split_frame(frame)
@@ -858,6 +886,8 @@ class VerbFrames:
                    and all(self.prepositions[l][p] >= 1 for p in preps)
                    and all(p in preps for p, c in self.prepositions[l].items()
                            if c > REQUIRED_PREPOSITION_SHARE * self.uses[l])
+                   and all(r in core for r in REQUIRED_COMPLEMENTS
+                           if self.complements[l][r] > REQUIRED_PREPOSITION_SHARE * self.uses[l])
                    for l in lemmas if l in self.counts)
 
 
