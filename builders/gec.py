@@ -25,7 +25,8 @@ from robust_bench.data.citations import YIN_2020
 from robust_bench.perturb.checks import (CHECKS, InContextChecks, MeaningKept, Refusals, load_second_tagger,
                                         resolve_meaning_model, tag_disagreements)
 from robust_bench.perturb.grammar_errors import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
-from robust_bench.io.sources import SourceFile, describe_read, resolve_sources, sha256_file
+from robust_bench.io.sources import (TEXTFOOLER_DATA, TEXTFOOLER_URL, SourceFile, describe_read, resolve_sources,
+                                     sha256_file)
 from robust_bench.io.task_data import (CONLL2003_TAGS, MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS,
                                     read_conll2003, read_mrpc, read_nli, read_qnli, read_sst2)
 
@@ -46,8 +47,7 @@ _LICENSE = "Same as the source corpus (see the source line)."
 _HUB = "https://huggingface.co/datasets/nyu-mll/glue/resolve/main"
 _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fconvert%2Fparquet/conll2003"
 _MSR_TEST = "https://dl.fbaipublicfiles.com/senteval/senteval_data/msr_paraphrase_test.txt"
-_TEXTFOOLER = "https://github.com/jind11/TextFooler"
-_TEXTFOOLER_RAW = "https://raw.githubusercontent.com/jind11/TextFooler/d47e72407a9910991559a923ab39d778fbfb4841/data"
+_TEXTFOOLER, _TEXTFOOLER_RAW = TEXTFOOLER_URL, TEXTFOOLER_DATA
 
 
 @dataclass

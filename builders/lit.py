@@ -5,7 +5,8 @@ where the label logic is sound (``o;n``, tense and modal codes from the other or
 Every source pair is transformed by each pair transformation that applies to it
 (:mod:`robust_bench.perturb.lit.pairs`); the new gold label follows the transformation's label rule.
 A row keeps the original pair and label next to the transformed ones, so one split gives Acc@Ori,
-Acc@Ctr and consistency (§4.1.3). Surface strings are chosen by a causal LM (§3.3). The
+Acc@Ctr and consistency (§4.1.3). Surface strings are the backend's first candidate, or, with
+``lm``, the one a causal LM finds most fluent (§3.3). The
 optional ``train`` split (``augment_train``) is the paper's training augmentation (AUG, §4.3):
 contrast pairs built the same way from a training file, to be concatenated with the original
 training data.
@@ -23,7 +24,8 @@ from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig
 from robust_bench.data.registry import register_builder
 from robust_bench.data.citations import LI_2020
 from robust_bench.perturb.lit.pairs import CODES, EXTENDED_CODES, PAIR_TRANSFORMATIONS, PAPER_CODES, TIERS
-from robust_bench.io.sources import SourceFile, describe_read, resolve_sources, sha256_file
+from robust_bench.io.sources import (TEXTFOOLER_DATA, TEXTFOOLER_URL, SourceFile, describe_read, resolve_sources,
+                                     sha256_file)
 from robust_bench.io.task_data import NLI_LABELS, read_nli
 from robust_bench.perturb.lit.rules import NLI_LABEL_RULES
 
@@ -42,8 +44,12 @@ entailment and neutral pairs, label kept; i;i, pa;pa, i;pa, i;o, pa;o keep the l
 robust-bench's additional rows: o;n (entailment -> contradiction, neutral kept) and the tense and
 modal codes from the other original labels where the rule is sound. Each row holds the original pair and label, the transformed pair, the new label, the rule
 and the source id. Transformations come from a UD dependency parse (default backend `ud`, spaCy
-+ lemminflect) or from the English Resource Grammar (`erg`, ACE + pydelphin); the surface string
-is the candidate with the lowest causal-LM perplexity (§3.3).
++ lemminflect, with a second, independent parser that must agree on the verb group, the subject
+and the object) or from the English Resource Grammar (`erg`, ACE + pydelphin); the surface string
+is the backend's first candidate (one per transformation, but *that* before *who* in the it-cleft
+of a person, *who* first after *he* and *she*), or, with `--lm`, the candidate with the lowest
+causal-LM perplexity (§3.3). By default the config is built from the fixed, public 1,000-pair samples of TextFooler (Jin et al.,
+2020), not from the whole dev split (`--full-dev` builds that).
 """
 
 _LICENSE = "Same as the source corpus (see the source line)."
@@ -62,7 +68,13 @@ neutral stays neutral; annotated contradictions are often not logical ones, so n
 
 _GLUE = "https://huggingface.co/datasets/nyu-mll/glue/resolve/main/mnli"
 _SNLI = "https://huggingface.co/datasets/stanfordnlp/snli/resolve/main/plain_text"
-_VERSION = datasets.Version("1.0.0")
+#: 2.0.0 (issue 31): built from TextFooler's fixed 1,000-pair samples by default; a second parser
+#: must agree on the verb group, subject and object; no causal LM needed (a documented surface
+#: preference); risky constructions refused.
+_VERSION = datasets.Version("2.0.0")
+#: Where the config's pairs come from: ``sample`` (TextFooler's 1,000-pair samples, the default,
+#: pinned in the default suite) or ``full`` (all of the dev/test split, from the Hub).
+SOURCES = ("sample", "full")
 
 
 @dataclass
@@ -74,17 +86,27 @@ class LitConfig(RobustBenchConfig):
     task : str
         ``mnli`` or ``snli``.
     files : dict
-        Split name to :class:`SourceFile`.
+        Split name to :class:`SourceFile`: TextFooler's 1,000-pair samples (Jin et al., 2020).
+    full_files : dict
+        Split name to :class:`SourceFile`: the whole dev split, for ``source="full"``.
+    source : str
+        ``sample`` (default: ``files``) or ``full`` (``full_files``).
     train_url : str
         Hub file of the training set, used when ``augment_train="hub"``.
     backend : str
         ``ud`` (default; spaCy + lemminflect) or ``erg`` (ACE + the ERG, needs ``grammar``).
     grammar : str or None
         Compiled ERG image for the ``erg`` backend.
-    lm : str
-        Causal LM (Hub id or path) that ranks candidate surfaces; default ``gpt2`` (§3.3).
+    lm : str or None
+        Causal LM (Hub id or path) that ranks candidate surfaces by perplexity, as the paper does
+        with GPT-2 (§3.3); default None: the backend's first candidate
+        (:class:`robust_bench.models.lm.FirstCandidate`), so that the build runs offline and gives
+        the same bytes every time.
     spacy_model : str or None
         spaCy pipeline of the ``ud`` backend (default ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_core_web_sm``).
+    second_parser : str or None
+        Second, independent spaCy parser of the ``ud`` backend, whose disagreement refuses a
+        transformation (default :func:`robust_bench.text.nlp.second_parser_name`; ``none`` for none).
     augment_train : str or None
         A training file (GLUE/SNLI TSV, the ``label<TAB>premise<TAB>hypothesis`` format, or Hub
         parquet), or ``hub`` to download the task's training set: adds a ``train`` split of contrast
@@ -99,11 +121,14 @@ class LitConfig(RobustBenchConfig):
 
     task: str = ""
     files: dict | None = None
+    full_files: dict | None = None
+    source: str = "sample"
     train_url: str = ""
     backend: str = "ud"
     grammar: str | None = None
-    lm: str = "gpt2"
+    lm: str | None = None
     spacy_model: str | None = None
+    second_parser: str | None = None
     augment_train: str | None = None
     tier: str = "paper"
     codes: tuple | None = None
@@ -112,20 +137,23 @@ class LitConfig(RobustBenchConfig):
 
 _SOURCES = {
     "lit_mnli": dict(task="mnli", splits=("validation_matched", "validation_mismatched"),
-                     source_info=SourceInfo("MultiNLI (GLUE MNLI)", "GLUE 1.0", "see https://gluebenchmark.com/faq "
-                                            "(OANC and CC BY-SA 3.0 / CC BY 3.0)", "https://cims.nyu.edu/~sbowman/multinli/"),
-                     files={"validation_matched": SourceFile(("glue/mnli/dev_matched.tsv", "glue/mnli/dev_matched_sample.tsv"),
-                                                             f"{_GLUE}/validation_matched-00000-of-00001.parquet"),
-                            "validation_mismatched": SourceFile(("glue/mnli/dev_mismatched.tsv",
-                                                                 "glue/mnli/dev_mismatched_sample.tsv"),
-                                                                f"{_GLUE}/validation_mismatched-00000-of-00001.parquet")},
+                     source_info=SourceInfo("MultiNLI dev, the 1,000-pair samples of TextFooler (Jin et al., 2020)",
+                                            "TextFooler d47e724", "MultiNLI (OANC and CC licences); sample: MIT",
+                                            TEXTFOOLER_URL),
+                     files={"validation_matched": SourceFile("glue/mnli/dev_matched_sample.tsv",
+                                                             f"{TEXTFOOLER_DATA}/mnli_matched"),
+                            "validation_mismatched": SourceFile("glue/mnli/dev_mismatched_sample.tsv",
+                                                                f"{TEXTFOOLER_DATA}/mnli_mismatched")},
+                     full_files={"validation_matched": SourceFile("glue/mnli/dev_matched.tsv",
+                                                                  f"{_GLUE}/validation_matched-00000-of-00001.parquet"),
+                                 "validation_mismatched": SourceFile("glue/mnli/dev_mismatched.tsv",
+                                                                     f"{_GLUE}/validation_mismatched-00000-of-00001.parquet")},
                      train_url=f"{_GLUE}/train-00000-of-00001.parquet"),
-    "lit_snli": dict(task="snli", splits=("validation", "test"),
-                     source_info=SourceInfo("SNLI", "1.0", "CC BY-SA 4.0", "https://nlp.stanford.edu/projects/snli/"),
-                     files={"validation": SourceFile(("snli/dev.tsv", "snli/dev_sample.tsv"),
-                                                     f"{_SNLI}/validation-00000-of-00001.parquet"),
-                            "test": SourceFile(("snli/test.tsv", "snli/test_sample.tsv"),
-                                               f"{_SNLI}/test-00000-of-00001.parquet")},
+    "lit_snli": dict(task="snli", splits=("validation",),
+                     source_info=SourceInfo("SNLI, the 1,000-pair sample of TextFooler (Jin et al., 2020)",
+                                            "TextFooler d47e724", "CC BY-SA 4.0; sample: MIT", TEXTFOOLER_URL),
+                     files={"validation": SourceFile("snli/dev_sample.tsv", f"{TEXTFOOLER_DATA}/snli")},
+                     full_files={"validation": SourceFile("snli/dev.tsv", f"{_SNLI}/validation-00000-of-00001.parquet")},
                      train_url=f"{_SNLI}/train-00000-of-00001.parquet"),
 }
 
@@ -180,7 +208,7 @@ class LitContrastSets(RobustBenchBuilder):
         if cfg.backend == "ud":
             from robust_bench.perturb.lit.ud import UDTransformer
 
-            return UDTransformer(cfg.spacy_model)
+            return UDTransformer(cfg.spacy_model, second_parser=cfg.second_parser)
         if cfg.backend == "erg":
             from robust_bench.perturb.lit.erg import ErgTransformer
 
@@ -191,7 +219,7 @@ class LitContrastSets(RobustBenchBuilder):
 
     def _split_generators(self, dl_manager):
         from robust_bench.perturb.lit.pairs import make_contrast_sets
-        from robust_bench.models.lm import CausalLMScorer
+        from robust_bench.models.lm import CausalLMScorer, FirstCandidate
         from robust_bench.text.nlp import spacy_model_name
 
         cfg = self.config
@@ -200,17 +228,26 @@ class LitContrastSets(RobustBenchBuilder):
             raise ValueError(f"unknown LIT transformation code(s) {unknown}; known: {list(CODES)}")
         if cfg.tier not in TIERS:
             raise ValueError(f"unknown LIT tier {cfg.tier!r}; use one of {TIERS}")
-        files = {s: cfg.files[s] for s in cfg.splits}
+        if cfg.source not in SOURCES:
+            raise ValueError(f"unknown LIT source {cfg.source!r}; use one of {SOURCES}")
+        available = cfg.full_files if cfg.source == "full" else cfg.files
+        missing = [s for s in cfg.splits if s not in available]
+        if missing:
+            raise ValueError(f"{cfg.name} has no split(s) {missing} with source {cfg.source!r}; "
+                             f"it has {sorted(available)}")
+        files = {s: available[s] for s in cfg.splits}
         paths, origin = resolve_sources(files, source_dir=cfg.source_dir, dl_manager=dl_manager)
         if cfg.augment_train:
             paths["train"] = (dl_manager.download(cfg.train_url) if cfg.augment_train == "hub"
                               else cfg.augment_train)
         backend = self._backend()
-        scorer = CausalLMScorer(cfg.lm, device=cfg.device)
+        scorer = CausalLMScorer(cfg.lm, device=cfg.device) if cfg.lm else FirstCandidate()
         self.provenance.update({
             "source_origin": origin, "source_sha256": {k: sha256_file(p) for k, p in paths.items()},
             "source_files": {k: files[k].url if k in files else str(paths[k]) for k in paths},
             "backend": backend.name, "spacy_model": spacy_model_name(cfg.spacy_model) if cfg.backend == "ud" else None,
+            "second_parser": getattr(backend, "second_parser", None), "source": cfg.source,
+            "surface_choice": f"lowest perplexity under {cfg.lm}" if cfg.lm else "first candidate (FirstCandidate)",
             "grammar": cfg.grammar, "lm": cfg.lm, "lm_revision": scorer.revision, "codes": list(self.codes),
             "tier": cfg.tier,
             "report": {},

@@ -234,12 +234,13 @@ def lit_train_file(tmp_path_factory, nli_pairs) -> Path:
 
 @pytest.fixture(scope="session")
 def lit_repo(tmp_path_factory, sources, tiny_lm, lit_train_file) -> Path:
-    """lit_mnli (both splits) and lit_snli (validation, the only SNLI split in ../shared, plus an
-    AUG train split) built with the tiny LM."""
+    """lit_mnli (both splits) built with the default options (offline: no LM, the second parser of
+    conftest's $ROBUST_BENCH_ERRANT_MODEL), and lit_snli (plus an AUG train split) with the tiny LM
+    choosing surfaces, as --lm does."""
     from robust_bench.data.repository import build_config
 
     out = tmp_path_factory.mktemp("lit_repo") / "robust-bench"
-    build_config("lit_mnli", out=out, source=sources, options={"lm": str(tiny_lm)})
+    build_config("lit_mnli", out=out, source=sources)
     build_config("lit_snli", out=out, source=sources, options={"lm": str(tiny_lm), "splits": ("validation",),
                                                                "augment_train": str(lit_train_file)})
     return out
@@ -253,8 +254,9 @@ def build_settings(request, config: str) -> tuple[Path, dict]:
     if family == "grammatical_errors":
         return request.getfixturevalue("gec_sources"), {}
     if family == "lit":
-        opts = {"lm": str(request.getfixturevalue("tiny_lm"))}
+        opts = {}
         if config == "lit_snli":
+            opts["lm"] = str(request.getfixturevalue("tiny_lm"))
             opts.update(splits=("validation",), augment_train=str(request.getfixturevalue("lit_train_file")))
         elif config.endswith("_extended"):   # one split keeps the common tests quick
             opts.update(splits=("validation_matched",) if "mnli" in config else ("validation",))

@@ -200,7 +200,10 @@ def test_card_reports_coverage_per_phenomenon(lit_repo):
     cells = " | ".join(f"{pairs[s]:,} ({pairs[s] / total[s]:.1%})" for s in splits)
     assert f"| any (pairs with at least one contrast pair) | | | | {cells} |" in card
     assert "| `p;f` | to_neutral | E->N | code 1a |" in card and "| `m;m` | possibility | E->E, N->N |" in card
-    assert meta["provenance"]["lm"] and meta["provenance"]["backend"] == "ud"
+    assert meta["provenance"]["lm"] is None and meta["provenance"]["backend"] == "ud"
+    assert meta["provenance"]["surface_choice"].startswith("first candidate")
+    assert meta["provenance"]["second_parser"].endswith("en_core_web_sm") and meta["provenance"]["source"] == "sample"
+    assert read_metadata(lit_repo)["lit_snli"]["provenance"]["lm"]        # --lm: the LM chooses
     assert set(meta["provenance"]["report"]["validation_matched"]["seconds"]) == {"parsing", "transformation",
                                                                                   "verification", "lm_ranking"}
     # the re-analysis check: rows before >= after, rejections by reason on the card
@@ -220,10 +223,11 @@ def test_augmentation_split_and_split_subset(lit_repo, lit_train_file):
     assert meta["provenance"]["source_files"]["train"] == str(lit_train_file)
 
 
-def test_same_build_is_byte_identical(lit_repo, sources, tiny_lm, tmp_path):
+def test_same_build_is_byte_identical(lit_repo, sources, tmp_path):
+    """The default build (no LM, the first candidate) gives the same bytes every time."""
     from robust_bench.data.repository import build_config
 
-    again = build_config("lit_mnli", out=tmp_path / "rb", source=sources, options={"lm": str(tiny_lm)})
+    again = build_config("lit_mnli", out=tmp_path / "rb", source=sources)
     for split, p in again.files.items():
         assert p.read_bytes() == (lit_repo / "data" / "lit_mnli" / f"{split}.parquet").read_bytes()
 
@@ -342,3 +346,90 @@ def test_a_parser_without_ud_relations_is_refused_by_name(tmp_path):
     nlp.to_disk(tmp_path / "clearnlp")
     with pytest.raises(SpacyModelError, match=r"clearnlp.*Universal Dependencies.*ClearNLP labels \['acomp', 'auxpass', 'dobj', 'nsubjpass'\]"):
         UDTransformer(str(tmp_path / "clearnlp"))
+
+
+# Issue 31: the refusal classes of the three decisions, on real MNLI dev pairs (TextFooler's samples)
+MO_PAIRS = [  # (premise, hypothesis, original label, refusal reason or None)
+    ("The day my deadline came , I got a business card .", "I received a business card on the day of my deadline .",
+     E, "premise: hypothesis rests on a clause outside the scope of may"),
+    ("The sacred is not mysterious to her .", "The woman is familiar with the sacred .", E,
+     "premise: hypothesis rests on the subject, outside the scope of may"),
+    ("Tuppence frowned .", "Tuppence beamed with delight .", C, None),     # the clash is in may's scope
+]
+
+
+def test_m_o_is_refused_where_the_hypothesis_rests_outside_the_modal_scope(ud):
+    """Decision 1: m;o -> neutral holds only where the evidence for the hypothesis is what *may*
+    takes in its scope; otherwise the pair is refused with its reason, counted on the card."""
+    from robust_bench.models.lm import FirstCandidate
+    from robust_bench.perturb.lit.pairs import make_contrast_sets
+
+    pairs = [{"idx": i, "premise": p, "hypothesis": h, "label": lab} for i, (p, h, lab, _) in enumerate(MO_PAIRS)]
+    rows, report = make_contrast_sets(pairs, ud, FirstCandidate(), codes=["m;o"])
+    built = {r["source_id"] for r in rows}
+    for i, (_, _, _, reason) in enumerate(MO_PAIRS):
+        if reason is None:
+            assert i in built
+        else:
+            assert i not in built and report.failures_per_code["m;o"].get(reason), (i, report.failures_per_code)
+    assert [r["premise"] for r in rows] == ["Tuppence may have frowned ."] and rows[0]["label"] == N
+
+
+def test_a_second_parser_that_disagrees_refuses_the_sentence():
+    """Decision 2: en_rb_sm reads "retailers" as the verb of this MNLI premise (dev mismatched);
+    en_core_web_sm, the second parser, reads "allows": the sentence is refused, not transformed."""
+    text = "Use of continuous review allows retailers to achieve a higher service level with a lower amount of inventory ."
+    alone = UDTransformer(second_parser="none")
+    assert alone.second_parser is None
+    clause = alone.analyse_many([text])[0]
+    assert not isinstance(clause, Refusal) and [clause.toks[i].text for i in clause.chain] == ["retailers"]
+    checked = UDTransformer().analyse_many([text])[0]
+    assert isinstance(checked, Refusal) and checked.reason == "parsers disagree on the verb group"
+
+
+@pytest.mark.parametrize("text, ops, reason", [
+    # a lasting classification: "Penrith and Blencathra will also be Celtic names" (MNLI dev matched)
+    ("Penrith and Blencathra are also Celtic names , established during this early period of settlement .",
+     ["future"], "classifying copula"),
+    ("The museum contains paintings from the Renaissance .", ["past"], "stative verb"),
+    # an existential presupposition under negation: "a small container is not stuffed" (MNLI dev matched)
+    ("A small container is stuffed with bits of leftovers .", ["negation"], "indefinite subject"),
+])
+def test_risky_constructions_are_refused(ud, text, ops, reason):
+    """Decision 3: tense changes on stative predicates and negation of indefinite subjects."""
+    clause = ud.analyse_many([text])[0]
+    assert not isinstance(clause, Refusal), clause
+    with pytest.raises(Refusal) as exc:
+        ud.transform(clause, ops)
+    assert exc.value.reason == reason
+    assert ud.candidates(text, ["may"])      # the sentence itself is fine: may still applies
+
+
+def test_offline_default_chooses_the_first_candidate():
+    from robust_bench.models.lm import FirstCandidate
+
+    assert FirstCandidate().choose([["It is John who left .", "It is John that left ."], [], ["x"]]) == [
+        "It is John who left .", None, "x"]
+
+
+def test_unknown_code_and_source_are_refused_naming_them(sources, tmp_path):
+    from robust_bench.data.repository import build_config
+
+    with pytest.raises(ValueError, match=r"unknown LIT transformation code\(s\) \['x;y'\]"):
+        build_config("lit_mnli", out=tmp_path / "rb", source=sources, options={"codes": ("m;o", "x;y")})
+    with pytest.raises(ValueError, match="unknown LIT source 'all'"):
+        build_config("lit_mnli", out=tmp_path / "rb", source=sources, options={"source": "all"})
+    assert not (tmp_path / "rb" / "data").exists()
+    res = CliRunner().invoke(app, ["build", "lit_mnli", "--codes", "m;o,zz", "--out", str(tmp_path / "rb2"),
+                                   "--source", str(sources)])
+    assert res.exit_code != 0 and "zz" in res.output and not (tmp_path / "rb2" / "data").exists()
+
+
+def test_an_lm_that_is_not_a_causal_lm_is_refused(sources, tmp_path, tiny_nli_classifier):
+    from robust_bench.data.repository import build_config
+    from robust_bench.models.loader import ModelError
+
+    with pytest.raises(ModelError, match="causal LM"):
+        build_config("lit_mnli", out=tmp_path / "rb", source=sources,
+                     options={"lm": str(tiny_nli_classifier), "splits": ("validation_matched",)})
+    assert not (tmp_path / "rb" / "data").exists()

@@ -48,8 +48,9 @@ def build(
     splits: Optional[str] = typer.Option(None, "--splits", help="Comma-separated subset of the config's splits."),
     backend: Optional[str] = typer.Option(None, "--backend", help="lit_*: ud (spaCy, default) or erg (ACE + ERG)."),
     grammar: Optional[Path] = typer.Option(None, "--grammar", help="lit_*: compiled ERG image for --backend erg."),
-    lm: Optional[str] = typer.Option(None, "--lm", help="lit_*: causal LM that ranks candidate surfaces; adv_*: the "
-                                                       "perplexity filter's LM (default gpt2)."),
+    lm: Optional[str] = typer.Option(None, "--lm", help="lit_*: causal LM that ranks candidate surfaces by "
+                                                       "perplexity, as the paper's GPT-2 (default: none, the backend's "
+                                                       "first candidate); adv_*: the perplexity filter's LM (default gpt2)."),
     parser: Optional[str] = typer.Option(None, "--parser", help="adv_*: reference parser, spacy:PATH, stanza:PATH or "
                                                                "callable:MODULE:FUNCTION (default spacy:, i.e. "
                                                                "$ROBUST_BENCH_SPACY_MODEL)."),
@@ -73,6 +74,14 @@ def build(
                                                 help="names_*: leave out names that occur in the task's training data."),
     coref_path: Optional[Path] = typer.Option(None, "--coref-path", help="names_coref: CoNLL-2012 file or folder "
                                                                          "(OntoNotes); default LitBank."),
+    codes: Optional[str] = typer.Option(None, "--codes", help="lit_*: comma-separated pair transformations, e.g. "
+                                                             "'m;o,i;i' (default: every code of the config's tier)."),
+    second_parser: Optional[str] = typer.Option(None, "--second-parser",
+                                                help="lit_*: second spaCy parser that must agree on the verb group, "
+                                                     "subject and object (default $ROBUST_BENCH_SECOND_PARSER, else "
+                                                     "$ROBUST_BENCH_ERRANT_MODEL, else en_core_web_sm; 'none' for none)."),
+    full_dev: bool = typer.Option(False, "--full-dev", help="lit_*: build from the whole dev split (downloaded from "
+                                                           "the Hub) instead of TextFooler's 1,000-pair samples."),
     augment_train: Optional[str] = typer.Option(None, "--augment-train",
                                                 help="lit_*: training file (or 'hub') for an extra train split of "
                                                      "contrast pairs (AUG, Li et al. §4.3)."),
@@ -94,7 +103,9 @@ def build(
                "augment_train": augment_train, "budget": budget, "names": None if names is None else str(names),
                "exclude_seen": exclude_seen, "coref_path": None if coref_path is None else str(coref_path),
                "parser": parser, "vectors": None if vectors is None else str(vectors), "mlm": mlm, "limit": limit,
-               "generators": generators, "filters": filters,
+               "generators": generators, "filters": filters, "second_parser": second_parser,
+               "codes": None if codes is None else tuple(c.strip() for c in codes.split(",")),
+               "source": "full" if full_dev else None,
                "treebank": None if treebank is None else str(treebank)}
     try:
         report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)

@@ -19,9 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-__all__ = ["SOURCES_ENV", "SourceNotFoundError", "SourceFile", "resolve_sources", "sha256_file", "describe_read"]
+__all__ = ["SOURCES_ENV", "TEXTFOOLER_URL", "TEXTFOOLER_DATA", "SourceNotFoundError", "SourceFile", "resolve_sources", "sha256_file", "describe_read"]
 
 SOURCES_ENV = "ROBUST_BENCH_SOURCES"
+#: The fixed, public 1,000-pair MNLI and SNLI samples of TextFooler (Jin et al., 2020; MIT), which
+#: adversarial-NLP papers attack: every user downloads the same pairs, so configs built from them can
+#: be pinned. ``TEXTFOOLER_DATA`` is the data folder at a fixed commit.
+TEXTFOOLER_URL = "https://github.com/jind11/TextFooler"
+TEXTFOOLER_DATA = "https://raw.githubusercontent.com/jind11/TextFooler/d47e72407a9910991559a923ab39d778fbfb4841/data"
 logger = logging.getLogger(__name__)
 
 

@@ -16,10 +16,34 @@ import numpy as np
 
 from robust_bench.models.loader import PredictionCache, length_sorted_batches, load_pretrained
 
-__all__ = ["DEFAULT_LM", "DEFAULT_MLM", "CausalLMScorer", "MaskedLMFiller"]
+__all__ = ["DEFAULT_LM", "DEFAULT_MLM", "CausalLMScorer", "FirstCandidate", "MaskedLMFiller"]
 
 DEFAULT_LM = "gpt2"
 DEFAULT_MLM = "bert-base-uncased"
+
+
+def _require_causal_lm(model: str, revision: str | None) -> None:
+    """A model whose config names its architectures must name a causal LM (``*ForCausalLM``,
+    ``*LMHeadModel``): ``AutoModelForCausalLM`` would otherwise put a fresh, untrained LM head on an
+    encoder or a classifier and rank surfaces by noise.
+
+    Raises
+    ------
+    robust_bench.models.loader.ModelError
+        Naming the model, its config.json and the ``architectures`` field.
+    """
+    from transformers import AutoConfig
+
+    from robust_bench.models.loader import ModelError
+
+    try:
+        config = AutoConfig.from_pretrained(model, revision=revision)
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"cannot load causal LM {model!r}: {exc}") from exc
+    arch = list(getattr(config, "architectures", None) or [])
+    if arch and not any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in arch):
+        raise ModelError(f"{model!r} is not a causal LM: config.json field 'architectures' is {arch}; the LIT "
+                         "surface choice and the perplexity filter need an *ForCausalLM model (for example gpt2)")
 
 
 class CausalLMScorer:
@@ -58,6 +82,7 @@ class CausalLMScorer:
                  dtype: str = "auto", batch_size: int = 32, max_length: int = 256):
         from transformers import AutoModelForCausalLM
 
+        _require_causal_lm(model, revision)
         loaded = load_pretrained(AutoModelForCausalLM, model, revision=revision, device=device, dtype=dtype,
                                  kind="causal LM")
         self.model_id = model
@@ -146,6 +171,36 @@ class CausalLMScorer:
                 scores = self.perplexity(cands)
                 out.append(cands[int(np.argmin(scores))])
         return out
+
+
+class FirstCandidate:
+    """The deterministic surface preference of a LIT build without a causal LM: each list's first
+    candidate, in the backend's documented order (the UD backend gives one surface per
+    transformation, except an it-cleft of a person: *that* before *who*, but *who* first after *he*
+    and *she*).
+
+    It has :class:`CausalLMScorer`'s ``choose`` and attributes, so a build takes either; the
+    paper's GPT-2 post-selection (Li et al. 2020, §3.3) is ``CausalLMScorer("gpt2")``.
+    """
+
+    model_id = None
+    revision = None
+    n_forward = 0
+    queries = 0
+
+    @staticmethod
+    def choose(candidates: Sequence[Sequence[str]]) -> list[str | None]:
+        """The first candidate of each list; ``None`` for an empty list.
+
+        Parameters
+        ----------
+        candidates : sequence of sequence of str
+
+        Returns
+        -------
+        list of (str or None) of length len(candidates)
+        """
+        return [c[0] if c else None for c in candidates]
 
 
 class MaskedLMFiller:

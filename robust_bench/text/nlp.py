@@ -11,7 +11,7 @@ import os
 from functools import lru_cache
 
 __all__ = ["SPACY_ENV", "NER_ENV", "DEFAULT_SPACY_MODEL", "SpacyModelError", "load_spacy", "spacy_model_name",
-           "ner_model_name", "map_entity_label"]
+           "ner_model_name", "second_parser_name", "SECOND_PARSER_ENV", "map_entity_label"]
 
 SPACY_ENV = "ROBUST_BENCH_SPACY_MODEL"
 #: The pipeline whose NER finds names where a corpus has no gold entities (``names_mrpc``): an OntoNotes
@@ -20,6 +20,9 @@ SPACY_ENV = "ROBUST_BENCH_SPACY_MODEL"
 #: MISC) also works, mapped by :func:`map_entity_label`.
 NER_ENV = "ROBUST_BENCH_NER_MODEL"
 DEFAULT_SPACY_MODEL = "en_core_web_sm"
+#: A second, independent parser (``en_core_web_sm``, OntoNotes with ClearNLP labels, by default)
+#: whose disagreement with the first refuses a LIT transformation.
+SECOND_PARSER_ENV = "ROBUST_BENCH_SECOND_PARSER"
 
 #: OntoNotes and CoNLL-2003 entity labels mapped to one coarse set.
 _ENTITY_MAP = {"PERSON": "PER", "PER": "PER", "GPE": "LOC", "LOC": "LOC", "FAC": "LOC", "ORG": "ORG",
@@ -34,6 +37,14 @@ class SpacyModelError(RuntimeError):
 def spacy_model_name(name: str | None = None) -> str:
     """The pipeline to use: ``name``, else ``$ROBUST_BENCH_SPACY_MODEL``, else ``en_core_web_sm``."""
     return name or os.environ.get(SPACY_ENV) or DEFAULT_SPACY_MODEL
+
+
+def second_parser_name(name: str | None = None) -> str | None:
+    """The second, independent parser of the LIT backend (:data:`SECOND_PARSER_ENV`): ``name``, else
+    ``$ROBUST_BENCH_SECOND_PARSER``, else ``$ROBUST_BENCH_ERRANT_MODEL`` (the second pipeline the
+    validity checks already use), else ``en_core_web_sm``; None for ``"none"``."""
+    out = name or os.environ.get(SECOND_PARSER_ENV) or os.environ.get("ROBUST_BENCH_ERRANT_MODEL") or DEFAULT_SPACY_MODEL
+    return None if out.lower() == "none" else out
 
 
 def ner_model_name(name: str | None = None) -> str:

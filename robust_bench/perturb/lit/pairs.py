@@ -63,11 +63,16 @@ from robust_bench.perturb.lit.ud import PHENOMENA, Refusal
 from robust_bench.io.task_data import NLI_LABELS
 from robust_bench.perturb.lit.rules import NLI_LABEL_RULES, apply_label_rule
 
-__all__ = ["PairTransformation", "PAIR_TRANSFORMATIONS", "CODES", "PAPER_CODES", "EXTENDED_CODES", "TIERS",
+__all__ = ["EXCLUSIVE_WORDS", "APPROXIMATORS", "PairTransformation", "PAIR_TRANSFORMATIONS", "CODES", "PAPER_CODES", "EXTENDED_CODES", "TIERS",
            "pair_label", "Backend", "ContrastSetReport", "make_contrast_sets"]
 
 
 E, N, C = 0, 1, 2
+#: Words about exclusiveness, which an it-cleft asserts (a pair whose hypothesis has one gets no
+#: cleft code).
+EXCLUSIVE_WORDS = frozenset({"only", "alone", "solely", "exclusively", "sole"})
+#: Approximators: the negation of a sentence with one is not its contradictory.
+APPROXIMATORS = frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "some", "circa"})
 ALL_LABELS = frozenset((E, N, C))
 TIERS = ("paper", "extended")
 
@@ -167,6 +172,34 @@ def pair_label(code: str, label: int, tier: str = "paper") -> int | None:
     if int(label) not in spec.labels(tier):
         return None
     return new
+
+
+def _pair_refusal(pair: dict, spec: PairTransformation, analyses: dict, backend) -> str | None:
+    """Why the label rule of ``spec`` does not hold for this pair although both sentences can be
+    transformed (issue 31, decision 1: Li et al. 2020, §4, "exceptions to such rules may occur"), or
+    None."""
+    hypothesis_words = {w.lower() for w in pair["hypothesis"].split()}
+    words = hypothesis_words | {w.lower() for w in pair["premise"].split()}
+    # an it-cleft asserts exclusiveness: "It is my mom that believes me" settles "she is the only one
+    # who believes me", which the original did not
+    if "itcleft" in spec.premise + spec.hypothesis and hypothesis_words & EXCLUSIVE_WORDS:
+        return "exclusiveness, which the it-cleft asserts"
+    # contraposition fails on approximations: "not made 100 years ago" does not give "not about 100
+    # years old"
+    if spec.rule == "contraposition" and words & APPROXIMATORS:
+        return "approximation under negation"
+    # may, a tense change or negation on the premise gives the rule's label only where the
+    # hypothesis rests on what the operator takes in its scope
+    scope = getattr(backend, "scope_refusal", None)
+    premise = analyses[pair["premise"]]
+    if scope is not None and not isinstance(premise, Refusal) and spec.premise and \
+            spec.rule in ("to_neutral", "contraposition"):
+        operator = ("negation" if spec.rule == "contraposition" else "may" if "may" in spec.premise
+                    else "the tense change")
+        reason = scope(premise, pair["hypothesis"], pair["label"], operator, subject=operator != "the tense change")
+        if reason:
+            return f"premise: {reason}"
+    return None
 
 
 class Backend(Protocol):
@@ -358,13 +391,14 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
                     a = analyses[pair[bad[0]]]
                     failures[spec.code][f"{bad[0]}: " + (a.reason if isinstance(a, Refusal) else "not present tense")] += 1
                     continue
+            pair_reason = _pair_refusal(pair, spec, analyses, backend)
             # n;n: the new premise comes from the hypothesis and the new hypothesis from the premise
             fields = ("hypothesis", "premise") if spec.swap else ("premise", "hypothesis")
             keys = tuple((pair[f], tuple(ops)) if ops else None for f, ops in zip(fields, (spec.premise, spec.hypothesis)))
             for k in keys:
                 if k is not None:
                     raw_cands(*k)
-            plans.append((pair, spec, new_label, fields, keys))
+            plans.append((pair, spec, new_label, fields, keys, pair_reason))
     for text in texts:                      # sentence-level coverage needs every phenomenon
         for ops in PHENOMENA.values():
             for op in ops:
@@ -395,8 +429,8 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
 
     pending = []  # (pair, spec, new label, premise candidates or None, hypothesis candidates or None)
     unverified = Counter()
-    for pair, spec, new_label, fields, keys in plans:
-        if all(k is None or not isinstance(raw[k], Refusal) for k in keys):
+    for pair, spec, new_label, fields, keys, pair_reason in plans:
+        if pair_reason is None and all(k is None or not isinstance(raw[k], Refusal) for k in keys):
             unverified[spec.code] += 1
         sides = []
         for field, k in zip(fields, keys):
@@ -409,7 +443,12 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
                 break
             sides.append(c)
         else:
-            pending.append((pair, spec, new_label, sides[0], sides[1]))
+            # the label rule's premise, checked on pairs that could otherwise be built, so that the
+            # card counts the rows it refused
+            if pair_reason:
+                failures[spec.code][pair_reason] += 1
+            else:
+                pending.append((pair, spec, new_label, sides[0], sides[1]))
 
     t0 = time.perf_counter()
     lists = [c for _, _, _, p, h in pending for c in (p, h) if c is not None]

@@ -100,7 +100,7 @@ _PRONOUN_AGR = {"i": (1, "sg"), "you": (2, "pl"), "he": (3, "sg"), "she": (3, "s
                 "those": (3, "pl")}
 _TO_ACC = {"i": "me", "he": "him", "she": "her", "we": "us", "they": "them", "who": "whom"}
 _TO_NOM = {v: k for k, v in _TO_ACC.items()}
-_REFLEXIVE = {"myself", "yourself", "himself", "herself", "itself", "ourselves", "yourselves", "themselves",
+_REFLEXIVE = {"myself", "yourself", "himself", "herself", "itself", "ourselves", "yourselves", "themselves", "eachother",
               "oneself", "each", "other", "one another"}
 #: Quantified and negative subjects: clefting and negating them changes scope, not just focus/polarity.
 _QUANTIFIER_WORDS = {"every", "each", "all", "no", "none", "some", "any", "most", "many", "few", "several",
@@ -130,7 +130,7 @@ _IDIOMS = {"make": {"face", "sense", "difference", "living", "way", "fun", "love
            "keep": {"track", "touch", "eye", "pace", "mind", "word", "cool"}, "hold": {"breath", "tongue"},
            "shake": {"head", "hand"}, "nod": {"head"}, "raise": {"eyebrow"}, "roll": {"eye"},
            "do": {"job", "trick", "best", "thing"}, "run": {"risk"}, "bear": {"mind"}, "lend": {"hand"},
-           "close": {"door"}, "open": {"door"},
+           "close": {"door"}, "open": {"door"}, "bat": {"eye", "eyelid"}, "lead": {"way"},
            "let": {"yell", "cry", "scream", "sigh", "breath", "laugh", "groan", "shout", "gasp", "whistle"}}
 #: Verbs of belief, perception and feeling that, with a first-person subject in the present, are
 #: hedges or performatives ("I guess", "I hope", "I see"): a tense or modal on them is not
@@ -179,6 +179,25 @@ _QUANTITY_ADJECTIVES = {"many", "much", "several", "multiple", "numerous", "enou
 _VERBAL_PREPOSITIONS = {"on", "at", "during", "before", "after", "since", "until", "through", "throughout",
                         "across", "via", "within", "without", "despite", "from", "into", "onto", "toward", "towards"}
 _PERSON_COLLECTIVES = {"people", "folk", "folks", "staff", "crowd", "audience", "public", "family", "team"}
+#: Stative verbs: a tense change on them reads as a change of a lasting state or a generic truth
+#: ("Penrith and Blencathra will also be Celtic names"; "The book will contain ..."), which makes
+#: the p;f / f;p pair incoherent rather than about two events (issue 31, decision 3).
+_STATIVE_VERBS = {"contain", "consist", "include", "comprise", "belong", "own", "possess", "resemble", "equal",
+                  "mean", "represent", "require", "depend", "exist", "deserve", "cost", "weigh", "measure",
+                  "know", "understand", "believe", "seem", "appear", "matter", "involve", "lack", "concern",
+                  "constitute", "differ", "remain", "know", "border", "span", "house", "feature", "boast"}
+#: Copular predicates of place and size, lasting properties of things.
+_LASTING_PREDICATES = {"away", "far", "near", "close", "located", "situated", "long", "wide", "high", "tall", "deep",
+                       "big", "large", "small", "old", "north", "south", "east", "west"}
+#: Relations whose subtree is outside the scope of an operator on the main verb group: adverbial
+#: clauses (but a purpose infinitive), appositions, parentheticals and discourse, and (in
+#: :func:`analyse`) relative and participle clauses set off by a comma: their content stays asserted
+#: or presupposed under *may*.
+_OUTSIDE_SCOPE = {"advcl", "appos", "parataxis", "discourse", "vocative", "dislocated", "list", "csubj", "reparandum"}
+#: Parts of speech whose lemmas carry content, for the scope check of m;o.
+_CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "NUM", "ADV"}
+_LIGHT_LEMMAS = {"be", "have", "do", "not", "also", "so", "very", "just", "then", "there", "here", "now", "only",
+                 "even", "still", "too", "more", "most", "much", "many"}
 #: Relations every UD English parser has and the ClearNLP scheme of spaCy's en_core_web_* lacks.
 _UD_RELATIONS = {"obj", "cop", "nsubj:pass", "aux:pass"}
 _PERSON_PRONOUNS = {"he", "she", "i", "you", "we", "they", "someone", "somebody", "everyone", "everybody"}
@@ -269,6 +288,16 @@ class Clause:
     other_negatives: bool = False
     ppis: bool = False
     coordinated_predicate: bool = False
+    focus_interior: bool = False
+    not_even: bool = False
+    preverbal_adverb: bool = False
+    subject_lemmas: frozenset = frozenset()
+    subject_head: str | None = None
+    existential_or_exist: bool = False
+    stative_refusal: str | None = None
+    indefinite_subject: bool = False
+    scope_lemmas: frozenset = frozenset()
+    outside_lemmas: frozenset = frozenset()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -429,6 +458,24 @@ def _noun_is_person(lemma: str) -> bool:
         return False
     person = wn.synset("person.n.01")
     return any(person in path for path in syns[0].hypernym_paths())
+
+
+def _bare_singular_being(tok) -> bool:
+    """A singular person or animal noun without a determiner: the headline style of SNLI captions
+    ("man with an orange bandanna plays"), which a cleft or a passive cannot carry ("It is man
+    that ..."). Mass and abstract nouns ("Economic growth will continue") are not refused."""
+    if tok.pos_ != "NOUN" or "Sing" not in tok.morph.get("Number") or tok.i > 0 and tok.text[:1].isupper() or any(
+            c.dep_ in ("det", "nmod:poss", "nummod", "det:poss") for c in tok.children):
+        return False
+    return _is_person(tok) or _is_animal(tok.lemma_.lower())
+
+
+@lru_cache(maxsize=10_000)
+def _is_animal(lemma: str) -> bool:
+    from nltk.corpus import wordnet as wn
+
+    animal = wn.synset("animal.n.01")
+    return any(animal in s.closure(lambda x: x.hypernyms()) for s in wn.synsets(lemma, "n")[:1])
 
 
 def _quantified(span_tokens) -> bool:
@@ -681,6 +728,9 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         if t.dep_ == "conj" and _tag(t) in ("VBZ", "VBP", "VBD", "MD") and t.head.pos_ not in ("VERB", "AUX") \
                 and t.head.i != head.i:
             raise Refusal("coordinated clauses", t.text)     # a finite verb coordinated with a noun: misparse
+    if toks[-1].text not in (".", "!", "?", "'", '"', "''", "``", ")") and len(toks) > 1 \
+            and all(t.text[:1].isupper() and t.is_alpha for t in toks[:2]):
+        raise Refusal("heading or fragment")      # "Station Jesus meets his mother" (a Stations of the Cross heading)
     alpha = [t.text for t in toks if t.is_alpha and len(t.text) > 1]
     if alpha and (sum(w.isupper() for w in alpha) > len(alpha) / 2 or
                   len(alpha) >= 4 and sum(w[:1].isupper() for w in alpha[1:]) > 0.6 * (len(alpha) - 1)):
@@ -696,8 +746,9 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
     for i in interior + tuple(range(s_end, first.i)):
         if toks[i].pos_ not in ("ADV", "PART") or toks[i].head.i != head.i:
             raise Refusal("interrupted verb group", toks[i].text)
-    if copula:
-        # medial adverbs right after a finite copula belong to the verb group, whatever the parse
+    if copula or main.lower_ in _BE and any(c.dep_ == "expl" for c in head.children):
+        # medial adverbs right after a finite copula (or existential be: "There are also dozens"
+        # -> "There may also be dozens") belong to the verb group, whatever the parse
         # attaches them to: "is probably happy" -> "will probably be happy", "are also more
         # willing" -> "may also be more willing", not "may be also more willing"
         j = span_end + 1
@@ -749,6 +800,10 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         lemma = _main_lemma(main, expect, tags[-1])
         if lemma == "be" and not vg.passive and expect is None and main.lower_ not in _BE:
             raise Refusal("unusual verb group", main.text)
+        if lemma in ("have", "do", "be") and chain_words[:-1] and not any(
+                c.i > main.i and c.dep_ not in ("punct", "cc", "mark", "discourse", "advcl", "parataxis")
+                for c in main.children):
+            raise Refusal("elliptical verb phrase", main.text)   # "they must have because ..."
     tense = _tense_of_first(chain_words[0].text, tags[0])
     if do and (vg.perfect or vg.progressive or vg.passive):
         raise Refusal("unusual verb group")
@@ -775,6 +830,14 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
             expected = "were"
         if alt != expected.lower() and not (tense == "past" and flem not in ("be",)):
             raise Refusal("agreement mismatch", f"{subj.text} ... {chain_words[0].text}")
+    # "Two men cut some plastic": a past form that is also the present form for this subject
+    if len(chain_words) == 1 and not copula and tense == "past" and agr != _3SG and lemma != "be":
+        try:
+            if _inflect(lemma, "VBD") == _inflect(lemma, "VBP"):
+                raise Refusal("past or present form", main.text)
+        except Refusal as exc:
+            if exc.reason == "past or present form":
+                raise
     # hedges and performatives ("I guess ...", "We are pleased to tell you ..."), and specificational
     # copulas whose subject holds a relative clause ("The last thing he wants is ..."), take no
     # tense or modal change: the embedded clause would keep the old tense or the frame breaks
@@ -821,13 +884,14 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         or (t.lower_ == "as" and t.dep_ in ("case", "mark") and t.head.pos_ in ("NOUN", "PROPN", "ADJ"))
         for t in toks[:s_start])
     cleft_ref = None
+    subj_dets_early = {c.lower_ for c in subj.children if c.dep_ in ("det", "nmod:poss")}
     pred_det = {c.lower_ for c in root.children if c.dep_ in ("det", "nmod:poss")}
     if toks[s_start].lower_ in ("a", "an") or _tag(subj) == "CD" or any(
             t.pos_ in ("INTJ", "AUX") for t in toks[s_start:s_end]):
         # "It is a secret that will need two people", "It was two that was enough", "it was oh i 've
         # that never itemized": indefinite, numeral or broken subjects are no cleft focus
         cleft_ref = "indefinite or numeral subject"
-    elif s_end - s_start == 1 and subj.lemma_.lower() in ("people", "folk", "folks", "child", "kid", "human"):
+    elif subj.lemma_.lower() in ("people", "folk", "folks", "child", "kid", "human") and not subj_dets_early:
         cleft_ref = "generic plural subject"         # "It is people who generally seem ..." has no contrast
     elif copula and (root.pos_ in ("DET", "PRON", "PROPN", "NUM") or after < len(toks) and toks[after].lower_ == "what"
                    or _tag(root) in ("NNP", "NNPS", "CD", "PRP", "DT")
@@ -835,6 +899,15 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         # "A relatively new technique is the sandwich", "Marina del Rey is another", "The other
         # aircraft was United 175": the subject of a specificational copula is not a cleft focus
         cleft_ref = "specificational copula"
+    elif copula and any(c.dep_ == "acl:relcl" for c in subj.subtree):
+        cleft_ref = "relative clause in the subject of be"   # "It is the last thing we want that is ..."
+    elif copula and (any(c.dep_ in ("ccomp", "csubj") or c.dep_ == "mark" and c.lower_ == "that" for c in root.children)
+                     or any(c.dep_ == "case" and c.lower_ in ("'s", "'") for c in root.children)):
+        cleft_ref = "clausal or possessive predicate"        # "It was another thing ... that was that ...", "... that are Harvelle 's"
+    elif any(t.lower_ in ("other", "another", "such", "same", "further", "additional") for t in toks[s_start:s_end]):
+        cleft_ref = "anaphoric subject"                      # "It is other attractions that include ..."
+    elif _bare_singular_being(subj):
+        cleft_ref = "bare singular noun"                     # "It is little girl that blows bubbles" (headline style)
     elif any(a in _ADDITIVE_ADVERBS for a in adverbs) or any(c.lower_ in _ADDITIVE_ADVERBS for c in root.children):
         cleft_ref = "additive adverb"                 # "It is X that also ..." contradicts the cleft
     elif predicative_pre:
@@ -860,6 +933,10 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         obj_ref = "punctuation in the subject"      # "Spain under the Monarchs , Ferdinand and Isabella ,"
     elif any(c.dep_ in ("iobj", "xcomp", "ccomp") for c in head.children):
         obj_ref = "double object or complement clause"
+    elif any(c.dep_ == "advcl" and _tag(c) == "VBG" for c in head.children):
+        obj_ref = "participle adjunct"              # not "the drums are played by X while speaking into ..."
+    elif any(t.dep_ in ("nsubj", "obj") and t.head.i == head.i and _bare_singular_being(t) for t in toks):
+        obj_ref = "bare singular noun"              # "played by man with ..." (headline style)
     else:
         o = objs[0]
         o_start, o_end = o.left_edge.i, o.right_edge.i + 1
@@ -906,6 +983,44 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
             obj = (o_start, o_end)
             obj_pron = o.lower_ if o.pos_ == "PRON" and o_end - o_start == 1 else None
             obj_agr = _agreement(o)
+    # what a new modal takes in its scope, and what stays outside (issue 31, decision 1): the subject
+    # and material before it, adverbial, relative and appositive clauses, parentheticals
+    clausal_idx: set[int] = set(range(0, s_start))
+    for t in toks:
+        infinitival = t.dep_ == "advcl" and any(g.tag_ == "TO" or g.lower_ == "to" for g in t.children)
+        # a relative or participle clause is outside when set off by a comma (non-restrictive); a
+        # purpose infinitive ("may go to buy bread") stays inside
+        nonrestrictive = t.dep_ in ("acl:relcl", "acl") and t.left_edge.i > 0 and (
+            toks[t.left_edge.i - 1].text in (",", "--", "-", "(")
+            # a relative clause of a definite noun phrase is presupposed: "the women who bawl"
+            or t.dep_ == "acl:relcl" and any(g.dep_ in ("det", "nmod:poss") and g.lower_ not in ("a", "an", "some", "any",
+                                                                                               "no", "every", "each")
+                                             for g in t.head.children))
+        if (t.dep_ in _OUTSIDE_SCOPE and not infinitival or nonrestrictive) and t.i != head.i:
+            clausal_idx |= {x.i for x in t.subtree}
+    in_scope = [t for t in toks if t.i >= first.i and t.i not in clausal_idx and not s_start <= t.i < s_end]
+    scope_lemmas = frozenset(content_lemmas(in_scope))
+    outside_lemmas = frozenset(content_lemmas(toks[i] for i in sorted(clausal_idx)))
+    # tense changes on lasting states and generic truths (issue 31, decision 3)
+    subj_dets = {c.lower_ for c in subj.children if c.dep_ in ("det", "nmod:poss", "nummod")}
+    bare_noun = subj.pos_ == "NOUN" and not subj_dets and not any(c.dep_ in ("det", "nmod:poss", "nummod")
+                                                                    for c in subj.children)
+    if copula and root.pos_ in ("NOUN", "PROPN") and not _is_person(subj):
+        stative_ref = "classifying copula"            # "Penrith and Blencathra will also be Celtic names"
+    elif copula and root.lower_ in _LASTING_PREDICATES and not _is_person(subj):
+        stative_ref = "lasting property"              # "The sea will not even be three blocks away"
+    elif not copula and lemma in _STATIVE_VERBS:
+        stative_ref = "stative verb"                  # "The book will contain ..."
+    elif bare_noun and vg.tense == "present" and not vg.progressive and not vg.perfect:
+        stative_ref = "generic subject"               # "Dogs bark" -> not "Dogs barked"
+    else:
+        stative_ref = None
+    # "A small container is not stuffed with ..." still asserts that a container exists: the
+    # negation of a sentence with an indefinite subject is not its contradictory
+    # (a bare plural takes narrow scope: "Cars are not parked outside" denies that any are)
+    indefinite = (toks[s_start].lower_ in ("a", "an", "some", "several", "many", "few", "one")
+                  or _tag(subj) == "CD" or subj_dets & {"a", "an", "some"}
+                  or subj.lower_ in ("someone", "somebody", "something"))
     out_toks = []
     casing = casing or Casing()
     for k, t in enumerate(toks):
@@ -938,11 +1053,87 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
                   other_negatives=any(t.lower_ in _NEGATIVE_WORDS for t in toks if t.i not in chain_idx),
                   ppis=any(t.lower_ in _PPIS for t in toks),
                   coordinated_predicate=any(c.dep_ == "conj" for c in root.children),
-                  finite_complement=finite_complement,
+                  finite_complement=finite_complement, stative_refusal=stative_ref,
+                  focus_interior=any(toks[i].lower_ in _FOCUS_ADVERBS for i in interior),
+                  preverbal_adverb=s_end < first.i,
+                  subject_lemmas=frozenset(content_lemmas(toks[s_start:s_end])),
+                  subject_head=subj.lemma_.lower(),
+                  existential_or_exist=bool(expl) or lemma == "exist",
+                  not_even=any(toks[i].lower_ == "even" and i > 0 and toks[i - 1].lower_ in _NEG for i in interior)
+                  or any(a.lower_ in _NEG and b.lower_ == "even" for a, b in zip(toks, toks[1:])), indefinite_subject=bool(indefinite),
+                  scope_lemmas=scope_lemmas, outside_lemmas=outside_lemmas,
                   bare_existential=bool(expl) and any(
                       c.dep_ == "nsubj" and not any(g.dep_ in ("det", "nummod", "nmod:poss") or g.lower_ in _QUANTITY_ADJECTIVES
                                                      for g in c.children)
                       for c in head.children))
+
+
+def content_lemmas(tokens) -> list[str]:
+    """Lower-cased lemmas of the content words (nouns, verbs, adjectives, adverbs, numbers) among
+    ``tokens`` (spaCy tokens), without *be*, *have*, *do* and the degree and focus adverbs."""
+    return [t.lemma_.lower() for t in tokens if t.pos_ in _CONTENT_POS and t.is_alpha
+            and t.lemma_.lower() not in _LIGHT_LEMMAS]
+
+
+def scope_refusal(clause: Clause, hypothesis_lemmas: Iterable[str], label: int = 0, operator: str = "may", *,
+                  subject: bool = True, hypothesis: "Clause | Refusal | None" = None) -> str | None:
+    """Why an operator on the premise's main verb group would not give the pair the rule's label, or
+    None: *may* (m;o -> neutral, Li et al. 2020 code 2a/2b), a tense change (p;f, f;p -> neutral) and
+    negation (n;n, contraposition) act on what they take in their scope, so the rule holds only
+    where the hypothesis rests on that (issue 31, decision 1).
+
+    Refused: a hypothesis that shares a content word with an adverbial, relative or appositive
+    clause, or material before the subject, that the predicate does not have; and, for an
+    entailment, one that shares no content word with the premise's predicate (the verb group and
+    what follows it), so that it rests on the subject or its modifiers, which *may* leaves
+    presupposed ("the bookshop at the Gallery carries ..." still entails "There is a bookshop at
+    the gallery"). A contradiction that shares only the subject is kept: its predicates clash
+    ("Tuppence frowned" / "Tuppence beamed"), and *may* takes that clash in its scope, unless the
+    subject is quantified ("Girl Scouting's many friends" / "just a couple of donors").
+
+    Parameters
+    ----------
+    clause : Clause
+        The premise.
+    hypothesis_lemmas : iterable of str
+        :func:`content_lemmas` of the hypothesis.
+    label : int
+        The pair's original label (0 entailment, 1 neutral, 2 contradiction).
+    operator : str
+        Named in the reason.
+    hypothesis : Clause or Refusal, optional
+        The analysed hypothesis: a contradiction is kept only where its subject adds no content
+        word to the premise's subject and it is not about existence.
+    subject : bool
+        Whether to check the subject (``may`` and negation; not a tense change, whose neutral
+        label holds for a hypothesis about the subject: a bookshop that carried books is not one
+        that will be there).
+
+    Returns
+    -------
+    str or None
+    """
+    hyp = set(hypothesis_lemmas)
+    if hyp & (clause.outside_lemmas - clause.scope_lemmas):
+        return f"hypothesis rests on a clause outside the scope of {operator}"
+    if not subject:
+        return None
+    head = {clause.subject_head} if clause.subject_head else set()
+    if int(label) == 0 and (not hyp & clause.scope_lemmas or hyp & (clause.subject_lemmas - clause.scope_lemmas - head)):
+        # "A man on a concrete ledge ..." still entails "A man is on a ledge" under may
+        return f"hypothesis rests on the subject, outside the scope of {operator}"
+    if int(label) == 2:
+        if clause.subject_quantified:
+            return f"contradiction may rest on the quantified subject, outside the scope of {operator}"
+        if hypothesis is None or not isinstance(hypothesis, Clause):
+            return f"contradiction not checked: the hypothesis has no analysable subject"
+        if hypothesis.subject_lemmas - clause.subject_lemmas:
+            # "A brown dog with a yellow toy" / "A black dog with a red toy": the clash is in the subject
+            return f"contradiction may rest on the subject, outside the scope of {operator}"
+        if hypothesis.existential_or_exist:
+            # "The Encyclopedia may be progressing well" still presupposes that it exists
+            return f"contradiction about existence, which {operator} leaves presupposed"
+    return None
 
 
 def _main_lemma(main, expect, tag) -> str:
@@ -956,10 +1147,11 @@ def _main_lemma(main, expect, tag) -> str:
         return "have"
     if word in _DO:
         return "do"
-    cands = []
-    if main.lemma_:
+    # lemminflect's dictionary first: a statistical lemmatiser's guess ("recuperated" -> "recuperat")
+    # re-inflects to the word as written and would give "did not recuperat"
+    cands = list(getAllLemmas(word, upos="VERB").get("VERB", ()))
+    if main.lemma_ and main.lemma_.lower() not in cands:
         cands.append(main.lemma_.lower())
-    cands += [c for c in getAllLemmas(word, upos="VERB").get("VERB", ()) if c not in cands]
     want = {None: (tag,), "VB": ("VB",), "VBN": ("VBN",), "VBG": ("VBG",)}[expect]
     if expect is None and tag not in ("VBD", "VBZ", "VBP"):
         raise Refusal("no finite verb", main.text)
@@ -1073,6 +1265,8 @@ def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
                 raise Refusal(f"already {op}")
             if clause.tense_only_refusal:
                 raise Refusal(clause.tense_only_refusal)
+            if clause.stative_refusal and op in ("past", "future"):
+                raise Refusal(clause.stative_refusal)
             if clause.finite_complement and not (vg.tense == "present" and op == "future"):
                 raise Refusal("finite complement clause")
             if op == "past" and clause.now_bound or op == "future" and (clause.now_bound or clause.past_bound) \
@@ -1094,6 +1288,10 @@ def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
                 raise Refusal("time adverbial of another tense")
             if clause.coordinated_predicate:
                 raise Refusal("coordinated predicate")            # "may have been trained and therefore were"
+            if clause.focus_interior:
+                raise Refusal("focus adverb in the verb group")   # "was just right" -> not "may just have been right"
+            if vg.negated and clause.other_negatives:
+                raise Refusal("negative concord")                 # "the nurses may not be no ..."
             vg = replace(vg, modal="may", perfect=vg.perfect or vg.tense == "past", tense="modal")
         elif op == "negation":
             if vg.modal == "must" and not vg.negated:
@@ -1104,10 +1302,15 @@ def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
                 raise Refusal("already negative (never)")
             if clause.subject_quantified:
                 raise Refusal("quantified subject")
+            if not vg.negated and clause.preverbal_adverb and not vg.modal and not vg.perfect and not vg.progressive \
+                    and not vg.passive and vg.lemma != "be":
+                raise Refusal("adverb before do-support")         # not "People do generally not seem"
+            if not vg.negated and clause.indefinite_subject:
+                raise Refusal("indefinite subject")               # "A container is not stuffed" keeps a container
             if not vg.negated and clause.negative_words:
                 raise Refusal("negative word in the sentence")
-            if vg.negated and clause.npis:
-                raise Refusal("negative polarity item")
+            if vg.negated and (clause.npis or clause.not_even):
+                raise Refusal("negative polarity item")           # "is not even" -> not "is even"
             if vg.negated and clause.other_negatives:
                 raise Refusal("negative concord")                 # not "... -- neither can I"
             if not vg.negated and clause.ppis:
@@ -1204,7 +1407,8 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
     if op == "itcleft":
         if clause.expletive:
             raise Refusal("expletive subject")
-        if clause.subject_pronoun in ("i", "you", "we", "it", "this", "that", "there", "one", "who", "what"):
+        if clause.subject_pronoun in ("i", "you", "we", "it", "this", "that", "there", "one", "who", "what", "they"):
+            # "it is they who do not allow ...": "they" is often vague or not a person
             raise Refusal("subject pronoun cannot be clefted", clause.subject_pronoun)
         if clause.subject_quantified:
             raise Refusal("quantified subject")
@@ -1225,7 +1429,11 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
         # the cleft's be is past for a past clause, else present ("It is the museum that will be
         # designed"; "It will be the museum that will be designed" doubles the future)
         be = "was" if vg.tense == "past" else "is"
-        rels = ["who", "that"] if clause.subject_is_person else ["that"]
+        # "that" first: the offline build takes the first candidate, and "that" is right for any
+        # focus, while "who" on a misjudged non-person is not ("It was F-15 fighters who ..."); but
+        # "who" after "he" and "she" ("It was he who sat ...")
+        rels = (["who", "that"] if clause.subject_pronoun in ("he", "she") else
+                ["that", "who"] if clause.subject_is_person else ["that"])
         verb = _verb_group_tokens(chain, clause)
         outs = [pre + [Tok("It" if not pre else "it", bool(pre)), Tok(be)] + _lower_first(subj) + [Tok(rel)] + verb + rest
                 for rel in rels]
@@ -1343,6 +1551,62 @@ def check_reanalysis(clause: Clause, ops: Sequence[str], candidate: str, reparse
     return None
 
 
+#: Relations of a subject and of the verb group in either scheme (UD, and ClearNLP as spaCy's
+#: ``en_core_web_*`` pipelines label it).
+_SUBJECT_RELATIONS = {"nsubj", "nsubj:pass", "nsubjpass", "expl", "csubj", "csubjpass", "csubj:pass"}
+_GROUP_RELATIONS = {"aux", "aux:pass", "auxpass", "cop"}
+
+
+def _char_span(doc, start: int, end: int) -> tuple[int, int]:
+    return doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
+
+
+def second_parse_disagreement(clause: Clause, doc, doc2) -> tuple[str | None, str | None]:
+    """Where a second, independent parse of the sentence disagrees with the one ``clause`` was
+    analysed from, on what the transformations rest on (issue 31, decision 2).
+
+    The second parse may use UD or ClearNLP labels. Compared by character span: the verb group
+    (auxiliaries and the main verb or copula, without negation), the subject (its whole span),
+    and the direct object where the clause has one (its whole span).
+
+    Parameters
+    ----------
+    clause : Clause
+        The analysis of ``doc``.
+    doc, doc2 : spacy.tokens.Doc
+        The first and the second parse of the same text.
+
+    Returns
+    -------
+    (str or None, str or None)
+        The reason to refuse the sentence (``parsers disagree on the verb group`` or ``... on
+        the subject``), or None; and the reason to refuse its object (``parsers disagree on the
+        object``), or None.
+    """
+    sents = list(doc2.sents)
+    if len(sents) != 1:
+        return "parsers disagree on the sentence", None
+    head = sents[0].root
+    # in UD a copula depends on its predicate (a cop relation); in ClearNLP the copula is the root
+    group = [head] if head.pos_ in ("VERB", "AUX") else []
+    group += [c for c in head.children if c.dep_ in _GROUP_RELATIONS]
+    mine = {_char_span(doc, i, i + 1) for i in clause.chain if doc[i].lower_ not in _NEG}
+    theirs = {_char_span(doc2, t.i, t.i + 1) for t in group if t.lower_ not in _NEG}
+    if mine != theirs:
+        return "parsers disagree on the verb group", None
+    subjects = [c for c in head.children if c.dep_ in _SUBJECT_RELATIONS]
+    there = [c for c in subjects if c.lower_ == "there"]
+    subj = there[0] if there else (min(subjects, key=lambda t: t.i) if subjects else None)
+    if subj is None or _char_span(doc, *clause.subject) != _char_span(doc2, subj.left_edge.i, subj.right_edge.i + 1):
+        return "parsers disagree on the subject", None
+    if clause.obj is not None:
+        objs = [c for c in head.children if c.dep_ in ("obj", "dobj")]
+        if len(objs) != 1 or _char_span(doc, *clause.obj) != _char_span(doc2, objs[0].left_edge.i,
+                                                                         objs[0].right_edge.i + 1):
+            return None, "parsers disagree on the object"
+    return None, None
+
+
 class UDTransformer:
     """The default LIT backend: spaCy parses, rule-based transformations.
 
@@ -1351,6 +1615,12 @@ class UDTransformer:
     spacy_model : str, optional
         spaCy pipeline with a tagger/morphologizer and a UD dependency parser; default
         ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_core_web_sm``.
+    second_parser : str, optional
+        A second, independent spaCy pipeline with a parser (UD or ClearNLP labels); a sentence whose
+        verb group or subject it parses otherwise is refused, and so is a passive of an object it
+        parses otherwise (:func:`second_parse_disagreement`). Default
+        :func:`robust_bench.text.nlp.second_parser_name` (``en_core_web_sm``); ``"none"`` turns the
+        check off.
     batch_size : int
         Sentences per ``nlp.pipe`` batch.
 
@@ -1363,11 +1633,13 @@ class UDTransformer:
 
     name = "ud"
 
-    def __init__(self, spacy_model: str | None = None, *, batch_size: int = 256):
-        from robust_bench.text.nlp import SpacyModelError, load_spacy, spacy_model_name
+    def __init__(self, spacy_model: str | None = None, *, second_parser: str | None = None, batch_size: int = 256):
+        from robust_bench.text.nlp import SpacyModelError, load_spacy, second_parser_name, spacy_model_name
 
         self.nlp = load_spacy(spacy_model, require=("tagger", "parser"))
         self.spacy_model = spacy_model_name(spacy_model)
+        self.second_parser = second_parser_name(second_parser)
+        self.nlp2 = None if self.second_parser is None else load_spacy(self.second_parser, require=("parser",))
         labels = set(self.nlp.get_pipe("parser").labels)
         missing = sorted(_UD_RELATIONS - labels)
         if missing:
@@ -1377,18 +1649,40 @@ class UDTransformer:
                 + (f"; it has ClearNLP labels {found}" if found else "") + "): the LIT UD backend needs a parser "
                 "trained on UD English (for example UD English EWT); see the README section 'Parse quality'")
         self.batch_size = batch_size
+        self._content: dict[str, frozenset] = {}
+        self._clauses: dict[str, Clause | Refusal] = {}
+
+    def scope_refusal(self, premise: Clause, hypothesis: str, label: int, operator: str = "may", *,
+                      subject: bool = True) -> str | None:
+        """Why the pair's label rule would not hold for an operator on this premise
+        (:func:`scope_refusal`), or None; ``hypothesis`` must have been analysed by :meth:`analyse_many`."""
+        return scope_refusal(premise, self._content[hypothesis], label, operator, subject=subject,
+                             hypothesis=self._clauses.get(hypothesis))
 
     def analyse_many(self, texts: Sequence[str]) -> list[Clause | Refusal]:
         """Parse and analyse sentences; each item is a :class:`Clause` or the :class:`Refusal`.
         The casing of sentence-initial words is judged with :class:`Casing` over all ``texts``."""
         out: list[Clause | Refusal] = []
         docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
+        self._content.update((t, frozenset(content_lemmas(d))) for t, d in zip(texts, docs))
+        docs2 = (list(self.nlp2.pipe(texts, batch_size=self.batch_size, disable=["ner"])) if self.nlp2 is not None
+                 else [None] * len(docs))
         casing = Casing(docs)
-        for doc in docs:
+        for doc, doc2 in zip(docs, docs2):
             try:
-                out.append(analyse(doc, casing))
+                clause = analyse(doc, casing)
             except Refusal as exc:
                 out.append(exc)
+                continue
+            if doc2 is not None:
+                whole, obj = second_parse_disagreement(clause, doc, doc2)
+                if whole:
+                    out.append(Refusal(whole))
+                    continue
+                if obj:
+                    clause = replace(clause, obj=None, obj_pronoun=None, obj_agreement=None, obj_refusal=obj)
+            out.append(clause)
+        self._clauses.update(zip(texts, out))
         return out
 
     def verify_many(self, items: Sequence[tuple[Clause, Sequence[str], str]]) -> list[str | None]:
