@@ -23,7 +23,8 @@ import datasets
 from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
 from robust_bench.data.registry import register_builder
 from robust_bench.data.citations import LI_2020
-from robust_bench.perturb.lit.pairs import CODES, EXTENDED_CODES, PAIR_TRANSFORMATIONS, PAPER_CODES, TIERS
+from robust_bench.perturb.lit.pairs import (CODES, EXTENDED_CODES, PAIR_TRANSFORMATIONS, PAPER_CODES, RULE_REFUSAL,
+                                            TIERS)
 from robust_bench.io.sources import (TEXTFOOLER_DATA, TEXTFOOLER_URL, SourceFile, describe_read, resolve_sources,
                                      sha256_file)
 from robust_bench.io.task_data import NLI_LABELS, read_nli
@@ -291,6 +292,9 @@ class LitContrastSets(RobustBenchBuilder):
                 "sentence_coverage": report.get("sentence_coverage", {}),
                 "failures_per_code": {c: dict(list(f.items())[:5]) for c, f in report.get("failures_per_code", {}).items()},
                 "sentence_failures": {p: dict(list(f.items())[:5]) for p, f in report.get("sentence_failures", {}).items()},
+                "rule_refusals": dict(sum((Counter({r.removeprefix(RULE_REFUSAL): k for r, k in f.items()
+                                                    if r.startswith(RULE_REFUSAL)})
+                                           for f in report.get("failures_per_code", {}).values()), Counter()).most_common()),
             }
         return out
 
@@ -318,6 +322,26 @@ class LitContrastSets(RobustBenchBuilder):
                      "21.0% of MNLI and 19.7% of SNLI pairs (Li et al., 2020, Table 2).")
         lines.append("")
         lines.append(_RULE_NOTES)
+        lines.append("")
+        lines.append("The rules are applied only where their premise holds (Li et al., 2020, §4: \"exceptions to such "
+                     "rules may occur\"): a pair that both sentences could be transformed for is refused when the "
+                     "hypothesis rests on what the operator (may, a tense change, negation) leaves outside its scope, "
+                     "when a cleft would assert an exclusiveness the hypothesis is about, or when a contraposition "
+                     "has an approximation. Refused rows, by reason:")
+        lines.append("")
+        for s in splits:
+            rr = stats[s].get("rule_refusals") or {}
+            lines.append(f"- {s}: " + (", ".join(f"{r} ({k:,})" for r, k in rr.items()) if rr else "none"))
+        lines.append("")
+        prov = self.provenance
+        lines.append(f"Built from {'all of the dev split' if prov.get('source') == 'full' else 'the fixed 1,000-pair samples of TextFooler (Jin et al., 2020), not from all of the dev split'}; "
+                     f"second parser: {prov.get('second_parser') or 'none'} (a sentence whose verb group or subject it "
+                     "parses otherwise is refused); surface choice: " + str(prov.get("surface_choice")) + ".")
+        if self.config.tier == "extended":
+            lines.append("")
+            lines.append(f"This config holds robust-bench's additions only ({', '.join(f'`{c}`' for c in self.codes)}); "
+                         "its validity is what the blind audits listed above measured, and none is listed if none was "
+                         "recorded for it.")
         lines.append("")
         lines.append("Every candidate surface is parsed again and must re-analyse to what was intended (tense, "
                      "modality, aspect, voice and polarity of the main verb group; the subject, or the old object "

@@ -351,9 +351,9 @@ def test_a_parser_without_ud_relations_is_refused_by_name(tmp_path):
 # Issue 31: the refusal classes of the three decisions, on real MNLI dev pairs (TextFooler's samples)
 MO_PAIRS = [  # (premise, hypothesis, original label, refusal reason or None)
     ("The day my deadline came , I got a business card .", "I received a business card on the day of my deadline .",
-     E, "premise: hypothesis rests on a clause outside the scope of may"),
+     E, "label rule: premise: hypothesis rests on a clause outside the scope of may"),
     ("The sacred is not mysterious to her .", "The woman is familiar with the sacred .", E,
-     "premise: hypothesis rests on the subject, outside the scope of may"),
+     "label rule: premise: hypothesis rests on the subject, outside the scope of may"),
     ("Tuppence frowned .", "Tuppence beamed with delight .", C, None),     # the clash is in may's scope
 ]
 
@@ -433,3 +433,18 @@ def test_an_lm_that_is_not_a_causal_lm_is_refused(sources, tmp_path, tiny_nli_cl
         build_config("lit_mnli", out=tmp_path / "rb", source=sources,
                      options={"lm": str(tiny_nli_classifier), "splits": ("validation_matched",)})
     assert not (tmp_path / "rb" / "data").exists()
+
+
+def test_a_pipeline_without_a_parser_is_refused_by_name(tmp_path):
+    """As the first or the second parser: one error naming the pipeline and the missing component."""
+    import spacy
+
+    from robust_bench.text.nlp import SpacyModelError
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.to_disk(tmp_path / "noparser")
+    with pytest.raises(SpacyModelError, match=r"noparser.*has no 'tagger'"):
+        UDTransformer(str(tmp_path / "noparser"))
+    with pytest.raises(SpacyModelError, match=r"noparser.*has no 'parser'"):
+        UDTransformer(second_parser=str(tmp_path / "noparser"))

@@ -275,3 +275,18 @@ def test_edits_that_together_make_correct_english_are_refused():
     # a third edit within two tokens of two others is refused
     e = [{"position": 1}, {"position": 2}]
     assert crowded(e, Operation("Nn", "substitute", 3, "x", "y")) and not crowded(e[:1], Operation("Nn", "substitute", 3, "x", "y"))
+
+
+def test_lit_audits_are_counted_by_transformation_code():
+    """Issue 31: a judged LIT audit gives ok/N with its Wilson interval per transformation code."""
+    from robust_bench.experiments.audit import audit_group, summarise_judged
+
+    rows = [{"edits": "i;o (preserve); label entailment -> entailment", "verdict": "ok"},
+            {"edits": "i;o (preserve); label neutral -> neutral", "verdict": "bad", "defect": "unnatural"},
+            {"edits": "p;f +i (to_neutral); label entailment -> neutral", "verdict": "ok"}]
+    assert audit_group("lit_mnli", rows[2]) == "p;f +i" and audit_group("gec_mnli", rows[0]) is None
+    out = summarise_judged(rows, "lit_mnli")
+    assert out["ok"] == 2 and out["by_group"]["i;o"]["n"] == 2 and out["by_group"]["i;o"]["ok"] == 1
+    assert out["by_group"]["p;f +i"] == {"n": 1, "ok": 1, "wilson_95": out["by_group"]["p;f +i"]["wilson_95"]}
+    assert 0 < out["by_group"]["i;o"]["wilson_95"][0] < 0.5 < out["by_group"]["i;o"]["wilson_95"][1] < 1
+    assert "by_group" not in summarise_judged(rows, "gec_mnli")

@@ -291,6 +291,13 @@ def _validity_lines(m: dict) -> list[str]:
                      f"{' (recorded by the maintainers; shipped in robust_bench/data/audits.json)' if a.get('shipped') else ''}"
                      f" (sha256 {a.get('sha256', '')[:16]}…) "
                      f"| {'current' if same else 'stale: judged on another build'} |")
+    grouped = [a for a in audits if a.get("by_group")]
+    if grouped:
+        lines += ["", "By transformation code (ok/N, 95% Wilson interval):", ""]
+        for a in grouped:
+            lines.append(f"- seed {a['seed']} (builder {a.get('builder_version', '')}): " + "; ".join(
+                f"`{g}` {v['ok']}/{v['n']} [{v['wilson_95'][0]:.0%}, {v['wilson_95'][1]:.0%}]"
+                for g, v in a["by_group"].items()))
     fluency = [a for a in audits if a.get("fluent")]
     if fluency:
         lines += ["", "Fluency, judged apart (the perturbed sentence reads as fluent English):", ""]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 __all__ = ["AuditError", "AUDIT_COLUMNS", "VERDICTS", "FLUENCY_COLUMN", "FLUENCY_VERDICTS", "asks_fluency", "audit_sample", "write_audit_tsv", "read_judgements",
-           "wilson_interval", "summarise_judged", "record_audit", "describe_row"]
+           "wilson_interval", "audit_group", "summarise_judged", "record_audit", "describe_row"]
 
 #: Columns of the blind TSV; the reader fills ``judgement`` (``ok`` or ``bad``), and for ``bad`` rows
 #: ``defect`` (a short class name) and ``reason``.
@@ -356,10 +356,20 @@ def wilson_interval(ok: int, n: int, *, alpha: float = 0.05) -> tuple[float, flo
     return float(lo), float(hi)
 
 
-def summarise_judged(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
+def audit_group(config: str, row: dict[str, str]) -> str | None:
+    """The group a judged row is counted in apart, or None: for the LIT contrast sets, the
+    transformation code, the first word of the edits column ("i;o (preserve); label ..." -> ``i;o``;
+    "p;f +i (to_neutral); ..." -> ``p;f +i``), since validity differs by code (issue 31)."""
+    if not config.startswith("lit_"):
+        return None
+    return (row.get("edits") or "").split(" (")[0].strip() or None
+
+
+def summarise_judged(rows: Sequence[dict[str, str]], config: str = "") -> dict[str, Any]:
     """ok/N, the 95% Wilson interval and the defect classes with counts; with fluency verdicts
     (:data:`FLUENCY_COLUMN`), also ``fluent``: ``{"n", "ok", "share", "wilson_95"}`` over the rows
-    that have one."""
+    that have one; for a config with groups (:func:`audit_group`), also ``by_group``: per group
+    ``{"n", "ok", "wilson_95"}``."""
     judged = [r for r in rows if r["verdict"]]
     ok = sum(r["verdict"] == "ok" for r in judged)
     lo, hi = wilson_interval(ok, len(judged))
@@ -371,6 +381,17 @@ def summarise_judged(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
         k = fl.count("yes")
         flo, fhi = wilson_interval(k, len(fl))
         out["fluent"] = {"n": len(fl), "ok": k, "share": round(k / len(fl), 4), "wilson_95": [round(flo, 4), round(fhi, 4)]}
+    groups: dict[str, list[bool]] = {}
+    for r in judged:
+        g = audit_group(config, r)
+        if g is not None:
+            groups.setdefault(g, []).append(r["verdict"] == "ok")
+    if groups:
+        out["by_group"] = {}
+        for g in sorted(groups):
+            v = groups[g]
+            glo, ghi = wilson_interval(sum(v), len(v))
+            out["by_group"][g] = {"n": len(v), "ok": sum(v), "wilson_95": [round(glo, 4), round(ghi, 4)]}
     return out
 
 
@@ -434,7 +455,7 @@ def record_audit(repo: str | os.PathLike, config: str, judged: str | os.PathLike
                                  f"with seed {drawn['seed']} from {config!r}")
             if r["perturbed"] != drawn_ids[r["id"]]["perturbed"]:
                 raise AuditError(f"{judged}, line {r['line']}: field perturbed differs from row {r['id']!r} of the build")
-        entry = {**summarise_judged(rows), "seed": drawn["seed"], "drawn": drawn["drawn"],
+        entry = {**summarise_judged(rows, config), "seed": drawn["seed"], "drawn": drawn["drawn"],
                  "judged": _dt.date.today().isoformat(), "builder_version": meta["builder_version"],
                  "data_sha256": drawn["data_sha256"], "unchanged_share": drawn["unchanged_share"],
                  "reader": reader}

@@ -63,11 +63,13 @@ from robust_bench.perturb.lit.ud import PHENOMENA, Refusal
 from robust_bench.io.task_data import NLI_LABELS
 from robust_bench.perturb.lit.rules import NLI_LABEL_RULES, apply_label_rule
 
-__all__ = ["EXCLUSIVE_WORDS", "APPROXIMATORS", "PairTransformation", "PAIR_TRANSFORMATIONS", "CODES", "PAPER_CODES", "EXTENDED_CODES", "TIERS",
+__all__ = ["RULE_REFUSAL", "EXCLUSIVE_WORDS", "APPROXIMATORS", "PairTransformation", "PAIR_TRANSFORMATIONS", "CODES", "PAPER_CODES", "EXTENDED_CODES", "TIERS",
            "pair_label", "Backend", "ContrastSetReport", "make_contrast_sets"]
 
 
 E, N, C = 0, 1, 2
+#: Prefix of the failure reasons of pairs whose label rule's premise does not hold (counted on the card).
+RULE_REFUSAL = "label rule: "
 #: Words about exclusiveness, which an it-cleft asserts (a pair whose hypothesis has one gets no
 #: cleft code).
 EXCLUSIVE_WORDS = frozenset({"only", "alone", "solely", "exclusively", "sole"})
@@ -446,7 +448,7 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
             # the label rule's premise, checked on pairs that could otherwise be built, so that the
             # card counts the rows it refused
             if pair_reason:
-                failures[spec.code][pair_reason] += 1
+                failures[spec.code][f"{RULE_REFUSAL}{pair_reason}"] += 1
             else:
                 pending.append((pair, spec, new_label, sides[0], sides[1]))
 
