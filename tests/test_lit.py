@@ -355,6 +355,10 @@ MO_PAIRS = [  # (premise, hypothesis, original label, refusal reason or None)
     ("The sacred is not mysterious to her .", "The woman is familiar with the sacred .", E,
      "label rule: premise: hypothesis rests on the subject, outside the scope of may"),
     ("Tuppence frowned .", "Tuppence beamed with delight .", C, None),     # the clash is in may's scope
+    # SNLI dev (TextFooler's sample): "may ride along a concrete ledge" still says what the ledge is
+    ("A man wearing black pants rides along a concrete ledge on rollerblades .",
+     "The ledge is made of a hard substance .", E,
+     "label rule: premise: hypothesis about an argument or a modifier, which may leaves presupposed"),
 ]
 
 
@@ -385,6 +389,10 @@ def test_a_second_parser_that_disagrees_refuses_the_sentence():
     assert not isinstance(clause, Refusal) and [clause.toks[i].text for i in clause.chain] == ["retailers"]
     checked = UDTransformer().analyse_many([text])[0]
     assert isinstance(checked, Refusal) and checked.reason == "parsers disagree on the verb group"
+    # SNLI dev: en_rb_sm takes "ties" for a noun, so "smoked ... and ties" would mix tenses
+    text = "A shirtless man with cropped hair smokes a cigarette and ties a plastic bag ."
+    checked = UDTransformer().analyse_many([text])[0]
+    assert isinstance(checked, Refusal) and checked.reason == "parsers disagree on a coordinated verb"
 
 
 @pytest.mark.parametrize("text, ops, reason", [
@@ -394,6 +402,8 @@ def test_a_second_parser_that_disagrees_refuses_the_sentence():
     ("The museum contains paintings from the Renaissance .", ["past"], "stative verb"),
     # an existential presupposition under negation: "a small container is not stuffed" (MNLI dev matched)
     ("A small container is stuffed with bits of leftovers .", ["negation"], "indefinite subject"),
+    # "People are not shopping for many things" reads as "for few things" (SNLI dev)
+    ("People are shopping for many things .", ["negation"], "quantifier after the verb"),
 ])
 def test_risky_constructions_are_refused(ud, text, ops, reason):
     """Decision 3: tense changes on stative predicates and negation of indefinite subjects."""

@@ -293,6 +293,10 @@ class Clause:
     preverbal_adverb: bool = False
     subject_lemmas: frozenset = frozenset()
     subject_head: str | None = None
+    quantified_after_verb: bool = False
+    coordinated_finite: bool = False
+    modifier_lemmas: frozenset = frozenset()
+    predicate_lemma: str | None = None
     existential_or_exist: bool = False
     stative_refusal: str | None = None
     indefinite_subject: bool = False
@@ -1058,6 +1062,12 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
                   preverbal_adverb=s_end < first.i,
                   subject_lemmas=frozenset(content_lemmas(toks[s_start:s_end])),
                   subject_head=subj.lemma_.lower(),
+                  coordinated_finite=any(c.dep_ == "conj" and _tag(c) in ("VBZ", "VBP", "VBD") for c in root.children),
+                  quantified_after_verb=not expl and any(t.lower_ in _QUANTIFIER_WORDS or t.lower_ in _QUANTITY_ADJECTIVES
+                                            for t in toks[max(clause_end_idx(chain_idx), s_end):]),
+                  modifier_lemmas=frozenset(t.lemma_.lower() for t in toks if t.dep_ in ("amod", "compound", "nummod")
+                                            and t.i >= first.i),
+                  predicate_lemma=root.lemma_.lower() if copula else None,
                   existential_or_exist=bool(expl) or lemma == "exist",
                   not_even=any(toks[i].lower_ == "even" and i > 0 and toks[i - 1].lower_ in _NEG for i in interior)
                   or any(a.lower_ in _NEG and b.lower_ == "even" for a, b in zip(toks, toks[1:])), indefinite_subject=bool(indefinite),
@@ -1066,6 +1076,11 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
                       c.dep_ == "nsubj" and not any(g.dep_ in ("det", "nummod", "nmod:poss") or g.lower_ in _QUANTITY_ADJECTIVES
                                                      for g in c.children)
                       for c in head.children))
+
+
+def clause_end_idx(chain_idx) -> int:
+    """The index after the verb group."""
+    return max(chain_idx) + 1
 
 
 def content_lemmas(tokens) -> list[str]:
@@ -1122,6 +1137,13 @@ def scope_refusal(clause: Clause, hypothesis_lemmas: Iterable[str], label: int =
     if int(label) == 0 and (not hyp & clause.scope_lemmas or hyp & (clause.subject_lemmas - clause.scope_lemmas - head)):
         # "A man on a concrete ledge ..." still entails "A man is on a ledge" under may
         return f"hypothesis rests on the subject, outside the scope of {operator}"
+    if int(label) == 0 and isinstance(hypothesis, Clause) and (
+            hypothesis.predicate_lemma and hypothesis.predicate_lemma in clause.modifier_lemmas
+            or hypothesis.subject_head and hypothesis.subject_head != clause.subject_head
+            and hypothesis.subject_head in clause.scope_lemmas):
+        # "A man may ride along a concrete ledge" still says the ledge is concrete: a hypothesis about
+        # an argument of the premise's predicate, or about one of its modifiers, is not in may's scope
+        return f"hypothesis about an argument or a modifier, which {operator} leaves presupposed"
     if int(label) == 2:
         if clause.subject_quantified:
             return f"contradiction may rest on the quantified subject, outside the scope of {operator}"
@@ -1267,6 +1289,8 @@ def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
                 raise Refusal(clause.tense_only_refusal)
             if clause.stative_refusal and op in ("past", "future"):
                 raise Refusal(clause.stative_refusal)
+            if clause.coordinated_finite:
+                raise Refusal("coordinated predicate")            # not "smoked a cigarette and ties a bag"
             if clause.finite_complement and not (vg.tense == "present" and op == "future"):
                 raise Refusal("finite complement clause")
             if op == "past" and clause.now_bound or op == "future" and (clause.now_bound or clause.past_bound) \
@@ -1305,6 +1329,8 @@ def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
             if not vg.negated and clause.preverbal_adverb and not vg.modal and not vg.perfect and not vg.progressive \
                     and not vg.passive and vg.lemma != "be":
                 raise Refusal("adverb before do-support")         # not "People do generally not seem"
+            if not vg.negated and clause.quantified_after_verb:
+                raise Refusal("quantifier after the verb")        # "not shopping for many things" reads as few
             if not vg.negated and clause.indefinite_subject:
                 raise Refusal("indefinite subject")               # "A container is not stuffed" keeps a container
             if not vg.negated and clause.negative_words:
@@ -1599,6 +1625,13 @@ def second_parse_disagreement(clause: Clause, doc, doc2) -> tuple[str | None, st
     subj = there[0] if there else (min(subjects, key=lambda t: t.i) if subjects else None)
     if subj is None or _char_span(doc, *clause.subject) != _char_span(doc2, subj.left_edge.i, subj.right_edge.i + 1):
         return "parsers disagree on the subject", None
+    # "A man smokes a cigarette and ties a plastic bag": a finite verb after a conjunction that the
+    # first parse took for a noun would keep its tense when the main verb's changes
+    first = {t.idx: t for t in doc}
+    for t in doc2:
+        if t.i > 0 and doc2[t.i - 1].lower_ in ("and", "or", "but") and t.tag_ in ("VBZ", "VBP", "VBD") \
+                and t.idx in first and first[t.idx].pos_ not in ("VERB", "AUX"):
+            return "parsers disagree on a coordinated verb", None
     if clause.obj is not None:
         objs = [c for c in head.children if c.dep_ in ("obj", "dobj")]
         if len(objs) != 1 or _char_span(doc, *clause.obj) != _char_span(doc2, objs[0].left_edge.i,
