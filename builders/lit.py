@@ -340,7 +340,7 @@ class LitContrastSets(RobustBenchBuilder):
         if self.config.tier == "extended":
             lines.append("")
             lines.append(f"This config holds robust-bench's additions only ({', '.join(f'`{c}`' for c in self.codes)}); "
-                         "its validity is what the blind audits listed above measured, and none is listed if none was "
+                         "its validity is what the blind audits listed on this card measured, and none is listed if none was "
                          "recorded for it.")
         lines.append("")
         lines.append("Every candidate surface is parsed again and must re-analyse to what was intended (tense, "
