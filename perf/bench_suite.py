@@ -2,13 +2,12 @@
 and the leaderboard built from the runs.
 
 1. **Data**: builds (or reuses, in ``--repo``) the `default` configs whose sources are in
-   ../shared and whose default build needs no Hub model: gec_mrpc, gec_mnli (from the 1,000-pair
-   dev sample, so unpinned), gec_conll2003, names_mrpc, names_conll2003, jabberwocky_ewt; and
-   adv_ewt's offline default build (the generators and filters that run without the Hub: WordNet
+   ../shared and whose default build needs no Hub model: gec_mrpc, gec_mnli and lit_mnli (from
+   TextFooler's 1,000-pair dev samples), gec_conll2003, names_mrpc, names_conll2003, jabberwocky_ewt;
+   and adv_ewt's offline default build (the generators and filters that run without the Hub: WordNet
    synonyms; frequency, POS, meaning and Link Grammar filters), the first ``--limit`` sentences;
-   unpinned. The LIT configs need GPT-2
-   from the Hub, gec_qnli and gec_sst2 a classifier trained on data ../shared lacks; those tasks are
-   skipped or fail with their reason.
+   unpinned. lit_snli is left out: its classifier would need SNLI training data, which ../shared
+   lacks, as gec_qnli and gec_sst2 do; those tasks are skipped or fail with their reason.
 2. **Models**: ``en_rb_sm`` (parser and NER); ``all-MiniLM-L6-v2`` as an encoder (the Jabberwocky
    probe); MiniLM fine-tuned on MRPC train (3 epochs) and on the 1,000 MNLI dev-*mismatched* pairs
    (3 epochs; scored on the *matched* sample). Fine-tuned models are cached in ``--cache-dir``.
@@ -32,7 +31,7 @@ from pathlib import Path
 
 from _baselines import finetuned  # perf/ is the script's folder
 
-CONFIGS = ["gec_mrpc", "gec_mnli", "gec_conll2003", "names_mrpc", "names_conll2003", "jabberwocky_ewt"]
+CONFIGS = ["gec_mrpc", "gec_mnli", "lit_mnli", "gec_conll2003", "names_mrpc", "names_conll2003", "jabberwocky_ewt"]
 
 
 def main() -> None:
