@@ -34,8 +34,9 @@ def _require_causal_lm(model: str, revision: str | None) -> None:
     """
     from transformers import AutoConfig
 
-    from robust_bench.models.loader import ModelError
+    from robust_bench.models.loader import ModelError, check_model_id
 
+    check_model_id(model)
     try:
         config = AutoConfig.from_pretrained(model, revision=revision)
     except (OSError, ValueError) as exc:
