@@ -404,6 +404,8 @@ def test_a_second_parser_that_disagrees_refuses_the_sentence():
     ("A small container is stuffed with bits of leftovers .", ["negation"], "indefinite subject"),
     # "People are not shopping for many things" reads as "for few things" (SNLI dev)
     ("People are shopping for many things .", ["negation"], "quantifier after the verb"),
+    # a present relative clause keeps its tense: "was looking at the sign that a woman is holding" (SNLI dev)
+    ("A man is looking at the sign that a brunette woman is holding .", ["past"], "finite relative clause"),
 ])
 def test_risky_constructions_are_refused(ud, text, ops, reason):
     """Decision 3: tense changes on stative predicates and negation of indefinite subjects."""
@@ -458,3 +460,9 @@ def test_a_pipeline_without_a_parser_is_refused_by_name(tmp_path):
         UDTransformer(str(tmp_path / "noparser"))
     with pytest.raises(SpacyModelError, match=r"noparser.*has no 'parser'"):
         UDTransformer(second_parser=str(tmp_path / "noparser"))
+
+
+def test_a_quantifier_keeps_no_capital_when_it_moves():
+    """MNLI dev: "Few Americans had noticed it" -> "It had been noticed by few Americans", not "by Few"."""
+    assert UDTransformer().candidates("Few Americans had noticed it .", ["passive"]) == [
+        "It had been noticed by few Americans ."]

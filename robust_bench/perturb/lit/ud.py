@@ -172,7 +172,7 @@ _FOCUS_ADVERBS = {"only", "even", "merely", "just", "simply", "solely"}
 _POSSESSIVE_BINDERS = {"my": {"i"}, "our": {"we"}, "your": {"you"}, "his": {"he"}, "her": {"she"}, "its": {"it"},
                        "their": {"they"}}
 #: Human collective nouns WordNet files under groups rather than person.n.01.
-_PASSIVE_AGENT_PRONOUNS = {"it", "we", "they", "you", "one"}
+_PASSIVE_AGENT_PRONOUNS = {"it", "we", "they", "you", "one", "i"}     # "can not be overemphasized by me"
 # prepositions whose phrase after an object more often belongs to the verb ("exchange ideas on
 # the website", "announced plans at the meeting"): such an object is not moved into a passive subject
 _QUANTITY_ADJECTIVES = {"many", "much", "several", "multiple", "numerous", "enough", "few"}
@@ -186,6 +186,11 @@ _STATIVE_VERBS = {"contain", "consist", "include", "comprise", "belong", "own", 
                   "mean", "represent", "require", "depend", "exist", "deserve", "cost", "weigh", "measure",
                   "know", "understand", "believe", "seem", "appear", "matter", "involve", "lack", "concern",
                   "constitute", "differ", "remain", "know", "border", "span", "house", "feature", "boast"}
+#: Verbs of placement and caused motion, whose place or path after the object a by-phrase would split
+#: off ("A roof is being put by a man on a beach house").
+_PLACEMENT_VERBS = {"put", "place", "set", "lay", "pour", "throw", "toss", "push", "pull", "move", "bring", "take",
+                    "send", "hang", "stick", "insert", "drop", "lift", "carry", "drag", "roll", "kick", "hit", "spray",
+                    "splash", "pass", "hand", "load", "spread", "rub", "apply", "lead", "guide", "ride", "drive"}
 #: Copular predicates of place and size, lasting properties of things.
 _LASTING_PREDICATES = {"away", "far", "near", "close", "located", "situated", "long", "wide", "high", "tall", "deep",
                        "big", "large", "small", "old", "north", "south", "east", "west"}
@@ -468,6 +473,10 @@ def _bare_singular_being(tok) -> bool:
     """A singular person or animal noun without a determiner: the headline style of SNLI captions
     ("man with an orange bandanna plays"), which a cleft or a passive cannot carry ("It is man
     that ..."). Mass and abstract nouns ("Economic growth will continue") are not refused."""
+    if tok.pos_ == "PROPN" and tok.i == 0 and tok.text not in _first_names() and not any(
+            c.dep_ in ("compound", "flat", "flat:name") for c in tok.children) and not tok.lower_.endswith("s") \
+            and _wordnet_case(tok.lower_) == "common" and (_noun_is_person(tok.lower_) or _is_animal(tok.lower_)):
+        return True                   # "Dog yawns": a common noun at the start, tagged as a name
     if tok.pos_ != "NOUN" or "Sing" not in tok.morph.get("Number") or tok.i > 0 and tok.text[:1].isupper() or any(
             c.dep_ in ("det", "nmod:poss", "nummod", "det:poss") for c in tok.children):
         return False
@@ -871,6 +880,11 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
            and any(g.dep_.startswith("nsubj") for g in c.children) for c in root.children):
         # "... occurred as adults and children spend time": the temporal clause keeps its tense
         tense_only_ref = "finite temporal clause"
+    elif any(t.dep_ in ("acl:relcl", "acl") and _tag(t) in ("VBZ", "VBP") or t.dep_ in ("aux", "cop") and
+             t.head.dep_ in ("acl:relcl", "acl") and _tag(t) in ("VBZ", "VBP") for t in toks):
+        # "A man was looking at the sign that a woman is holding": a present relative clause keeps
+        # its tense when the main verb's changes
+        tense_only_ref = "finite relative clause"
     # "Time claims that the FBI has been seeking" -> not "Time claimed that the FBI has been
     # seeking": a finite complement clause would need its own sequence-of-tenses shift
     finite_complement = any(c.dep_ == "ccomp" and any(g.dep_.startswith("nsubj") for g in c.children)
@@ -966,6 +980,10 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
             # "exchange ideas about X on the website": a prepositional phrase after the object may
             # belong to the verb, and moving it into the passive subject changes the meaning
             obj_ref = "prepositional phrase after the object"
+        elif lemma in _PLACEMENT_VERBS and any(c.dep_ == "obl" and c.i > o.i for c in head.children):
+            # "A roof is being put by a man on a beach house": the by-phrase would split the verb from
+            # the place or path it needs
+            obj_ref = "oblique after the object"
         elif o.lemma_.lower() in _IDIOMS.get(lemma, ()):
             obj_ref = "light-verb idiom"
         elif any(t.dep_ == "nmod:poss" and (subj_pron in _POSSESSIVE_BINDERS.get(t.lower_, ()) or
@@ -1035,6 +1053,7 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         # first word's capital is the sentence's; whether the word is a name is decided by
         # Casing (taggers call many sentence-initial plurals PROPN or an entity).
         multiword = (nxt[:1].isupper() and nxt.isalpha() and t.text[:1].isupper()
+                     and t.lower_ not in _QUANTIFIER_WORDS and t.lower_ not in _QUANTITY_ADJECTIVES   # "Few Americans"
                      and t.pos_ not in ("DET", "PRON", "ADP", "CCONJ", "SCONJ", "ADV"))
         if k == 0:
             proper = t.text == "I" or (t.text.isupper() and len(t.text) > 1) or multiword or casing.is_name(t)
@@ -1306,8 +1325,8 @@ def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
                 raise Refusal("may reads as permission")          # "You may never call"
             if clause.speech_verb and vg.tense == "present":
                 raise Refusal("may reads as permission")          # "Time may claim that ..."
-            if clause.subject_negative or clause.subject_quantified and clause.never:
-                raise Refusal("negative subject")                 # not "No one may have been there"
+            if clause.subject_negative or clause.subject_quantified and clause.never or "few" in clause.subject_lemmas:
+                raise Refusal("negative subject")                 # not "No one may have been there", "Few X may have"
             if clause.now_bound and vg.tense == "past":
                 raise Refusal("time adverbial of another tense")
             if clause.coordinated_predicate:
