@@ -25,8 +25,8 @@ from robust_bench.data.citations import YIN_2020
 from robust_bench.perturb.checks import (CHECKS, InContextChecks, MeaningKept, Refusals, load_second_tagger,
                                         resolve_meaning_model, tag_disagreements)
 from robust_bench.perturb.grammar_errors import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
-from robust_bench.io.sources import (TEXTFOOLER_DATA, TEXTFOOLER_URL, SourceFile, describe_read, resolve_sources,
-                                     sha256_file)
+from robust_bench.io.sources import (TEXTFOOLER_SAMPLES, TEXTFOOLER_URL, SourceFile, describe_read,
+                                     resolve_sources, sha256_file)
 from robust_bench.io.task_data import (CONLL2003_TAGS, MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS,
                                     read_conll2003, read_mrpc, read_nli, read_qnli, read_sst2)
 
@@ -47,7 +47,6 @@ _LICENSE = "Same as the source corpus (see the source line)."
 _HUB = "https://huggingface.co/datasets/nyu-mll/glue/resolve/main"
 _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fconvert%2Fparquet/conll2003"
 _MSR_TEST = "https://dl.fbaipublicfiles.com/senteval/senteval_data/msr_paraphrase_test.txt"
-_TEXTFOOLER, _TEXTFOOLER_RAW = TEXTFOOLER_URL, TEXTFOOLER_DATA
 
 
 @dataclass
@@ -96,11 +95,8 @@ _TASKS = {
     "gec_mnli": dict(task="mnli", segment="hypothesis", splits=("validation_matched", "validation_mismatched"),
                      source_info=SourceInfo("MultiNLI dev, the 1,000-pair samples of TextFooler (Jin et al., 2020)",
                                             "TextFooler d47e724", "MultiNLI (OANC and CC licences); sample: MIT",
-                                            _TEXTFOOLER),
-                     files={"validation_matched": SourceFile("glue/mnli/dev_matched_sample.tsv",
-                                                             f"{_TEXTFOOLER_RAW}/mnli_matched"),
-                            "validation_mismatched": SourceFile("glue/mnli/dev_mismatched_sample.tsv",
-                                                                f"{_TEXTFOOLER_RAW}/mnli_mismatched")}),
+                                            TEXTFOOLER_URL),
+                     files=TEXTFOOLER_SAMPLES["mnli"]),
     "gec_mrpc": dict(task="mrpc", segment="sentence1", splits=("validation", "test"),
                      source_info=SourceInfo("Microsoft Research Paraphrase Corpus (GLUE MRPC)", "GLUE 1.0",
                                             "Microsoft Shared Source", "https://www.microsoft.com/en-us/download/details.aspx?id=52398"),

@@ -25,8 +25,8 @@ from robust_bench.data.registry import register_builder
 from robust_bench.data.citations import LI_2020
 from robust_bench.perturb.lit.pairs import (CODES, EXTENDED_CODES, PAIR_TRANSFORMATIONS, PAPER_CODES, RULE_REFUSAL,
                                             TIERS)
-from robust_bench.io.sources import (TEXTFOOLER_DATA, TEXTFOOLER_URL, SourceFile, describe_read, resolve_sources,
-                                     sha256_file)
+from robust_bench.io.sources import (TEXTFOOLER_SAMPLES, TEXTFOOLER_URL, SourceFile, describe_read,
+                                     resolve_sources, sha256_file)
 from robust_bench.io.task_data import NLI_LABELS, read_nli
 from robust_bench.perturb.lit.rules import NLI_LABEL_RULES
 
@@ -141,10 +141,7 @@ _SOURCES = {
                      source_info=SourceInfo("MultiNLI dev, the 1,000-pair samples of TextFooler (Jin et al., 2020)",
                                             "TextFooler d47e724", "MultiNLI (OANC and CC licences); sample: MIT",
                                             TEXTFOOLER_URL),
-                     files={"validation_matched": SourceFile("glue/mnli/dev_matched_sample.tsv",
-                                                             f"{TEXTFOOLER_DATA}/mnli_matched"),
-                            "validation_mismatched": SourceFile("glue/mnli/dev_mismatched_sample.tsv",
-                                                                f"{TEXTFOOLER_DATA}/mnli_mismatched")},
+                     files=TEXTFOOLER_SAMPLES["mnli"],
                      full_files={"validation_matched": SourceFile("glue/mnli/dev_matched.tsv",
                                                                   f"{_GLUE}/validation_matched-00000-of-00001.parquet"),
                                  "validation_mismatched": SourceFile("glue/mnli/dev_mismatched.tsv",
@@ -153,7 +150,7 @@ _SOURCES = {
     "lit_snli": dict(task="snli", splits=("validation",),
                      source_info=SourceInfo("SNLI, the 1,000-pair sample of TextFooler (Jin et al., 2020)",
                                             "TextFooler d47e724", "CC BY-SA 4.0; sample: MIT", TEXTFOOLER_URL),
-                     files={"validation": SourceFile("snli/dev_sample.tsv", f"{TEXTFOOLER_DATA}/snli")},
+                     files=TEXTFOOLER_SAMPLES["snli"],
                      full_files={"validation": SourceFile("snli/dev.tsv", f"{_SNLI}/validation-00000-of-00001.parquet")},
                      train_url=f"{_SNLI}/train-00000-of-00001.parquet"),
 }
@@ -280,6 +277,9 @@ class LitContrastSets(RobustBenchBuilder):
             codes = Counter(cols["transformation"])
             labels = Counter(NLI_LABELS[i] for i in cols["label"])
             report = self.provenance.get("report", {}).get(split, {})
+            rule_refusals = Counter()       # summed over the codes
+            for f in report.get("failures_per_code", {}).values():
+                rule_refusals.update({r.removeprefix(RULE_REFUSAL): k for r, k in f.items() if r.startswith(RULE_REFUSAL)})
             out[split] = {
                 "examples": len(ds),
                 "source_pairs": report.get("pairs"),
@@ -292,9 +292,7 @@ class LitContrastSets(RobustBenchBuilder):
                 "sentence_coverage": report.get("sentence_coverage", {}),
                 "failures_per_code": {c: dict(list(f.items())[:5]) for c, f in report.get("failures_per_code", {}).items()},
                 "sentence_failures": {p: dict(list(f.items())[:5]) for p, f in report.get("sentence_failures", {}).items()},
-                "rule_refusals": dict(sum((Counter({r.removeprefix(RULE_REFUSAL): k for r, k in f.items()
-                                                    if r.startswith(RULE_REFUSAL)})
-                                           for f in report.get("failures_per_code", {}).values()), Counter()).most_common()),
+                "rule_refusals": dict(rule_refusals.most_common()),
             }
         return out
 

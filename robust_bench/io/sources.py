@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-__all__ = ["SOURCES_ENV", "TEXTFOOLER_URL", "TEXTFOOLER_DATA", "SourceNotFoundError", "SourceFile", "resolve_sources", "sha256_file", "describe_read"]
+__all__ = ["SOURCES_ENV", "TEXTFOOLER_URL", "TEXTFOOLER_DATA", "TEXTFOOLER_SAMPLES", "SourceNotFoundError", "SourceFile", "resolve_sources", "sha256_file", "describe_read"]
 
 SOURCES_ENV = "ROBUST_BENCH_SOURCES"
 #: The fixed, public 1,000-pair MNLI and SNLI samples of TextFooler (Jin et al., 2020; MIT), which
@@ -51,6 +51,17 @@ class SourceFile:
             if (root / c).is_file():
                 return root / c
         return None
+
+
+#: TextFooler's samples (:data:`TEXTFOOLER_DATA`), by the split they come from, with their place in
+#: ``../shared/data``: the MNLI dev samples that gec_mnli and lit_mnli are built from, and the SNLI
+#: sample of lit_snli.
+TEXTFOOLER_SAMPLES = {
+    "mnli": {"validation_matched": SourceFile("glue/mnli/dev_matched_sample.tsv", f"{TEXTFOOLER_DATA}/mnli_matched"),
+             "validation_mismatched": SourceFile("glue/mnli/dev_mismatched_sample.tsv",
+                                                 f"{TEXTFOOLER_DATA}/mnli_mismatched")},
+    "snli": {"validation": SourceFile("snli/dev_sample.tsv", f"{TEXTFOOLER_DATA}/snli")},
+}
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

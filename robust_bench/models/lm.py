@@ -22,8 +22,8 @@ DEFAULT_LM = "gpt2"
 DEFAULT_MLM = "bert-base-uncased"
 
 
-def _require_causal_lm(model: str, revision: str | None) -> None:
-    """A model whose config names its architectures must name a causal LM (``*ForCausalLM``,
+def _require_causal_lm(model: str, architectures) -> None:
+    """A model whose config.json names its architectures must name a causal LM (``*ForCausalLM``,
     ``*LMHeadModel``): ``AutoModelForCausalLM`` would otherwise put a fresh, untrained LM head on an
     encoder or a classifier and rank surfaces by noise.
 
@@ -32,16 +32,9 @@ def _require_causal_lm(model: str, revision: str | None) -> None:
     robust_bench.models.loader.ModelError
         Naming the model, its config.json and the ``architectures`` field.
     """
-    from transformers import AutoConfig
+    from robust_bench.models.loader import ModelError
 
-    from robust_bench.models.loader import ModelError, check_model_id
-
-    check_model_id(model)
-    try:
-        config = AutoConfig.from_pretrained(model, revision=revision)
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"cannot load causal LM {model!r}: {exc}") from exc
-    arch = list(getattr(config, "architectures", None) or [])
+    arch = list(architectures or [])
     if arch and not any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in arch):
         raise ModelError(f"{model!r} is not a causal LM: config.json field 'architectures' is {arch}; the LIT "
                          "surface choice and the perplexity filter need an *ForCausalLM model (for example gpt2)")
@@ -83,9 +76,9 @@ class CausalLMScorer:
                  dtype: str = "auto", batch_size: int = 32, max_length: int = 256):
         from transformers import AutoModelForCausalLM
 
-        _require_causal_lm(model, revision)
         loaded = load_pretrained(AutoModelForCausalLM, model, revision=revision, device=device, dtype=dtype,
                                  kind="causal LM")
+        _require_causal_lm(model, getattr(loaded.model.config, "architectures", None))
         self.model_id = model
         self.model, self.tokenizer, self.device = loaded.model, loaded.tokenizer, loaded.device
         self.bos = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None \

@@ -185,7 +185,7 @@ _PERSON_COLLECTIVES = {"people", "folk", "folks", "staff", "crowd", "audience", 
 _STATIVE_VERBS = {"contain", "consist", "include", "comprise", "belong", "own", "possess", "resemble", "equal",
                   "mean", "represent", "require", "depend", "exist", "deserve", "cost", "weigh", "measure",
                   "know", "understand", "believe", "seem", "appear", "matter", "involve", "lack", "concern",
-                  "constitute", "differ", "remain", "know", "border", "span", "house", "feature", "boast"}
+                  "constitute", "differ", "remain", "border", "span", "house", "feature", "boast"}
 #: Verbs of placement and caused motion, whose place or path after the object a by-phrase would split
 #: off ("A roof is being put by a man on a beach house").
 _PLACEMENT_VERBS = {"put", "place", "set", "lay", "pour", "throw", "toss", "push", "pull", "move", "bring", "take",
@@ -460,13 +460,19 @@ def _first_names() -> frozenset:
 @lru_cache(maxsize=20_000)
 def _noun_is_person(lemma: str) -> bool:
     """WordNet: the first noun sense of ``lemma`` is a hyponym of person.n.01."""
+    return _first_noun_sense_under(lemma, "person.n.01")
+
+
+@lru_cache(maxsize=20_000)
+def _first_noun_sense_under(lemma: str, synset: str) -> bool:
+    """WordNet: the first noun sense of ``lemma`` is a hyponym of ``synset``."""
     from nltk.corpus import wordnet as wn
 
     syns = wn.synsets(lemma, pos="n")
     if not syns:
         return False
-    person = wn.synset("person.n.01")
-    return any(person in path for path in syns[0].hypernym_paths())
+    target = wn.synset(synset)
+    return any(target in path for path in syns[0].hypernym_paths())
 
 
 def _bare_singular_being(tok) -> bool:
@@ -475,20 +481,13 @@ def _bare_singular_being(tok) -> bool:
     that ..."). Mass and abstract nouns ("Economic growth will continue") are not refused."""
     if tok.pos_ == "PROPN" and tok.i == 0 and tok.text not in _first_names() and not any(
             c.dep_ in ("compound", "flat", "flat:name") for c in tok.children) and not tok.lower_.endswith("s") \
-            and _wordnet_case(tok.lower_) == "common" and (_noun_is_person(tok.lower_) or _is_animal(tok.lower_)):
+            and _wordnet_case(tok.lower_) == "common" and (_noun_is_person(tok.lower_) or
+                                                            _first_noun_sense_under(tok.lower_, "animal.n.01")):
         return True                   # "Dog yawns": a common noun at the start, tagged as a name
     if tok.pos_ != "NOUN" or "Sing" not in tok.morph.get("Number") or tok.i > 0 and tok.text[:1].isupper() or any(
             c.dep_ in ("det", "nmod:poss", "nummod", "det:poss") for c in tok.children):
         return False
-    return _is_person(tok) or _is_animal(tok.lemma_.lower())
-
-
-@lru_cache(maxsize=10_000)
-def _is_animal(lemma: str) -> bool:
-    from nltk.corpus import wordnet as wn
-
-    animal = wn.synset("animal.n.01")
-    return any(animal in s.closure(lambda x: x.hypernyms()) for s in wn.synsets(lemma, "n")[:1])
+    return _is_person(tok) or _first_noun_sense_under(tok.lemma_.lower(), "animal.n.01")
 
 
 def _quantified(span_tokens) -> bool:
@@ -845,12 +844,11 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
             raise Refusal("agreement mismatch", f"{subj.text} ... {chain_words[0].text}")
     # "Two men cut some plastic": a past form that is also the present form for this subject
     if len(chain_words) == 1 and not copula and tense == "past" and agr != _3SG and lemma != "be":
-        try:
-            if _inflect(lemma, "VBD") == _inflect(lemma, "VBP"):
-                raise Refusal("past or present form", main.text)
-        except Refusal as exc:
-            if exc.reason == "past or present form":
-                raise
+        from lemminflect import getInflection
+
+        past, present = getInflection(lemma, tag="VBD"), getInflection(lemma, tag="VBP")
+        if past and present and past[0] == present[0]:
+            raise Refusal("past or present form", main.text)
     # hedges and performatives ("I guess ...", "We are pleased to tell you ..."), and specificational
     # copulas whose subject holds a relative clause ("The last thing he wants is ..."), take no
     # tense or modal change: the embedded clause would keep the old tense or the frame breaks
@@ -1025,8 +1023,7 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
     outside_lemmas = frozenset(content_lemmas(toks[i] for i in sorted(clausal_idx)))
     # tense changes on lasting states and generic truths (issue 31, decision 3)
     subj_dets = {c.lower_ for c in subj.children if c.dep_ in ("det", "nmod:poss", "nummod")}
-    bare_noun = subj.pos_ == "NOUN" and not subj_dets and not any(c.dep_ in ("det", "nmod:poss", "nummod")
-                                                                    for c in subj.children)
+    bare_noun = subj.pos_ == "NOUN" and not subj_dets
     if copula and root.pos_ in ("NOUN", "PROPN") and not _is_person(subj):
         stative_ref = "classifying copula"            # "Penrith and Blencathra will also be Celtic names"
     elif copula and root.lower_ in _LASTING_PREDICATES and not _is_person(subj):
@@ -1083,7 +1080,7 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
                   subject_head=subj.lemma_.lower(),
                   coordinated_finite=any(c.dep_ == "conj" and _tag(c) in ("VBZ", "VBP", "VBD") for c in root.children),
                   quantified_after_verb=not expl and any(t.lower_ in _QUANTIFIER_WORDS or t.lower_ in _QUANTITY_ADJECTIVES
-                                            for t in toks[max(clause_end_idx(chain_idx), s_end):]),
+                                            for t in toks[max(max(chain_idx) + 1, s_end):]),
                   modifier_lemmas=frozenset(t.lemma_.lower() for t in toks if t.dep_ in ("amod", "compound", "nummod")
                                             and t.i >= first.i),
                   predicate_lemma=root.lemma_.lower() if copula else None,
@@ -1095,11 +1092,6 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
                       c.dep_ == "nsubj" and not any(g.dep_ in ("det", "nummod", "nmod:poss") or g.lower_ in _QUANTITY_ADJECTIVES
                                                      for g in c.children)
                       for c in head.children))
-
-
-def clause_end_idx(chain_idx) -> int:
-    """The index after the verb group."""
-    return max(chain_idx) + 1
 
 
 def content_lemmas(tokens) -> list[str]:
@@ -1167,7 +1159,7 @@ def scope_refusal(clause: Clause, hypothesis_lemmas: Iterable[str], label: int =
         if clause.subject_quantified:
             return f"contradiction may rest on the quantified subject, outside the scope of {operator}"
         if hypothesis is None or not isinstance(hypothesis, Clause):
-            return f"contradiction not checked: the hypothesis has no analysable subject"
+            return "contradiction not checked: the hypothesis has no analysable subject"
         if hypothesis.subject_lemmas - clause.subject_lemmas:
             # "A brown dog with a yellow toy" / "A black dog with a red toy": the clash is in the subject
             return f"contradiction may rest on the subject, outside the scope of {operator}"
@@ -1717,23 +1709,22 @@ class UDTransformer:
         out: list[Clause | Refusal] = []
         docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
         self._content.update((t, frozenset(content_lemmas(d))) for t, d in zip(texts, docs))
-        docs2 = (list(self.nlp2.pipe(texts, batch_size=self.batch_size, disable=["ner"])) if self.nlp2 is not None
-                 else [None] * len(docs))
         casing = Casing(docs)
-        for doc, doc2 in zip(docs, docs2):
+        for doc in docs:
             try:
-                clause = analyse(doc, casing)
+                out.append(analyse(doc, casing))
             except Refusal as exc:
                 out.append(exc)
-                continue
-            if doc2 is not None:
-                whole, obj = second_parse_disagreement(clause, doc, doc2)
+        if self.nlp2 is not None:
+            # the second parse, only of the sentences the first one accepted
+            accepted = [k for k, a in enumerate(out) if not isinstance(a, Refusal)]
+            docs2 = self.nlp2.pipe([texts[k] for k in accepted], batch_size=self.batch_size, disable=["ner"])
+            for k, doc2 in zip(accepted, docs2):
+                whole, obj = second_parse_disagreement(out[k], docs[k], doc2)
                 if whole:
-                    out.append(Refusal(whole))
-                    continue
-                if obj:
-                    clause = replace(clause, obj=None, obj_pronoun=None, obj_agreement=None, obj_refusal=obj)
-            out.append(clause)
+                    out[k] = Refusal(whole)
+                elif obj:
+                    out[k] = replace(out[k], obj=None, obj_pronoun=None, obj_agreement=None, obj_refusal=obj)
         self._clauses.update(zip(texts, out))
         return out
 
