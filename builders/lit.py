@@ -72,7 +72,15 @@ _SNLI = "https://huggingface.co/datasets/stanfordnlp/snli/resolve/main/plain_tex
 #: 2.0.0 (issue 31): built from TextFooler's fixed 1,000-pair samples by default; a second parser
 #: must agree on the verb group, subject and object; no causal LM needed (a documented surface
 #: preference); risky constructions refused.
-_VERSION = datasets.Version("2.0.0")
+#: 2.1.0 (issue 31, second round): sentence boundaries from spaCy's rule-based Sentencizer, which
+#: the parsers respect; PTB clitics spelled out for the UD parser ("'s" -> "is", "n't" -> "not");
+#: a second parser's finite verb the first read as a noun refuses the sentence; refusals for the
+#: classes the second round of blind audits found (floating quantifiers, elliptical do, future
+#: perfect, first-person may on mental states, passives of do/enjoy, bare count-noun objects,
+#: with-phrases after the object, generic agents, discourse markers before a cleft, present clauses
+#: under a past verb, made of; n;n with fronted material or a hypothesis that adds content, m;m
+#: over two tenses, m;o contradictions about the subject's description, existential hypotheses).
+_VERSION = datasets.Version("2.1.0")
 #: Where the config's pairs come from: ``sample`` (TextFooler's 1,000-pair samples, the default,
 #: pinned in the default suite) or ``full`` (all of the dev/test split, from the Hub).
 SOURCES = ("sample", "full")

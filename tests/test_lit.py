@@ -406,6 +406,22 @@ def test_a_second_parser_that_disagrees_refuses_the_sentence():
     ("People are shopping for many things .", ["negation"], "quantifier after the verb"),
     # a present relative clause keeps its tense: "was looking at the sign that a woman is holding" (SNLI dev)
     ("A man is looking at the sign that a brunette woman is holding .", ["past"], "finite relative clause"),
+    # the second round of blind audits (issue 31, 2026-11-27), each on its real row:
+    # "The ledge will be made of a hard substance" (SNLI dev) is no new event
+    ("The ledge is made of a hard substance .", ["future"], "lasting property"),
+    # "Guitar is played by a woman for tips" (SNLI dev)
+    ("A woman plays guitar for tips .", ["passive"], "bare singular object"),
+    # "Blue hats are being worn by four children with colored streamers" (SNLI dev)
+    ("Four children are wearing blue hats with colored streamers .", ["passive"], "with-phrase after the object"),
+    # "I said much" (MNLI dev mismatched)
+    ("I did n't say much .", ["negation"], "negative polarity item"),
+    # "... was sitting on the floor with her small dog that is wrapped in a blanket" (SNLI dev)
+    ("A woman in a gray sweatshirt is sitting on the floor with her small dog that is wrapped in a blanket .",
+     ["past"], "present clause under a past verb"),
+    # "We will have provided an invoice" (MNLI dev mismatched) reads as a guess about the past
+    ("We have provided an invoice for your gift .", ["future"], "future perfect"),
+    # "A jumping kick is done by a child" (SNLI dev)
+    ("A child does a jumping kick .", ["passive"], "verb without passive"),
 ])
 def test_risky_constructions_are_refused(ud, text, ops, reason):
     """Decision 3: tense changes on stative predicates and negation of indefinite subjects."""
@@ -466,3 +482,70 @@ def test_a_quantifier_keeps_no_capital_when_it_moves():
     """MNLI dev: "Few Americans had noticed it" -> "It had been noticed by few Americans", not "by Few"."""
     assert UDTransformer().candidates("Few Americans had noticed it .", ["passive"]) == [
         "It had been noticed by few Americans ."]
+
+
+def test_whole_sentence_refusals_of_the_second_audit_round(ud):
+    """Sentences refused whole, for classes a blind audit found (issue 31, 2026-11-27)."""
+    for text, reason in [
+        # "They may be both excited about it" (MNLI dev): a floating quantifier after a copula
+        ("They 're both excited about it .", "floating quantifier"),
+        # "But fortunately they may have done n't ." (MNLI dev): an elliptical do
+        ("But fortunately they did n't .", "elliptical verb phrase"),
+    ]:
+        clause = ud.analyse_many([text])[0]
+        assert isinstance(clause, Refusal) and clause.reason == reason, (text, clause)
+    # a specificational subject is no cleft focus: not "It is the whole point that is speed ..."
+    assert not ud.candidates("The whole point is speed and clarity of communications .", ["itcleft"])
+
+
+def test_contractions_and_sentence_boundaries_are_read_as_words():
+    """en_rb_sm was trained on UD EWT, which writes "she's" as one multiword token: a separate
+    "'s" is read as a subject. The parser reads the spelled-out clitic instead, and the sentence
+    keeps its own words; an unchanged auxiliary keeps its contracted negation."""
+    from robust_bench.perturb.lit.ud import _parse_words
+
+    assert _parse_words("I ca n't say it 's been easy ; let 's go , we 're here and he 's fine".split()) == \
+        "I can not say it has been easy ; let us go , we are here and he is fine".split()
+    ud = UDTransformer()
+    assert ud.candidates("She 's very tired .", ["future"]) == ["She will be very tired ."]
+    assert ud.candidates("Her interviewer did n't bat an eye .", ["itcleft"])[0] == \
+        "It was her interviewer that did n't bat an eye ."
+    # en_rb_sm splits this single MNLI sentence in two on its own; the rule-based boundaries keep it whole
+    text = ("The most comfortable way to see these important Hoysala temples is to visit them on either side of an "
+            "overnight stay at Hassan , 120 km -LRB- 75 miles -RRB- northwest of Mysore .")
+    assert len(list(ud.nlp(text).sents)) > 1
+    clause = ud.analyse_many([text])[0]
+    assert not (isinstance(clause, Refusal) and clause.reason == "several sentences")
+    two = ud.analyse_many(["The island has a long history . Its marble deposits were coveted around the ancient world ."])
+    assert isinstance(two[0], Refusal) and two[0].reason == "several sentences"
+
+
+E, N, C = 0, 1, 2
+
+
+@pytest.mark.parametrize("code, premise, hypothesis, label, reason", [
+    # MNLI dev mismatched: "Our programs can not save lives in schools" does not entail "Our free
+    # educational programs can not save lives"
+    ("n;n", "Our free educational programs can save lives .", "Our programs can save lives in schools .", E,
+     "hypothesis adds content, which contraposition does not carry"),
+    ("n;n", "As a key part of its efforts , Defense created National Guard WMD Civil Support Teams to respond in the "
+            "event of a WMD terrorist incident .",
+     "Defense created the National Guard WMD Civil Support Teams to deal with a terrorism event on a mass scale .", E,
+     "material before the subject under contraposition"),
+    # SNLI dev: "Two women may walk down a sidewalk" does not entail "The women may have been walking"
+    ("m;m", "Two women walk down a sidewalk along a busy street in a downtown area .",
+     "The women were walking downtown", E, "may over different tenses"),
+    # SNLI dev: the dogs are still black and white under may
+    ("m;o", "A large black and white dog is licking a smaller white and black dog who is growling .",
+     "The dog is red", C, "premise: contradiction may rest on a description of the subject, outside the scope of may"),
+    ("m;o", "A man in a blue shirt is performing a skateboarding trick near stiars while two other men watch .",
+     "Nobody has a shirt", C, "premise: contradiction may rest on a modifier of the subject, outside the scope of may"),
+])
+def test_pair_rules_of_the_second_audit_round(ud, code, premise, hypothesis, label, reason):
+    """Pair-level refusals: the label rule's premise does not hold (Li et al. 2020, §4)."""
+    from robust_bench.models.lm import FirstCandidate
+    from robust_bench.perturb.lit.pairs import RULE_REFUSAL, make_contrast_sets
+
+    rows, report = make_contrast_sets([{"idx": 0, "premise": premise, "hypothesis": hypothesis, "label": label}],
+                                      ud, FirstCandidate(), codes=[code])
+    assert not rows and report.failures_per_code[code].get(RULE_REFUSAL + reason) == 1, report.failures_per_code[code]

@@ -190,10 +190,25 @@ def _pair_refusal(pair: dict, spec: PairTransformation, analyses: dict, backend)
     # years old"
     if spec.rule == "contraposition" and words & APPROXIMATORS:
         return "approximation under negation"
+    premise, hypothesis = analyses[pair["premise"]], analyses[pair["hypothesis"]]
+    if spec.rule == "contraposition" and not isinstance(premise, Refusal) and not isinstance(hypothesis, Refusal):
+        # "As a key part of its efforts , Defense did not create ...": a fronted adverbial or
+        # purpose clause stays outside the negation and reads as its reason
+        if any(getattr(a, "subject", (0, 0))[0] > 0 for a in (premise, hypothesis)):
+            return "material before the subject under contraposition"
+        # "Our programs can not save lives in schools" does not entail "Our free educational programs
+        # can not save lives": not-H entails not-P only where H asks nothing that P does not say
+        content = getattr(backend, "content_of", None)
+        if content is not None and content(pair["hypothesis"]) - content(pair["premise"]):
+            return "hypothesis adds content, which contraposition does not carry"
+    # "Two women may walk down a sidewalk" does not entail "The women may have been walking":
+    # may over two different tenses
+    if spec.rule == "possibility" and not isinstance(premise, Refusal) and not isinstance(hypothesis, Refusal) \
+            and backend.tense_of(premise) != backend.tense_of(hypothesis):
+        return "may over different tenses"
     # may, a tense change or negation on the premise gives the rule's label only where the
     # hypothesis rests on what the operator takes in its scope
     scope = getattr(backend, "scope_refusal", None)
-    premise = analyses[pair["premise"]]
     if scope is not None and not isinstance(premise, Refusal) and spec.premise and \
             spec.rule in ("to_neutral", "contraposition"):
         operator = ("negation" if spec.rule == "contraposition" else "may" if "may" in spec.premise

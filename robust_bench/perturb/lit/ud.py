@@ -116,7 +116,12 @@ _NO_PASSIVE = {"have", "lack", "resemble", "cost", "weigh", "last", "become", "g
                "equal", "seem", "appear", "be", "contain", "hold", "involve", "include", "matter", "take",
                # stative and psych verbs whose passive no speaker uses with an ordinary agent
                # ("A cracker is wanted by you", "That was liked by me")
-               "want", "like", "love", "hate", "prefer", "need", "wish", "deserve", "suffer"}
+               "want", "like", "love", "hate", "prefer", "need", "wish", "deserve", "suffer",
+               # "an innocuous history was enjoyed by", "A jumping kick is done by a child"
+               "enjoy", "do"}
+# what a speaker knows of their own mind: "I may love poetry", "I may look forward to ..." are no hedges
+_FIRST_PERSON_STATES = {"love", "like", "hate", "enjoy", "prefer", "want", "wish", "hope", "need", "look", "care",
+                        "appreciate", "miss", "adore", "dislike", "fear", "intend", "plan", "mean", "feel"}
 #: Light-verb idioms (verb lemma -> object noun lemmas): the noun is not a participant, so the
 #: passive and the swap break the idiom ("A face was made by him").
 _IDIOMS = {"make": {"face", "sense", "difference", "living", "way", "fun", "love", "friend", "peace", "sure", "point",
@@ -151,6 +156,14 @@ _EPISTEMIC_ADVERBS = {"probably", "possibly", "perhaps", "maybe", "likely", "cer
                       "supposedly", "allegedly", "necessarily", "conceivably"}
 #: Verbs of saying: after reported speech ("' Not entirely , ' I snapped") they are a reporting tag,
 #: which takes no modal, and with *may* in the present they read as permission ("Time may claim").
+# heads of specificational subjects ("The whole point is speed"): no cleft focus
+_DISCOURSE_MARKERS = {"yeah", "yes", "no", "well", "oh", "so", "now", "um", "uh", "um-hum", "uh-huh", "okay", "ok",
+                      "right", "anyway", "like", "and", "but", "plus", "hey", "ah", "sir", "please"}
+_FLOATING_QUANTIFIERS = {"both", "all", "each"}
+_SPECIFICATIONAL_NOUNS = {"point", "thing", "problem", "question", "issue", "idea", "goal", "aim", "purpose", "reason",
+                          "result", "fact", "truth", "answer", "key", "trick", "plan", "solution", "concern", "hope",
+                          "rule", "difference", "advantage", "benefit", "danger", "conclusion", "lesson", "message",
+                          "objective", "priority", "task", "challenge", "secret", "trouble", "catch", "upshot"}
 _SPEECH_VERBS = {"say", "tell", "ask", "reply", "answer", "claim", "state", "report", "announce", "explain", "add",
                  "shout", "whisper", "snap", "cry", "mutter", "murmur", "insist", "note", "write", "respond",
                  "declare", "exclaim", "continue", "agree", "admit", "warn", "argue", "suggest", "observe"}
@@ -284,6 +297,7 @@ class Clause:
     epistemic_adverb: bool = False
     cleft_refusal: str | None = None
     tense_only_refusal: str | None = None
+    past_refusal: str | None = None
     finite_complement: bool = False
     bare_existential: bool = False
     now_bound: bool = False
@@ -773,6 +787,17 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         raise Refusal("discourse be", main.text)      # "That is , businesses ..." is not a clause
     while after < len(toks) and toks[after].pos_ == "ADV":
         after += 1
+    # "They 're (actually) both excited" -> not "They may be both excited": a floating quantifier
+    # goes after the first auxiliary of a new group, and under negation it changes the scope
+    floating = [i for i in interior if toks[i].lower_ in _FLOATING_QUANTIFIERS]
+    j = max((span_end,) + interior) + 1
+    while copula and j < len(toks) and (toks[j].pos_ == "ADV" or toks[j].lower_ in _FLOATING_QUANTIFIERS):
+        if toks[j].lower_ in _FLOATING_QUANTIFIERS and not (j + 1 < len(toks) and toks[j + 1].lower_ in (
+                "of", "the", "these", "those", "my", "our", "your", "his", "her", "their", "its")):
+            floating.append(j)
+        j += 1
+    if floating:
+        raise Refusal("floating quantifier", toks[floating[0]].text)
     if after < len(toks) and toks[after].pos_ in ("AUX", "VERB") and _tag(toks[after]) in ("VBZ", "VBP", "VBD", "MD"):
         # "The main specification tracked is the allowance ...": a finite verb right after the
         # verb group means the parse took a reduced relative clause for the main verb
@@ -795,7 +820,8 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         copula and root.lower_ in ("likely", "unlikely", "possible", "impossible", "probable", "certain", "sure", "bound")
     never = any(toks[i].lower_ == "never" for i in interior + tuple(range(s_end, first.i)))
     negative_words = any(t.lower_ in _NEGATIVE_WORDS for t in toks)
-    npis = any(t.lower_ in _NPIS for t in toks)
+    # "I could not say much" -> not "I could say much": "much" as the verb's object or degree
+    npis = any(t.lower_ in _NPIS for t in toks) or any(t.lower_ == "much" and t.head.i == head.i for t in toks)
     # the verb group
     tags = [_tag(t) for t in chain_words]
     if len(chain_words) == 1 and not copula and tags[0] in ("VB", "VBN"):
@@ -816,6 +842,10 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
                 c.i > main.i and c.dep_ not in ("punct", "cc", "mark", "discourse", "advcl", "parataxis")
                 for c in main.children):
             raise Refusal("elliptical verb phrase", main.text)   # "they must have because ..."
+        if lemma in ("have", "do") and not chain_words[:-1] and not any(
+                c.i > main.i and c.dep_ not in ("punct", "cc", "mark", "discourse", "advcl", "parataxis")
+                and c.lower_ not in _NEG for c in main.children):
+            raise Refusal("elliptical verb phrase", main.text)   # "But fortunately they did n't ."
     tense = _tense_of_first(chain_words[0].text, tags[0])
     if do and (vg.perfect or vg.progressive or vg.passive):
         raise Refusal("unusual verb group")
@@ -883,6 +913,13 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         # "A man was looking at the sign that a woman is holding": a present relative clause keeps
         # its tense when the main verb's changes
         tense_only_ref = "finite relative clause"
+    past_ref = None
+    if any(t.i not in chain_idx and t.pos_ in ("VERB", "AUX") and _tag(t) in ("VBZ", "VBP")
+           and not any(a.dep_ == "ccomp" and a.head.i == head.i for a in (t, *t.ancestors)) for t in toks):
+        # "A player went up for the shot as two men jump up to block it": any other present clause
+        # (temporal, coordinated, attached to a noun) clashes with a past main verb (a future one
+        # takes it: "will like it when we have a citation")
+        past_ref = "present clause under a past verb"
     # "Time claims that the FBI has been seeking" -> not "Time claimed that the FBI has been
     # seeking": a finite complement clause would need its own sequence-of-tenses shift
     finite_complement = any(c.dep_ == "ccomp" and any(g.dep_.startswith("nsubj") for g in c.children)
@@ -917,6 +954,10 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         cleft_ref = "specificational copula"
     elif copula and any(c.dep_ == "acl:relcl" for c in subj.subtree):
         cleft_ref = "relative clause in the subject of be"   # "It is the last thing we want that is ..."
+    elif copula and subj.lemma_.lower() in _SPECIFICATIONAL_NOUNS:
+        cleft_ref = "specificational copula"                 # not "It is the whole point that is speed ..."
+    elif subj.pos_ == "ADJ":
+        cleft_ref = "adjective as subject"                   # "Obese is a compound ..." (a word mentioned)
     elif copula and (any(c.dep_ in ("ccomp", "csubj") or c.dep_ == "mark" and c.lower_ == "that" for c in root.children)
                      or any(c.dep_ == "case" and c.lower_ in ("'s", "'") for c in root.children)):
         cleft_ref = "clausal or possessive predicate"        # "It was another thing ... that was that ...", "... that are Harvelle 's"
@@ -937,6 +978,9 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         obj_ref = "first-person attitude verb"      # "I know X" -> not "X is known by me"
     elif subj_pron == "one":
         obj_ref = "generic subject one"             # not "A yacht can be chartered by one"
+    elif subj.lemma_.lower() in ("people", "someone", "somebody", "everyone", "everybody", "folk", "folks") \
+            and not subj_dets_early:
+        obj_ref = "generic agent"                   # not "Fruits and vegetables are bought by people"
     elif any(a in _FOCUS_ADVERBS for a in adverbs):
         obj_ref = "focus adverb"                    # "He only ate X" -> not "X was only eaten by him"
     elif predicative_pre:
@@ -953,6 +997,17 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         obj_ref = "participle adjunct"              # not "the drums are played by X while speaking into ..."
     elif any(t.dep_ in ("nsubj", "obj") and t.head.i == head.i and _bare_singular_being(t) for t in toks):
         obj_ref = "bare singular noun"              # "played by man with ..." (headline style)
+    elif any(o.pos_ == "NOUN" and _tag(o) == "NN" and not any(g.dep_ in ("det", "nmod:poss", "nummod", "det:predet")
+                                                              for g in o.children)
+             and (lemma == "play" or _first_noun_sense_under(o.lemma_.lower(), "artifact.n.01")) for o in objs):
+        # a bare singular count noun ("plays guitar", "rides bike") is no subject without its article:
+        # not "Guitar is played by a woman"; a mass noun is ("Responsibility was borne by ...")
+        obj_ref = "bare singular object"
+    elif subj.pos_ != "PRON" and any(c.dep_ == "obl" and c.i > objs[0].i and any(
+            g.dep_ == "case" and g.lower_ in ("with", "without") for g in c.children) for c in head.children):
+        # "wearing blue hats with colored streamers" -> not "Blue hats are being worn by four
+        # children with colored streamers": the phrase would attach to the agent
+        obj_ref = "with-phrase after the object"
     else:
         o = objs[0]
         o_start, o_end = o.left_edge.i, o.right_edge.i + 1
@@ -1030,6 +1085,9 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         stative_ref = "lasting property"              # "The sea will not even be three blocks away"
     elif not copula and lemma in _STATIVE_VERBS:
         stative_ref = "stative verb"                  # "The book will contain ..."
+    elif lemma == "make" and vg.passive and any(c.dep_ == "obl" and any(g.dep_ == "case" and g.lower_ in ("of", "from")
+                                                                        for g in c.children) for c in head.children):
+        stative_ref = "lasting property"              # "The ledge will be made of a hard substance"
     elif bare_noun and vg.tense == "present" and not vg.progressive and not vg.perfect:
         stative_ref = "generic subject"               # "Dogs bark" -> not "Dogs barked"
     else:
@@ -1068,6 +1126,7 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
                   negative_words=negative_words, npis=npis, lower_start=toks[0].text[:1].islower(),
                   subject_adverb=toks[s_start].pos_ in ("ADV", "SCONJ"), tense_refusal=tense_ref,
                   epistemic_adverb=epistemic, cleft_refusal=cleft_ref, tense_only_refusal=tense_only_ref,
+                  past_refusal=past_ref,
                   now_bound=now_bound, past_bound=past_bound, speech_verb=lemma in _SPEECH_VERBS,
                   subject_negative=any(t.lower_ in _NEGATIVE_WORDS for t in toks[s_start:s_end]),
                   other_negatives=any(t.lower_ in _NEGATIVE_WORDS for t in toks if t.i not in chain_idx),
@@ -1148,6 +1207,9 @@ def scope_refusal(clause: Clause, hypothesis_lemmas: Iterable[str], label: int =
     if int(label) == 0 and (not hyp & clause.scope_lemmas or hyp & (clause.subject_lemmas - clause.scope_lemmas - head)):
         # "A man on a concrete ledge ..." still entails "A man is on a ledge" under may
         return f"hypothesis rests on the subject, outside the scope of {operator}"
+    if int(label) == 0 and isinstance(hypothesis, Clause) and hypothesis.existential_or_exist:
+        # "He may stress grievances that are widely shared" still says there are grievances
+        return f"existential hypothesis, which {operator} leaves presupposed"
     if int(label) == 0 and isinstance(hypothesis, Clause) and (
             hypothesis.predicate_lemma and hypothesis.predicate_lemma in clause.modifier_lemmas
             or hypothesis.subject_head and hypothesis.subject_head != clause.subject_head
@@ -1156,6 +1218,13 @@ def scope_refusal(clause: Clause, hypothesis_lemmas: Iterable[str], label: int =
         # an argument of the premise's predicate, or about one of its modifiers, is not in may's scope
         return f"hypothesis about an argument or a modifier, which {operator} leaves presupposed"
     if int(label) == 2:
+        if hyp & (clause.subject_lemmas - clause.scope_lemmas - head):
+            # "A man in a blue shirt may be performing a trick" still has the shirt: "Nobody has a shirt"
+            return f"contradiction may rest on a modifier of the subject, outside the scope of {operator}"
+        if isinstance(hypothesis, Clause) and hypothesis.verb_group.copula and hypothesis.predicate_lemma and \
+                hypothesis.predicate_lemma not in clause.scope_lemmas and clause.subject_lemmas - head:
+            # "A large black and white dog may be licking ..." still is black and white: "The dog is red"
+            return f"contradiction may rest on a description of the subject, outside the scope of {operator}"
         if clause.subject_quantified:
             return f"contradiction may rest on the quantified subject, outside the scope of {operator}"
         if hypothesis is None or not isinstance(hypothesis, Clause):
@@ -1257,6 +1326,19 @@ def _verb_group_tokens(chain: list[str], clause: Clause) -> list[Tok]:
     One placement is returned: the LM does not choose adverb positions (Quirk et al., 1985, §8.20:
     medial position follows the first auxiliary; manner adverbs precede the participle).
     """
+    out = _placed_verb_group(chain, clause)
+    # an unchanged finite auxiliary keeps its contracted negation: "It is your man that would n't
+    # have remained ...", not "would not"
+    first = clause.toks[clause.chain[0]].text.lower()
+    if any(clause.toks[i].text.lower() == "n't" for i in clause.chain) and len(chain) > 1 and chain[0].lower() == first:
+        for k in range(len(out) - 1):
+            if out[k].text.lower() == first and out[k + 1].text == "not":
+                out[k + 1] = Tok("n't", True, False)
+                break
+    return out
+
+
+def _placed_verb_group(chain: list[str], clause: Clause) -> list[Tok]:
     def tok(a: Tok) -> Tok:
         return Tok(a.text, True, a.proper)
 
@@ -1298,6 +1380,8 @@ def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
                 raise Refusal(f"already {op}")
             if clause.tense_only_refusal:
                 raise Refusal(clause.tense_only_refusal)
+            if op == "past" and clause.past_refusal:
+                raise Refusal(clause.past_refusal)
             if clause.stative_refusal and op in ("past", "future"):
                 raise Refusal(clause.stative_refusal)
             if clause.coordinated_finite:
@@ -1307,6 +1391,8 @@ def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
             if op == "past" and clause.now_bound or op == "future" and (clause.now_bound or clause.past_bound) \
                     or op == "present" and clause.past_bound:
                 raise Refusal("time adverbial of another tense")    # not "It was now ...", "will ... ago"
+            if op == "future" and vg.perfect:
+                raise Refusal("future perfect")                     # "We will have provided an invoice" reads as a guess
             vg = replace(vg, tense=op, modal="will" if op == "future" else None)
         elif op == "may":
             if vg.tense == "modal":
@@ -1315,6 +1401,8 @@ def _apply_verb_ops(clause: Clause, ops: Sequence[str]) -> VerbGroup:
                 raise Refusal("epistemic adverb")                 # not "may probably never be"
             if clause.subject_pronoun == "you":
                 raise Refusal("may reads as permission")          # "You may never call"
+            if clause.subject_pronoun in ("i", "we") and vg.lemma in _FIRST_PERSON_STATES:
+                raise Refusal("first-person may on a mental state")   # not "I may just really not have ever loved poetry"
             if clause.speech_verb and vg.tense == "present":
                 raise Refusal("may reads as permission")          # "Time may claim that ..."
             if clause.subject_negative or clause.subject_quantified and clause.never or "few" in clause.subject_lemmas:
@@ -1463,6 +1551,8 @@ def transform(clause: Clause, ops: Sequence[str]) -> list[str]:
             raise Refusal("long material before the subject")
         if pre and pre[-1].text != ",":
             raise Refusal("material before the subject")
+        if any(t.text.lower() in _DISCOURSE_MARKERS for t in pre):
+            raise Refusal("discourse marker before the subject")   # not "Yeah , it is he who is down"
         # the cleft's be is past for a past clause, else present ("It is the museum that will be
         # designed"; "It will be the museum that will be designed" doubles the future)
         be = "was" if vg.tense == "past" else "is"
@@ -1598,6 +1688,91 @@ def _char_span(doc, start: int, end: int) -> tuple[int, int]:
     return doc[start].idx, doc[end - 1].idx + len(doc[end - 1])
 
 
+# clitics a UD English EWT model reads poorly as separate tokens (EWT writes them inside
+# multiword tokens), and the full word it reads instead; "'d" (would or had) is left alone
+_CLITIC_WORDS = {"'re": "are", "'m": "am", "'ve": "have", "'ll": "will", "n't": "not"}
+_NEGATED_STEMS = {"ca": "can", "wo": "will", "sha": "shall"}
+_VERBAL_S_HOSTS = {"he", "she", "it", "that", "there", "here", "what", "who", "where", "how", "this", "why", "when",
+                   "everything", "everyone", "everybody", "nothing", "nobody", "something", "someone", "somebody"}
+
+
+def _parse_words(words: Sequence[str]) -> list[str]:
+    """The words a UD parser reads for ``words``: PTB clitics spelled out ("'re" -> "are",
+    "n't" -> "not", "ca n't" -> "can not", "'s" after a pronoun -> "is", or "has" before
+    *been*, *got*, *gotten*, *had*), one word for one, so the parse maps back token by token."""
+    out = list(words)
+    for i, w in enumerate(words):
+        low = w.lower()
+        if i == 0:
+            continue
+        if low in _CLITIC_WORDS:
+            out[i] = _CLITIC_WORDS[low]
+        elif low == "'s" and words[i - 1].lower() in _VERBAL_S_HOSTS:
+            nxt = words[i + 1].lower() if i + 1 < len(words) else ""
+            out[i] = "has" if nxt in ("been", "got", "gotten", "had") else "is"
+        elif low == "'s" and words[i - 1].lower() == "let":
+            out[i] = "us"
+        if low == "n't" and words[i - 1].lower() in _NEGATED_STEMS:
+            stem = _NEGATED_STEMS[words[i - 1].lower()]
+            out[i - 1] = stem.capitalize() if words[i - 1][:1].isupper() else stem
+    return out
+
+
+def parse(nlp, texts: Sequence[str], *, batch_size: int = 256, disable: Sequence[str] = (),
+          clitics: bool = True) -> list:
+    """Parse ``texts`` with sentence boundaries set by spaCy's rule-based ``Sentencizer`` (a
+    boundary after ``.``, ``!`` or ``?``), which a spaCy parser respects, and, with ``clitics``,
+    with PTB clitics spelled out for the parser (:func:`_parse_words`).
+
+    A statistical parser that splits sentences itself breaks many single MNLI sentences in two
+    (at an ``-LRB-``, a long subject, a colon), and each half is then refused as "several
+    sentences" or parsed as a fragment; a text with sentence-final punctuation inside still holds
+    several sentences and is refused by :func:`analyse`. A parser trained on UD English EWT,
+    which writes *she's* and *don't* as one multiword token, misreads a separate *'s* or *n't*
+    ("She 's very tired": *'s* as a subject); it reads *is* and *not* well. The parse of the
+    spelled-out words is copied onto the original words, so every text keeps its own tokens.
+
+    Parameters
+    ----------
+    nlp : spacy.Language
+        A pipeline with a parser.
+    texts : sequence of str
+    batch_size : int
+        ``nlp.pipe`` batch size.
+    disable : sequence of str
+        Pipeline components not to run.
+    clitics : bool
+        Spell out clitics for the parser (for UD models; spaCy's ClearNLP pipelines read them).
+
+    Returns
+    -------
+    list of spacy.tokens.Doc, one per text, with the original words.
+    """
+    from spacy.pipeline import Sentencizer
+    from spacy.tokens import Doc
+
+    sentencizer = Sentencizer()
+    base = [sentencizer(nlp.make_doc(t)) for t in texts]
+    if not clitics:
+        return list(nlp.pipe(base, batch_size=batch_size, disable=list(disable)))
+    spelled = []
+    for d in base:
+        words = [t.text for t in d]
+        spelled.append(Doc(nlp.vocab, words=_parse_words(words), spaces=[bool(t.whitespace_) for t in d],
+                           sent_starts=[bool(t.is_sent_start) for t in d]))
+    out = []
+    for d, p in zip(base, nlp.pipe(spelled, batch_size=batch_size, disable=list(disable))):
+        if [t.text for t in p] == [t.text for t in d]:
+            out.append(p)
+            continue
+        out.append(Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d],
+                       tags=[t.tag_ for t in p], pos=[t.pos_ for t in p], morphs=[str(t.morph) for t in p],
+                       lemmas=[t.lemma_ for t in p], heads=[t.head.i for t in p], deps=[t.dep_ for t in p],
+                       ents=[t.ent_iob_ + ("-" + t.ent_type_ if t.ent_type_ else "") if t.ent_iob_ else "O"
+                             for t in p]))
+    return out
+
+
 def second_parse_disagreement(clause: Clause, doc, doc2) -> tuple[str | None, str | None]:
     """Where a second, independent parse of the sentence disagrees with the one ``clause`` was
     analysed from, on what the transformations rest on (issue 31, decision 2).
@@ -1636,13 +1811,15 @@ def second_parse_disagreement(clause: Clause, doc, doc2) -> tuple[str | None, st
     subj = there[0] if there else (min(subjects, key=lambda t: t.i) if subjects else None)
     if subj is None or _char_span(doc, *clause.subject) != _char_span(doc2, subj.left_edge.i, subj.right_edge.i + 1):
         return "parsers disagree on the subject", None
-    # "A man smokes a cigarette and ties a plastic bag": a finite verb after a conjunction that the
-    # first parse took for a noun would keep its tense when the main verb's changes
+    # "A man smokes a cigarette and ties a plastic bag", "... goes up for the shot as two men in red
+    # jump up": a finite verb that the first parse took for a noun would keep its tense when the
+    # main verb's changes
     first = {t.idx: t for t in doc}
     for t in doc2:
-        if t.i > 0 and doc2[t.i - 1].lower_ in ("and", "or", "but") and t.tag_ in ("VBZ", "VBP", "VBD") \
-                and t.idx in first and first[t.idx].pos_ not in ("VERB", "AUX"):
-            return "parsers disagree on a coordinated verb", None
+        if t.tag_ in ("VBZ", "VBP", "VBD") and t.pos_ in ("VERB", "AUX") and t.idx in first \
+                and first[t.idx].pos_ not in ("VERB", "AUX"):
+            coordinated = t.i > 0 and doc2[t.i - 1].lower_ in ("and", "or", "but")
+            return f"parsers disagree on a {'coordinated' if coordinated else 'finite'} verb", None
     if clause.obj is not None:
         objs = [c for c in head.children if c.dep_ in ("obj", "dobj")]
         if len(objs) != 1 or _char_span(doc, *clause.obj) != _char_span(doc2, objs[0].left_edge.i,
@@ -1703,11 +1880,15 @@ class UDTransformer:
         return scope_refusal(premise, self._content[hypothesis], label, operator, subject=subject,
                              hypothesis=self._clauses.get(hypothesis))
 
+    def content_of(self, text: str) -> frozenset:
+        """:func:`content_lemmas` of a sentence already analysed by :meth:`analyse_many`."""
+        return self._content[text]
+
     def analyse_many(self, texts: Sequence[str]) -> list[Clause | Refusal]:
         """Parse and analyse sentences; each item is a :class:`Clause` or the :class:`Refusal`.
         The casing of sentence-initial words is judged with :class:`Casing` over all ``texts``."""
         out: list[Clause | Refusal] = []
-        docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
+        docs = parse(self.nlp, texts, batch_size=self.batch_size)
         self._content.update((t, frozenset(content_lemmas(d))) for t, d in zip(texts, docs))
         casing = Casing(docs)
         for doc in docs:
@@ -1718,7 +1899,8 @@ class UDTransformer:
         if self.nlp2 is not None:
             # the second parse, only of the sentences the first one accepted
             accepted = [k for k, a in enumerate(out) if not isinstance(a, Refusal)]
-            docs2 = self.nlp2.pipe([texts[k] for k in accepted], batch_size=self.batch_size, disable=["ner"])
+            docs2 = parse(self.nlp2, [texts[k] for k in accepted], batch_size=self.batch_size, disable=["ner"],
+                          clitics=False)
             for k, doc2 in zip(accepted, docs2):
                 whole, obj = second_parse_disagreement(out[k], docs[k], doc2)
                 if whole:
@@ -1747,7 +1929,7 @@ class UDTransformer:
         todo = sorted({b for b, (_, ops, _) in zip(bases, items) if b is not None and "question" not in ops})
         parsed = {}
         # the entity recogniser only informs casing, which the check does not use
-        for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size, disable=["ner"])):
+        for text, doc in zip(todo, parse(self.nlp, todo, batch_size=self.batch_size, disable=["ner"])):
             try:
                 parsed[text] = analyse(doc)
             except Refusal as exc:
