@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from robust_bench import RobustBenchError
+
 __all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "eval_yaml", "INTERFACES",
            "EVALUATIONS", "FAMILIES"]
 
@@ -28,7 +30,7 @@ EVALUATIONS = ("attack", "contrast-set", "name-swaps", "probe", "parser-attack")
 FAMILIES = ("grammatical_errors", "named_entity_swaps", "adversarial_treebanks", "lit", "jabberwocky")
 
 
-class SuiteError(ValueError):
+class SuiteError(RobustBenchError, ValueError):
     """A suite file is missing, malformed, or inconsistent; the message names the file and field."""
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from robust_bench.benchmarks import Suite, Task
 from robust_bench.leaderboard.records import package_versions, validate_record
 from robust_bench.scoring.intervals import Formula, bootstrap_interval, metric_value
+from robust_bench import RobustBenchError
 
 __all__ = ["METRICS", "RunError", "read_log", "log_columns", "record_from_log"]
 
@@ -52,7 +53,7 @@ METRICS: dict[str, dict[str, Formula]] = {
 }
 
 
-class RunError(RuntimeError):
+class RunError(RobustBenchError, RuntimeError):
     """The run cannot start or continue: an existing folder without ``resume``, a different model
     or suite version in the folder being resumed, unmergeable shards, a malformed log."""
 

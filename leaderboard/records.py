@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from robust_bench.io.fileio import atomic_write_text
+from robust_bench import RobustBenchError
 
 __all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "make_record", "validate_record", "write_record",
            "package_versions", "SCHEMAS"]
@@ -25,7 +26,7 @@ __all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "make_record", "valid
 SCHEMA_VERSION = "1"
 
 
-class RecordError(ValueError):
+class RecordError(RobustBenchError, ValueError):
     """A result record does not match the v1 schema."""
 
 

@@ -32,6 +32,7 @@ from robust_bench.benchmarks import Suite, SuiteError, load_suite
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.leaderboard.submission import (LIMITS, SUBMISSION_FILE, Submission, SubmissionError, _load_json,
                                                   stage_submission, validate_submission)
+from robust_bench import RobustBenchError
 
 __all__ = ["StoreError", "LocalStore", "HubStore", "open_store", "init_store", "submit", "suite_yaml", "iter_entries",
            "read_entry", "find_entry"]
@@ -40,7 +41,7 @@ STORE_FILE = "leaderboard.json"
 _HUB = re.compile(r"^(?:hf://datasets/)?([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)$")
 
 
-class StoreError(ValueError):
+class StoreError(RobustBenchError, ValueError):
     """No store where one was named, or a store that is not laid out as one."""
 
 

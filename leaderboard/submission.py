@@ -44,6 +44,7 @@ from typing import Any, Mapping
 from robust_bench.benchmarks import Suite
 from robust_bench.io.sources import sha256_file
 from robust_bench.leaderboard.records import RecordError, validate_record
+from robust_bench import RobustBenchError
 
 __all__ = ["SubmissionError", "Submission", "LIMITS", "MAX_TOTAL_BYTES", "RUN_SCHEMA", "validate_submission",
            "validate_run", "ValidatedRun", "read_manifest", "check_outcomes",
@@ -78,7 +79,7 @@ RUN_SCHEMA = {
 }
 
 
-class SubmissionError(ValueError):
+class SubmissionError(RobustBenchError, ValueError):
     """A submission is rejected; the message names the file and the field."""
 
     def __init__(self, where: str, field: str, reason: str):

@@ -51,6 +51,7 @@ from robust_bench.benchmarks import Task
 from robust_bench.io.sources import sha256_file
 from robust_bench.leaderboard.logs import METRICS, log_columns
 from robust_bench.scoring.intervals import metric_value
+from robust_bench import RobustBenchError
 
 __all__ = ["Tolerance", "TOLERANCES", "VERIFICATION_DIR", "VerificationError", "sample_ids", "same_line",
            "compare_task", "verification_path", "read_verification", "row_status", "DEFAULT_SAMPLE"]
@@ -64,7 +65,7 @@ _MAX_BYTES = 1 << 20
 FLOAT_RTOL = 1e-6
 
 
-class VerificationError(ValueError):
+class VerificationError(RobustBenchError, ValueError):
     """A verification file that is not one, or a submission that cannot be verified as asked."""
 
 

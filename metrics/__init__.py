@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from robust_bench import RobustBenchError
+
 __all__ = ["METRICS", "path", "discover", "DuplicateMetricError"]
 
 _HERE = Path(__file__).resolve().parent
 
 
-class DuplicateMetricError(ValueError):
+class DuplicateMetricError(RobustBenchError, ValueError):
     """Two metric folders whose names differ only in case or in ``-``/``_``."""
 
 

@@ -4,6 +4,20 @@ import sys as _sys
 __version__ = "0.1.0"
 
 
+class RobustBenchError(Exception):
+    """Base of every error robust-bench raises for bad input or a missing resource (a malformed file,
+    an unknown config or label, a missing model, a config not built yet, a hostile submission); its
+    message names the file, line, field or option at fault.
+
+    Each error class also keeps the built-in class it has always had (``ValueError``,
+    ``RuntimeError``, ``KeyError``, ``FileNotFoundError``, ``LookupError``), so callers may catch
+    either. The command line prints a ``RobustBenchError`` as one line and exits with status 2;
+    anything else is a bug and keeps its traceback. Control flow inside an engine is not an error:
+    the LIT engine's ``Refusal`` (a sentence it will not transform) is caught where it is raised
+    and counted on the card.
+    """
+
+
 def _wordnet_files_per_process() -> None:
     """A forked worker (``--num-proc``) must open WordNet's data files again: NLTK's reader keeps them
     open, and a file object inherited across fork shares its offset with the parent's and the other

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: rank of each room; a module may import rooms of equal or lower rank.
 RANK = {
-    "": 0,            # robust_bench/__init__.py (__version__)
+    "": 0,            # robust_bench/__init__.py (__version__, RobustBenchError)
     "io": 1,
     "text": 2,
     "models": 3,
@@ -103,3 +103,34 @@ def test_nothing_imports_against_the_flow():
 def test_each_room_has_a_docstring_that_says_what_it_is_for(room):
     init = ROOT / "robust_bench" / room / "__init__.py"
     assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), init
+
+
+def _module_name(path: Path, room: str) -> str:
+    folder = FOLDERS.get(room, ROOT / "robust_bench")
+    parts = list(path.relative_to(folder).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    prefix = ["robust_bench"] if room not in FOLDERS else ["robust_bench", room]
+    return ".".join(prefix + parts)
+
+
+def test_every_error_derives_from_the_one_base():
+    """Issue 32: one base error class. Every class named ``*Error`` anywhere in the project derives
+    from :class:`robust_bench.RobustBenchError`, so the command line catches one class."""
+    import importlib
+
+    from robust_bench import RobustBenchError
+
+    found = []
+    for path, room in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        names = [n.name for n in tree.body if isinstance(n, ast.ClassDef) and n.name.endswith("Error")]
+        if names:
+            module = importlib.import_module(_module_name(path, room))
+            found += [(f"{module.__name__}.{n}", getattr(module, n)) for n in names]
+    assert len(found) >= 35
+    stray = [name for name, cls in found if not issubclass(cls, RobustBenchError)]
+    assert not stray, stray
+    # and the command line names no error class but the base (and built-in ones)
+    for path in (ROOT / "robust_bench" / "cli").glob("*.py"):
+        assert "known_errors" not in path.read_text(encoding="utf-8"), path

@@ -97,3 +97,23 @@ def test_rebuild_with_another_seed_is_not_served_from_the_datasets_cache(built_r
     b = datasets.load_dataset(str(repo), "jabberwocky_ewt", split="test")["tokens"]
     assert a != b
     assert read_metadata(repo)["jabberwocky_ewt"]["seed"] == 1
+
+
+def test_a_config_not_built_is_one_error_everywhere(tmp_path):
+    """Issue 32: "load a built config or say `robust-bench build`" is written once
+    (``built_config``); every reader (suite run, evaluate, audit, attack, probe, baselines) raises it."""
+    from typer.testing import CliRunner
+
+    from robust_bench.cli import app
+    from robust_bench.data.repository import NotBuiltError, built_config
+    from robust_bench import RobustBenchError
+
+    with pytest.raises(NotBuiltError, match=r"holds no 'lit_mnli'; run `robust-bench build lit_mnli --out"):
+        built_config(tmp_path, "lit_mnli")
+    assert issubclass(NotBuiltError, RobustBenchError)
+    runner = CliRunner()
+    for args in (["audit", "lit_mnli", "--repo", str(tmp_path), "--out", str(tmp_path / "a.tsv")],
+                 ["baselines", "--config", "jabberwocky_ewt", "--repo", str(tmp_path)]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, (args, res.output)          # `fail`: one line, status 2
+        assert "holds no" in res.output and "robust-bench build" in res.output and "Traceback" not in res.output

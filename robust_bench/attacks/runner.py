@@ -23,6 +23,7 @@ from robust_bench.attacks.search import (SEARCHES, AttackJournal, AttackTarget, 
 from robust_bench.models.classifiers import Classifier
 from robust_bench.perturb.grammar_errors import ERROR_TYPES, render, tokens_from_doc
 from robust_bench.scoring import attack_success_rate
+from robust_bench import RobustBenchError
 
 __all__ = ["AttackError", "TASKS", "make_targets", "run_attack", "run_ner_attack", "budget_curve",
            "plot_budget_curve", "CURVE_BUDGETS"]
@@ -38,7 +39,7 @@ TASKS = {
 }
 
 
-class AttackError(RuntimeError):
+class AttackError(RobustBenchError, RuntimeError):
     """The attack cannot run with these inputs."""
 
 

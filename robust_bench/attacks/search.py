@@ -54,6 +54,7 @@ import numpy as np
 from robust_bench.models.classifiers import Classifier, Input
 from robust_bench.perturb.grammar_errors import (DELETE, articles_after, crowded, undoes_error, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
                                          error_budget)
+from robust_bench import RobustBenchError
 
 __all__ = ["SEARCHES", "AttackResult", "AttackTarget", "AttackJournal", "SearchState", "attack", "attack_many",
            "AttackJournalError", "greedy_search", "success_at_budget",
@@ -527,7 +528,7 @@ class _Ready:
         pass
 
 
-class AttackJournalError(ValueError):
+class AttackJournalError(RobustBenchError, ValueError):
     """A journal belongs to another attack, or cannot be read."""
 
 

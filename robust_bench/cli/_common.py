@@ -85,29 +85,6 @@ def check_input_file(option: str, path: Optional[Path]) -> None:
         check(option, path.is_file(), f"{path} is a folder; give a file")
 
 
-def known_errors() -> tuple[type[BaseException], ...]:
-    from robust_bench.io.conll2012 import CorefDataError
-    from robust_bench.io.conllu_io import ConlluError
-    from robust_bench.io.fileio import TextDecodeError
-    from robust_bench.io.m2 import M2Error
-    from robust_bench.leaderboard.records import RecordError
-    from robust_bench.text.nlp import SpacyModelError
-    from robust_bench.io.task_data import TaskDataError
-    from robust_bench.text.pseudowords import PseudowordError
-    from robust_bench.data.registry import UnknownConfigError
-    from robust_bench.data.repository import RepositoryBusyError
-    from robust_bench.io.sources import SourceNotFoundError
-    from robust_bench.models.loader import ModelError
-    from robust_bench.perturb.lit.erg import ErgUnavailableError
-    from robust_bench.perturb.lit.ud import LitSetupError
-    from robust_bench.experiments.baselines import BaselineCheckError
-    from robust_bench.perturb.parser_substitutes import SubstituteError
-
-    return (ConlluError, SourceNotFoundError, PseudowordError, UnknownConfigError, RecordError, RepositoryBusyError,
-            BaselineCheckError, TaskDataError, SpacyModelError, ModelError, ErgUnavailableError,
-            LitSetupError, SubstituteError, TextDecodeError, M2Error, CorefDataError)
-
-
 def model_slug(model: str) -> str:
     """A file-name-safe name for a Hub id or a local model folder."""
     import re

@@ -8,8 +8,9 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
+from robust_bench import RobustBenchError
 from robust_bench.cli._common import (seed_in_range, check_choice, check_fraction, check_model, check_output_dir, check_positive,
-                                      fail, known_errors, model_slug, parse_label_map)
+                                      fail, model_slug, parse_label_map)
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -46,21 +47,19 @@ def attack(
     check_positive("--max-attacked", max_attacked)
     check_output_dir("--output-dir", output_dir)
     check_output_dir("--repo", repo)
-    from robust_bench.attacks.runner import AttackError
-    from robust_bench.attacks.search import AttackJournalError
-    from robust_bench.models.classifiers import LabelMappingError
-
     try:
         _attack(model, config, search, budget, split, limit, parse_label_map(label_map),
                 [m for m in (agree_with or "").split(",") if m], curve, device, dtype, seed, repo, output_dir,
                 max_attacked, resume)
-    except (*known_errors(), AttackError, AttackJournalError, LabelMappingError) as exc:
+    except RobustBenchError as exc:
         fail(exc)
 
 
 def _attack(model, config, search, budget, split, limit, label_map, agree_with, curve, device, dtype, seed, repo,
             output_dir, max_attacked=None, resume=False):
     import time
+
+    from robust_bench.attacks.runner import AttackError
 
     from robust_bench.attacks.runner import budget_curve, plot_budget_curve, run_attack, run_ner_attack
     from robust_bench.attacks.search import AttackJournal

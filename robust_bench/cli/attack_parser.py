@@ -8,8 +8,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import (seed_in_range, check_input_file, check_output_dir, check_output_file, check_positive, fail,
-                                      known_errors, model_slug)
+from robust_bench import RobustBenchError
+from robust_bench.cli._common import (seed_in_range, check_input_file, check_output_dir, check_output_file, check_positive, fail, model_slug)
 from robust_bench.data.repository import DEFAULT_REPO
 
 _CONFIGS = ("adv_ewt", "adv_ptb")
@@ -62,7 +62,7 @@ def attack_parser(
     try:
         _run(parser, config, limit, mlm, lm, vectors, generators, filters, ablation, treebank, train_vocab,
              export_training, spacy_model, source, seed, device, repo, output_dir)
-    except (*known_errors(), ValueError, LookupError) as exc:
+    except (RobustBenchError, ValueError, LookupError) as exc:
         fail(exc)
 
 

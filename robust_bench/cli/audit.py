@@ -9,7 +9,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import seed_in_range, fail, known_errors, check_positive, check_output_file, check_input_file
+from robust_bench import RobustBenchError
+from robust_bench.cli._common import seed_in_range, fail, check_positive, check_output_file, check_input_file
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -30,14 +31,13 @@ def audit(
     check_positive("--sample", sample)
     check_output_file("--out", out)
     check_input_file("--judged", judged)
-    from robust_bench.experiments.audit import AuditError
 
     try:
         if judged is not None:
             _record(repo, config, judged, reader)
         else:
             _draw(config, sample, seed, split, repo, out)
-    except (*known_errors(), AuditError) as exc:
+    except RobustBenchError as exc:
         fail(exc)
 
 

@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail, known_errors
+from robust_bench import RobustBenchError
+from robust_bench.cli._common import fail
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -27,7 +28,7 @@ def baselines(
     """
     try:
         _baselines(config, repo, source, split, output_dir)
-    except known_errors() as exc:
+    except RobustBenchError as exc:
         fail(exc)
 
 

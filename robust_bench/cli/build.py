@@ -8,8 +8,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import (seed_in_range, check_fraction, check_input_file, check_output_dir, check_positive, fail,
-                                      known_errors)
+from robust_bench import RobustBenchError
+from robust_bench.cli._common import (seed_in_range, check_fraction, check_input_file, check_output_dir, check_positive, fail)
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -109,7 +109,7 @@ def build(
                "treebank": None if treebank is None else str(treebank)}
     try:
         report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)
-    except (*known_errors(), ValueError, OSError) as exc:
+    except (RobustBenchError, ValueError, OSError) as exc:
         fail(exc)
     typer.echo(f"built {config} into {report.repo} in {report.seconds:.1f} s")
     for split, f in report.metadata["files"].items():

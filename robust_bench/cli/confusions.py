@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import check_input_file, check_output_file, fail, known_errors
+from robust_bench import RobustBenchError
+from robust_bench.cli._common import check_input_file, check_output_file, fail
 
 
 @app.command("fit-confusions")
@@ -23,7 +24,7 @@ def fit_confusions_cmd(
 
     try:
         conf = fit_confusions(m2_file, annotator=annotator)
-    except (*known_errors(), OSError) as exc:
+    except (RobustBenchError, OSError) as exc:
         fail(exc)
     write_confusions(conf, output)
     typer.echo(f"wrote {output}: " + ", ".join(f"{k} {v:.3f}" for k, v in (conf.type_distribution or {}).items()))

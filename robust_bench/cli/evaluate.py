@@ -10,7 +10,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import (check, check_fraction, check_output_dir, check_positive, fail, known_errors,
+from robust_bench import RobustBenchError
+from robust_bench.cli._common import (check, check_fraction, check_output_dir, check_positive, fail,
                                       model_slug, parse_label_map)
 from robust_bench.data.repository import DEFAULT_REPO
 
@@ -44,10 +45,6 @@ def evaluate_cmd(
     check("--temperature", math.isfinite(temperature) and temperature > 0, f"must be a positive number, got {temperature}")
     check_fraction("--annotator-confidence", confidence)
     check_output_dir("--output-dir", output_dir)
-    from robust_bench.models.classifiers import LabelMappingError
-    from robust_bench.experiments.lit_eval import LitEvalError
-
-    from robust_bench.experiments.name_eval import NameEvalError
 
     try:
         if config.startswith("names_"):
@@ -61,7 +58,7 @@ def evaluate_cmd(
         if model is None:
             raise typer.BadParameter("--model is required for lit_* configs")
         _evaluate(model, config, split, parse_label_map(label_map), device, dtype, batch_size, repo, output_dir)
-    except (*known_errors(), LitEvalError, LabelMappingError, NameEvalError) as exc:
+    except RobustBenchError as exc:
         fail(exc)
 
 

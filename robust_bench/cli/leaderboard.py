@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import check_positive, fail, known_errors, seed_in_range
+from robust_bench import RobustBenchError
+from robust_bench.cli._common import check_positive, fail, seed_in_range
 from robust_bench.data.repository import DEFAULT_REPO
 from robust_bench.leaderboard.verification import DEFAULT_SAMPLE
 
@@ -16,13 +17,7 @@ board_app = typer.Typer(help="The leaderboard: create a results store, build its
 app.add_typer(board_app, name="leaderboard")
 
 
-def _errors():
-    from robust_bench.benchmarks import SuiteError
-    from robust_bench.leaderboard.store import StoreError
-    from robust_bench.leaderboard.submission import SubmissionError
-    from robust_bench.leaderboard.verification import VerificationError
 
-    return (SuiteError, StoreError, SubmissionError, VerificationError, FileExistsError)
 
 
 @app.command("submit")
@@ -41,7 +36,7 @@ def submit_cmd(
 
     try:
         sub, where = submit(run_dir, open_store(to), model_id=model_id, revision=revision, overwrite=overwrite)
-    except _errors() as exc:
+    except (RobustBenchError, FileExistsError) as exc:
         typer.echo(f"rejected: {exc}", err=True)
         raise typer.Exit(code=2)
     for task, why in sub.excluded.items():
@@ -67,7 +62,7 @@ def init_cmd(
             pinned = sum(bool(t.data_sha256) for t in s.tasks)
             typer.echo(f"  accepts {s.name} v{s.version}: {pinned} of {len(s.tasks)} tasks pinned to data")
         typer.echo(f"store: {store}")
-    except _errors() as exc:
+    except (RobustBenchError, FileExistsError) as exc:
         fail(exc)
 
 
@@ -83,7 +78,7 @@ def build_cmd(
     try:
         subs = build_site(open_store(store).local_copy(), out)
         typer.echo(f"{len(subs)} submissions -> {out / 'index.html'}")
-    except _errors() as exc:
+    except (RobustBenchError, FileExistsError) as exc:
         fail(exc)
 
 
@@ -110,15 +105,13 @@ def verify_cmd(
     check_positive("--sample", sample)
     check_positive("--batch-size", batch_size)
     from robust_bench.leaderboard.store import open_store
-    from robust_bench.suite.interfaces import InterfaceError
-    from robust_bench.suite.runner import RunError
     from robust_bench.suite.verify import verify_submission
 
     try:
         doc = verify_submission(open_store(store), submission, repo=repo, model=model, suite=suite,
                                 tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None, sample=None if full else sample, seed=seed, device=device, dtype=dtype,
                                 batch_size=batch_size, write=not dry_run, echo=typer.echo)
-    except (*_errors(), *known_errors(), InterfaceError, RunError, OSError) as exc:   # OSError: a pipeline missing
+    except (RobustBenchError, OSError) as exc:   # OSError: a pipeline missing
         fail(exc)
     if doc["status"] != "verified":
         raise typer.Exit(code=1)

@@ -10,8 +10,9 @@ import typer
 from robust_bench.cli._app import app
 from robust_bench.experiments.probe_report import rep_name
 from robust_bench.leaderboard.records import make_record
+from robust_bench import RobustBenchError
 from robust_bench.cli._common import (seed_in_range, check_choice, check_input_file, check_model, check_output_dir,
-                                      check_output_file, check_positive, fail, known_errors, parse_layers)
+                                      check_output_file, check_positive, fail, parse_layers)
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -54,7 +55,7 @@ def probe(
         check_positive(option, value)
     check_input_file("--static-vectors", static_vectors)
     check_output_dir("--output-dir", output_dir)
-    from robust_bench.experiments.probing import ProbeSettings, ProbingError
+    from robust_bench.experiments.probing import ProbeSettings
 
     kinds = ("structural", "perceptron") if probe_kind == "both" else (probe_kind,)
     settings = ProbeSettings(probes=kinds, layers=parse_layers(layers), trials=trials, epochs=epochs,
@@ -63,7 +64,7 @@ def probe(
                              variant=variant, precision=precision)
     try:
         _probe(model, repo, config, settings, revision, device, dtype, pooling, output_dir, resume)
-    except (*known_errors(), ProbingError) as exc:
+    except RobustBenchError as exc:
         fail(exc)
 
 

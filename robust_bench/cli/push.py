@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import fail, known_errors
+from robust_bench import RobustBenchError
+from robust_bench.cli._common import fail
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -23,14 +24,14 @@ def push_cmd(
     """Upload the dataset repository (Parquet files, metadata, card) with huggingface_hub.upload_folder."""
     from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
-    from robust_bench.benchmarks import SuiteError, eval_yaml, load_suite
-    from robust_bench.data.hub import PushError, push_repository
+    from robust_bench.benchmarks import eval_yaml, load_suite
+    from robust_bench.data.hub import push_repository
 
     try:
         extra = {"eval.yaml": eval_yaml(load_suite(benchmark))} if benchmark else None
         url = push_repository(local, repo_id, create_pr=create_pr, extra_files=extra)
         typer.echo(f"pushed {local} -> {url}")
-    except (*known_errors(), PushError, SuiteError, HfHubHTTPError, OfflineModeIsEnabled) as exc:
+    except (RobustBenchError, HfHubHTTPError, OfflineModeIsEnabled) as exc:
         fail(exc)
 
 
@@ -53,5 +54,5 @@ def push_results_cmd(
     try:
         url = push_results(run_dir, model_repo, dataset_repo=dataset_repo, fmt=fmt, create_pr=create_pr)
         typer.echo(f"results of {run_dir} -> {url}")
-    except (*known_errors(), ValueError, HfHubHTTPError, OfflineModeIsEnabled) as exc:
+    except (RobustBenchError, ValueError, HfHubHTTPError, OfflineModeIsEnabled) as exc:
         fail(exc)

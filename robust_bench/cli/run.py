@@ -8,19 +8,12 @@ from typing import Optional
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.cli._common import seed_in_range, fail, known_errors, model_slug, check_positive, check_choice, check_output_dir
+from robust_bench import RobustBenchError
+from robust_bench.cli._common import seed_in_range, fail, model_slug, check_positive, check_choice, check_output_dir
 from robust_bench.data.repository import DEFAULT_REPO
 
 suite_app = typer.Typer(help="Suite files: list, show, pin data hashes.", no_args_is_help=True)
 app.add_typer(suite_app, name="suite")
-
-
-def _errors():
-    from robust_bench.benchmarks import SuiteError
-    from robust_bench.suite.interfaces import InterfaceError
-    from robust_bench.suite.runner import RunError
-
-    return (*known_errors(), SuiteError, InterfaceError, RunError)
 
 
 @app.command("run")
@@ -81,7 +74,7 @@ def run_cmd(
                 typer.echo(f"error: tasks failed: {', '.join(failed)} (reasons above and in {out / 'run.json'})", err=True)
                 raise typer.Exit(code=1)
         typer.echo(f"run folder: {out}")
-    except _errors() as exc:
+    except RobustBenchError as exc:
         fail(exc)
 
 
@@ -98,7 +91,7 @@ def merge_cmd(
         manifest = merge_runs(shard_dirs, out, suite=suite)
         typer.echo(f"merged {len(shard_dirs)} shards, {sum(s['status'] == 'done' for s in manifest['tasks'].values())} "
                    f"tasks -> {out}")
-    except _errors() as exc:
+    except RobustBenchError as exc:
         fail(exc)
 
 
@@ -128,5 +121,5 @@ def suite_pin(
         for name, (old, new) in changed.items():
             typer.echo(f"  {name}: {old or 'unpinned'} -> {new}" if new else f"  {name}: not built in {repo}, kept")
         typer.echo(f"{sum(new is not None for _, new in changed.values())} hashes changed; written to {out or path}")
-    except _errors() as exc:
+    except RobustBenchError as exc:
         fail(exc)

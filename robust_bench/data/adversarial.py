@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from robust_bench.attacks.runner import TASKS, AttackError
-from robust_bench.data.repository import read_metadata, write_derived_config
+from robust_bench.data.repository import built_config, write_derived_config
 from robust_bench.perturb.grammar_errors import realign_tags, render
 
 __all__ = ["load_examples", "save_adversarial"]
@@ -31,12 +31,8 @@ def load_examples(repo: str | Path, config: str, split: str | None = None, limit
 
     if config not in TASKS and config != "gec_conll2003":
         raise AttackError(f"attacks run on {', '.join(TASKS)} and gec_conll2003; got {config!r}")
-    meta = read_metadata(repo).get(config)
-    if meta is None:
-        raise AttackError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    meta = built_config(repo, config, split)
     split = split or next(iter(meta["files"]))
-    if split not in meta["files"]:
-        raise AttackError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
     ds = datasets.load_dataset(str(repo), config, split=split)
     if limit is not None:
         ds = ds.select(range(min(limit, len(ds))))

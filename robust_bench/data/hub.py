@@ -16,6 +16,7 @@ from typing import Mapping
 from robust_bench.data.repository import METADATA, read_metadata, render_card
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.io.sources import sha256_file
+from robust_bench import RobustBenchError
 
 __all__ = ["PushError", "repository_files", "push_repository", "UPLOAD_PATTERNS"]
 
@@ -23,7 +24,7 @@ __all__ = ["PushError", "repository_files", "push_repository", "UPLOAD_PATTERNS"
 UPLOAD_PATTERNS = ["README.md", "eval.yaml", "data/*/*.parquet", f"data/*/{METADATA}"]
 
 
-class PushError(ValueError):
+class PushError(RobustBenchError, ValueError):
     """The repository is not ready to publish; the message names the file."""
 
 

@@ -13,6 +13,8 @@ import importlib
 import pkgutil
 from dataclasses import dataclass
 
+from robust_bench import RobustBenchError
+
 __all__ = ["ConfigEntry", "register_builder", "builder_classes", "list_configs", "get_config", "UnknownConfigError",
            "DuplicateNameError"]
 
@@ -20,14 +22,14 @@ _BUILDERS: dict[str, type] = {}     # "module.Class" -> class
 _DISCOVERED = False
 
 
-class UnknownConfigError(KeyError):
+class UnknownConfigError(RobustBenchError, KeyError):
     """No registered builder owns the requested config."""
 
     def __str__(self) -> str:  # KeyError quotes its argument; keep the message readable
         return str(self.args[0])
 
 
-class DuplicateNameError(ValueError):
+class DuplicateNameError(RobustBenchError, ValueError):
     """Two builders claim one config name."""
 
 

@@ -44,6 +44,7 @@ from robust_bench import __version__
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.data.registry import get_config
 from robust_bench.io.sources import sha256_file
+from robust_bench import RobustBenchError
 
 __all__ = ["DEFAULT_REPO", "BuildReport", "build_config", "write_derived_config", "read_metadata", "render_card",
            "write_card", "RepositoryBusyError", "repository_lock", "recover", "update_metadata"]
@@ -68,7 +69,7 @@ class BuildReport:
 CARD_MARKER = "Written by `robust-bench build`; do not edit by hand."
 
 
-class ForeignReadmeError(ValueError):
+class ForeignReadmeError(RobustBenchError, ValueError):
     """The output folder holds a README.md that is not a robust-bench dataset card."""
 
 
@@ -363,7 +364,7 @@ def _write_derived_locked(out, config, dataset, *, family, description, citation
     return metadata
 
 
-class RepositoryBusyError(RuntimeError):
+class RepositoryBusyError(RobustBenchError, RuntimeError):
     """Another robust-bench process is writing to the same dataset repository."""
 
 
@@ -521,6 +522,42 @@ def _recover_if_idle(repo: Path) -> None:
         recover(repo)
     finally:
         lock.release()
+
+
+class NotBuiltError(RobustBenchError, LookupError):
+    """The dataset repository holds no build of the config, or of the split, asked for."""
+
+
+def built_config(repo: str | os.PathLike, config: str, split: str | None = None) -> dict[str, Any]:
+    """The metadata of ``config`` as built in ``repo``, for every reader of a built config (the
+    suite runner, the evaluations, the audit, the attacks and the probes).
+
+    Parameters
+    ----------
+    repo : path
+        A dataset repository written by ``robust-bench build``.
+    config : str
+        A config name, for example ``lit_mnli``.
+    split : str, optional
+        A split that must be built too.
+
+    Returns
+    -------
+    dict
+        The config's ``metadata.json``.
+
+    Raises
+    ------
+    NotBuiltError
+        If ``repo`` holds no ``config`` (the message gives the build command), or the build has no
+        ``split`` (the message lists the splits it has).
+    """
+    meta = read_metadata(repo).get(config)
+    if meta is None:
+        raise NotBuiltError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    if split is not None and split not in meta.get("files", {}):
+        raise NotBuiltError(f"{config!r} has no split {split!r}; splits: {', '.join(meta.get('files', {}))}")
+    return meta
 
 
 def read_metadata(repo: str | os.PathLike) -> dict[str, dict[str, Any]]:

@@ -22,6 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
+from robust_bench import RobustBenchError
+
 __all__ = ["AuditError", "AUDIT_COLUMNS", "VERDICTS", "FLUENCY_COLUMN", "FLUENCY_VERDICTS", "asks_fluency", "audit_sample", "write_audit_tsv", "read_judgements",
            "wilson_interval", "audit_group", "summarise_judged", "record_audit", "describe_row"]
 
@@ -36,7 +38,7 @@ FLUENCY_COLUMN = "fluent"
 FLUENCY_VERDICTS = ("yes", "no")
 
 
-class AuditError(ValueError):
+class AuditError(RobustBenchError, ValueError):
     """A bad request or a bad judged file; the message names the file, line and field."""
 
 
@@ -159,13 +161,9 @@ def _row_id(row: dict, split: str | None = None):
 def _load(repo, config: str, split: str | None):
     import datasets
 
-    from robust_bench.data.repository import read_metadata
+    from robust_bench.data.repository import built_config
 
-    meta = read_metadata(repo).get(config)
-    if meta is None:
-        raise AuditError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
-    if split and split not in meta["files"]:
-        raise AuditError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
+    meta = built_config(repo, config, split or None)
     splits = [split] if split else list(meta["files"])
     parts = {s: datasets.Dataset.from_parquet(str(Path(repo) / meta["files"][s]["path"])) for s in splits}
     return meta, parts
@@ -422,7 +420,7 @@ def record_audit(repo: str | os.PathLike, config: str, judged: str | os.PathLike
         build (builder version or data hashes differ), a row is unjudged or malformed, or an id is
         not in the sample drawn.
     """
-    from robust_bench.data.repository import read_metadata, repository_lock, update_metadata
+    from robust_bench.data.repository import built_config, repository_lock, update_metadata
     from robust_bench.io.sources import sha256_file
 
     judged = Path(judged)
@@ -438,9 +436,7 @@ def record_audit(repo: str | os.PathLike, config: str, judged: str | os.PathLike
         raise AuditError(f"{meta_file}: field config is {drawn.get('config')!r}, not {config!r}")
     rows = read_judgements(judged, require_all=True)
     with repository_lock(repo):
-        meta = read_metadata(repo).get(config)
-        if meta is None:
-            raise AuditError(f"{repo} holds no {config!r}")
+        meta = built_config(repo, config)
         if drawn.get("builder_version") != meta["builder_version"] or \
                 drawn.get("data_sha256") != {s: f["sha256"] for s, f in meta["files"].items() if s in drawn.get("data_sha256", {})}:
             raise AuditError(f"{judged}: drawn from another build of {config!r} (builder version "

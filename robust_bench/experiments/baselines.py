@@ -22,6 +22,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from robust_bench.text.trees import edges_to_distances, heads_to_edges, prim_maximum_spanning_tree
+from robust_bench import RobustBenchError
 
 __all__ = ["path_distances", "MajorityBaseline", "MAJORITY_MAX_LENGTH", "score_baselines", "run_baselines",
            "BaselineCheckError"]
@@ -134,7 +135,7 @@ def score_baselines(train_heads: Iterable[Sequence[int]],
     return out
 
 
-class BaselineCheckError(RuntimeError):
+class BaselineCheckError(RobustBenchError, RuntimeError):
     """Plain and Jabberwocky baselines differ: the Jabberwocky trees do not equal their source, or
     the built config cannot be scored."""
 
@@ -171,18 +172,14 @@ def run_baselines(config: str, *, repo: str | os.PathLike, source: str | os.Path
     import datasets
 
     from robust_bench.data.registry import get_config
-    from robust_bench.data.repository import read_metadata
+    from robust_bench.data.repository import built_config
     from robust_bench.io.sources import sha256_file
 
     repo = Path(repo)
     entry = get_config(config)
     if entry.family != "jabberwocky":
         raise BaselineCheckError(f"the Path and Majority baselines are defined for Jabberwocky configs, not {config!r}")
-    meta = read_metadata(repo).get(config)
-    if meta is None:
-        raise BaselineCheckError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
-    if split not in meta["files"]:
-        raise BaselineCheckError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
+    meta = built_config(repo, config, split)
     data_file = repo / meta["files"][split]["path"]
     digest = sha256_file(data_file)
     if digest != meta["files"][split]["sha256"]:

@@ -20,11 +20,12 @@ from typing import Sequence
 import numpy as np
 
 from robust_bench.scoring import consistency_details
+from robust_bench import RobustBenchError
 
 __all__ = ["LitEvalError", "load_contrast_sets", "contrast_set_scores", "format_table", "plot_scores"]
 
 
-class LitEvalError(ValueError):
+class LitEvalError(RobustBenchError, ValueError):
     """The contrast set is not built, or lacks the requested split."""
 
 
@@ -44,15 +45,11 @@ def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) 
     """
     import datasets
 
-    from robust_bench.data.repository import read_metadata
+    from robust_bench.data.repository import built_config
 
     if not config.startswith("lit_"):
         raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli); got {config!r}")
-    meta = read_metadata(repo).get(config)
-    if meta is None:
-        raise LitEvalError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
-    if split is not None and split not in meta["files"]:
-        raise LitEvalError(f"{config!r} has no split {split!r}; splits: {', '.join(meta['files'])}")
+    meta = built_config(repo, config, split)
     splits = [split] if split else list(meta["files"])
     return {sp: datasets.load_dataset(str(repo), config, split=sp) for sp in splits}, meta
 

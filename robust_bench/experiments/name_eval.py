@@ -24,12 +24,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from robust_bench.scoring import stability_details, worst_best_rows
+from robust_bench import RobustBenchError
 
 __all__ = ["NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref", "format_table",
            "Resemble", "resemble_mixture", "canonical_candidates", "choose_canonical_names", "entity_kind", "plot_frequency", "plot_spread", "canonical_entities"]
 
 
-class NameEvalError(ValueError):
+class NameEvalError(RobustBenchError, ValueError):
     """The config is not a built ``names_*`` config, or lacks a split."""
 
 
@@ -43,13 +44,11 @@ def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
     """
     import datasets
 
-    from robust_bench.data.repository import read_metadata
+    from robust_bench.data.repository import built_config
 
     if not config.startswith("names_"):
         raise NameEvalError(f"expected a names_* config (names_mrpc, names_conll2003, names_coref); got {config!r}")
-    meta = read_metadata(repo).get(config)
-    if meta is None:
-        raise NameEvalError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    meta = built_config(repo, config)
     return {sp: datasets.load_dataset(str(repo), config, split=sp) for sp in meta["files"]}, meta
 
 

@@ -24,13 +24,14 @@ from robust_bench.experiments.baselines import score_baselines
 from robust_bench.experiments.probes import (PROBES, VARIANTS as TRAINING_VARIANTS, predict_distances,
                                              prepare_search_data, random_search, resolve_precision, sample_trials)
 from robust_bench.scoring import dspr_details, dspr_sentence_sums, punctuation_masks, uuas_counts
+from robust_bench import RobustBenchError
 
 __all__ = ["ProbeSettings", "default_layers", "load_static_vectors", "run_probing", "ProbingError"]
 
 VARIANTS = ("plain", "jabberwocky")
 
 
-class ProbingError(RuntimeError):
+class ProbingError(RobustBenchError, RuntimeError):
     """The probing experiment cannot run with these inputs."""
 
 
@@ -103,11 +104,9 @@ def _load_splits(repo: Path, config: str, max_sentences: int | None, max_train: 
                  test_indices: Sequence[int] | None = None) -> tuple[dict[str, _Split], dict]:
     import datasets
 
-    from robust_bench.data.repository import read_metadata
+    from robust_bench.data.repository import built_config
 
-    meta = read_metadata(repo).get(config)
-    if meta is None:
-        raise ProbingError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
+    meta = built_config(repo, config)
     ds = datasets.load_dataset(str(repo), config)
     out = {}
     for split in ("train", "validation", "test"):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from robust_bench.io.fileio import CONTROL_CHARS, atomic_open, iter_lines
+from robust_bench import RobustBenchError
 
 __all__ = ["CorefDataError", "CorefDocument", "read_conll2012", "write_conll2012"]
 
@@ -29,7 +30,7 @@ _BEGIN = re.compile(r"#begin document \(?([^);]+)\)?;?\s*(?:part\s+(\d+))?")
 _COREF_PART = re.compile(r"^(\()?(\d+)(\))?$")
 
 
-class CorefDataError(ValueError):
+class CorefDataError(RobustBenchError, ValueError):
     """Malformed CoNLL-2012 input; the message names the file, the line and the column."""
 
 

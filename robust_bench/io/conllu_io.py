@@ -27,6 +27,7 @@ import conllu
 from conllu.exceptions import ParseException
 
 from robust_bench.io.fileio import CONTROL_CHARS, iter_lines
+from robust_bench import RobustBenchError
 
 __all__ = [
     "ConlluError",
@@ -45,7 +46,7 @@ _ID_RANGE = re.compile(r"^([1-9][0-9]*)-([1-9][0-9]*)$")
 _ID_EMPTY = re.compile(r"^([0-9]+)\.([1-9][0-9]*)$")
 
 
-class ConlluError(ValueError):
+class ConlluError(RobustBenchError, ValueError):
     """Malformed CoNLL-U input.
 
     Attributes

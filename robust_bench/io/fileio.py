@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, TextIO
 
+from robust_bench import RobustBenchError
+
 __all__ = ["CONTROL_CHARS", "TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open", "atomic_write_text",
            "remove_stale_temporaries", "save_figure"]
 
@@ -17,7 +19,7 @@ __all__ = ["CONTROL_CHARS", "TextDecodeError", "read_text", "iter_lines", "read_
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-class TextDecodeError(ValueError):
+class TextDecodeError(RobustBenchError, ValueError):
     """A text file is not valid UTF-8. The message names the file, the line (1-based) and the
     byte offset in the file (0-based) of the first invalid byte."""
 

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 
 from robust_bench.io.fileio import CONTROL_CHARS, iter_lines
+from robust_bench import RobustBenchError
 
 __all__ = ["LITBANK_ENTITY_TYPES", "EntityLayerError", "EntityLayer", "read_entity_layer"]
 
@@ -20,7 +21,7 @@ __all__ = ["LITBANK_ENTITY_TYPES", "EntityLayerError", "EntityLayer", "read_enti
 LITBANK_ENTITY_TYPES = ("PER", "FAC", "GPE", "LOC", "VEH", "ORG")
 
 
-class EntityLayerError(ValueError):
+class EntityLayerError(RobustBenchError, ValueError):
     """A malformed entity file; the message names the file and the line."""
 
 

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from robust_bench.io.fileio import iter_lines
+from robust_bench import RobustBenchError
 
 __all__ = ["M2Error", "M2Edit", "M2Sentence", "read_m2"]
 
 
-class M2Error(ValueError):
+class M2Error(RobustBenchError, ValueError):
     """Malformed M2 input; the message names the file and line."""
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from robust_bench import RobustBenchError
+
 __all__ = ["SOURCES_ENV", "TEXTFOOLER_URL", "TEXTFOOLER_DATA", "TEXTFOOLER_SAMPLES", "SourceNotFoundError", "SourceFile", "resolve_sources", "sha256_file", "describe_read"]
 
 SOURCES_ENV = "ROBUST_BENCH_SOURCES"
@@ -30,7 +32,7 @@ TEXTFOOLER_DATA = "https://raw.githubusercontent.com/jind11/TextFooler/d47e72407
 logger = logging.getLogger(__name__)
 
 
-class SourceNotFoundError(FileNotFoundError):
+class SourceNotFoundError(RobustBenchError, FileNotFoundError):
     """A source corpus is missing from the local directory that was named for it."""
 
 

@@ -20,6 +20,7 @@ import re
 from typing import Sequence
 
 from robust_bench.io.fileio import iter_lines
+from robust_bench import RobustBenchError
 
 __all__ = ["TaskDataError", "NLI_LABELS", "MRPC_LABELS", "QNLI_LABELS", "SST2_LABELS", "CONLL2003_TAGS",
            "read_nli", "read_mrpc", "read_qnli", "read_sst2", "read_conll2003"]
@@ -32,7 +33,7 @@ SST2_LABELS = ("negative", "positive")
 CONLL2003_TAGS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
 
 
-class TaskDataError(ValueError):
+class TaskDataError(RobustBenchError, ValueError):
     """Malformed task data."""
 
 

@@ -21,6 +21,7 @@ from typing import Callable, Mapping, Sequence, Union
 import numpy as np
 
 from robust_bench.models.loader import PredictionCache, length_sorted_batches, load_pretrained
+from robust_bench import RobustBenchError
 
 __all__ = ["Input", "LabelMappingError", "Classifier", "PendingPrediction", "HFClassifier", "CallableClassifier",
            "map_labels"]
@@ -40,7 +41,7 @@ _ALIASES = {
 }
 
 
-class LabelMappingError(ValueError):
+class LabelMappingError(RobustBenchError, ValueError):
     """The model's labels cannot be matched to the dataset's unambiguously."""
 
 

@@ -29,6 +29,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence
 
+from robust_bench import RobustBenchError
+
 __all__ = ["ModelError", "resolve_device", "resolve_dtype", "model_revision", "load_tokenizer", "load_pretrained",
            "LoadedModel", "length_sorted_batches", "PredictionCache", "warn_if_mostly_unknown", "max_input_length"]
 
@@ -36,7 +38,7 @@ _DTYPES = ("float32", "bfloat16", "float16")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
-class ModelError(RuntimeError):
+class ModelError(RobustBenchError, RuntimeError):
     """A model, tokenizer or device cannot be used; the message names the model."""
 
 

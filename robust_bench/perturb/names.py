@@ -49,6 +49,7 @@ from robust_bench.perturb.organisations import (COMPANY, GROUP_WORDS, SECTORS, c
                                                 sector_pools)
 from robust_bench.text.names import (EITHER_SHARE, HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES,
                                      SURNAME_FIRST_COUNTRIES, NameFact, is_name_word)
+from robust_bench import RobustBenchError
 
 __all__ = ["ENTITY_TYPES", "Mention", "Edit", "SpanMap", "SwapPlan", "NameLexicon", "NameLexiconError",
            "plan_swaps", "apply_swaps", "person_name_tokens", "NOT_NAME_WORDS", "organisation_core", "organisation_kind",
@@ -68,7 +69,7 @@ _ORG_SUFFIXES = {"corp", "corp.", "corporation", "inc", "inc.", "co", "co.", "lt
                  "ag", "sa", "s.a.", "nv", "n.v.", "limited", "incorporated", "cos", "cos.", "bhd", "group"}
 
 
-class NameLexiconError(ValueError):
+class NameLexiconError(RobustBenchError, ValueError):
     """A name list is missing or malformed; the message names the file and the field."""
 
 

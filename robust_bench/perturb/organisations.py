@@ -42,6 +42,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from robust_bench import RobustBenchError
+
 __all__ = ["SECTORS", "COMPANY", "INDUSTRY_SECTOR", "INDUSTRY_GROUPS", "INDUSTRY_CUES", "GROUP_SECTOR",
            "CompanyListError", "read_fortune500", "read_traded_companies", "traded_sector", "sector_from_words",
            "transport_group", "group_from_words", "company_key", "industry_cues", "reveals_industry", "sector_pools", "company_index",
@@ -115,7 +117,7 @@ _CORPORATE = frozenset({"group", "holding", "holdings", "corp", "corp.", "corpor
                         "company", "inc", "inc.", "incorporated", "ltd", "ltd.", "plc", "llc", "the", "companies"})
 
 
-class CompanyListError(ValueError):
+class CompanyListError(RobustBenchError, ValueError):
     """A company list that cannot be read (missing, no header, unknown industry)."""
 
 

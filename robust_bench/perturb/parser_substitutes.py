@@ -51,6 +51,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from robust_bench import RobustBenchError
+
 __all__ = ["FORBIDDEN_XPOS", "FORBIDDEN_UPOS", "STOP_XPOS", "FUNCTION_XPOS", "PROTECTED_DEPRELS", "PROTECTED_HEAD_OF",
            "PROTECTED_LEMMAS", "PROTECTED_ADVERBS", "PROTECTED_NOUNS", "PROTECTED_ADJECTIVES", "MEASURE_HYPERNYMS", "REQUIRED_COMPLEMENTS", "NEGATED_IDIOM_VERBS", "NEGATIONS", "FUNCTION_DEPRELS", "OPINION_VERBS", "CONNECTIVE_ADVERBS", "DEGREE_ADVERBS", "LINKING_VERBS", "VerbFrames", "GENERATORS", "FILTERS", "PAPER_FILTERS", "Site", "protection_reasons", "recover_word_case",
            "WordVectors", "load_word_vectors", "MaskedLMGenerator", "EmbeddingGenerator", "WordNetGenerator",
@@ -182,7 +184,7 @@ _WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _XPOS_UPOS = {"NN": "NOUN", "VB": "VERB", "JJ": "ADJ", "RB": "ADV"}
 
 
-class SubstituteError(RuntimeError):
+class SubstituteError(RobustBenchError, RuntimeError):
     """A generator or filter cannot be set up (a missing vector file, an unusable resource)."""
 
 

@@ -14,11 +14,11 @@ from robust_bench.scoring.parsing import (ATTACHMENT_RULES, PTB_PUNCTUATION_XPOS
                                           attachment_mask, attachment_scores, dspr_details, dspr_score, dspr_sentence_sums,
                                           punctuation_mask, punctuation_masks, uuas_counts, uuas_score)
 from robust_bench.scoring.robustness import (NLI_LABEL_RULES, apply_label_rule, attack_success_rate,
-                                             consistency_details, consistency_score, stability_details,
+                                             consistency_details, consistency_score, group_stability, stability_details,
                                              stability_score, worst_best_rows)
 
 __all__ = ["UUASResult", "DSprResult", "uuas_counts", "uuas_score", "dspr_details", "dspr_score", "dspr_sentence_sums", "punctuation_mask",
            "punctuation_masks", "PTB_PUNCTUATION_XPOS", "PUNCTUATION_RULES", "AttachmentResult", "attachment_scores",
            "attachment_errors", "attachment_mask", "ATTACHMENT_RULES",
            "attack_success_rate", "NLI_LABEL_RULES", "apply_label_rule", "consistency_details", "consistency_score",
-           "stability_details", "stability_score", "worst_best_rows"]
+           "group_stability", "stability_details", "stability_score", "worst_best_rows"]

@@ -11,7 +11,7 @@ from robust_bench.perturb.lit.rules import NLI_LABEL_RULES, apply_label_rule
 from robust_bench.scoring.parsing import _check_lengths
 
 __all__ = ["attack_success_rate", "NLI_LABEL_RULES", "apply_label_rule", "consistency_details", "consistency_score",
-           "stability_details", "stability_score", "worst_best_rows"]
+           "group_stability", "stability_details", "stability_score", "worst_best_rows"]
 
 
 def attack_success_rate(success: Sequence[bool] | None = None, *, predictions: Sequence[int] | None = None,
@@ -133,6 +133,36 @@ def _groups(group_ids: Sequence, variants: Sequence[int]) -> dict:
     return groups
 
 
+def group_stability(predictions: Sequence, group_ids: Sequence, variants: Sequence[int]) -> dict:
+    """Per group, whether its prediction is the same for the original (variant 0) and every swapped
+    variant (Balasubramanian et al., 2020, §3): the one place stability is decided, used by
+    :func:`stability_details` and by the suite's per-example log.
+
+    Parameters
+    ----------
+    predictions, group_ids, variants : array-like of shape (n_rows,)
+        As for :func:`stability_details`.
+
+    Returns
+    -------
+    dict
+        ``{group_id: bool}`` for every group with an original and at least one swapped variant;
+        groups without one of them are left out (not counted).
+
+    Raises
+    ------
+    ValueError
+        If lengths differ or a group repeats a variant.
+    """
+    _check_lengths("predictions", predictions, group_ids)
+    out = {}
+    for g, rows in _groups(group_ids, variants).items():
+        others = [i for v, i in rows.items() if v != 0]
+        if 0 in rows and others:
+            out[g] = all(predictions[i] == predictions[rows[0]] for i in others)
+    return out
+
+
 def stability_details(predictions: Sequence, group_ids: Sequence, variants: Sequence[int]) -> dict:
     """Stability under named-entity swaps (Balasubramanian et al., 2020, §3): the share of groups
     whose prediction is the same for the original (variant 0) and every swapped variant.
@@ -158,19 +188,9 @@ def stability_details(predictions: Sequence, group_ids: Sequence, variants: Sequ
     ValueError
         If lengths differ, a group repeats a variant, or no group has an original and a variant.
     """
-    _check_lengths("predictions", predictions, group_ids)
-    groups = _groups(group_ids, variants)
-    stable = counted = missing = 0
-    for rows in groups.values():
-        if 0 not in rows:
-            missing += 1
-            continue
-        others = [i for v, i in rows.items() if v != 0]
-        if not others:
-            continue
-        counted += 1
-        ref = predictions[rows[0]]
-        stable += all(predictions[i] == ref for i in others)
+    per_group = group_stability(predictions, group_ids, variants)
+    missing = sum(0 not in rows for rows in _groups(group_ids, variants).values())
+    counted, stable = len(per_group), sum(per_group.values())
     if not counted:
         raise ValueError("stability is undefined: no group has an original and a swapped variant")
     return {"stability": stable / counted, "groups": counted, "stable": stable, "without_original": missing}

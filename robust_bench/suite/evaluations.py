@@ -28,12 +28,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from robust_bench.leaderboard.logs import METRICS
+from robust_bench import RobustBenchError
 
 __all__ = ["METRICS", "EvaluationError", "EvalOutput", "EVALUATORS", "unit_ids",
            "input_sha256"]
 
 
-class EvaluationError(ValueError):
+class EvaluationError(RobustBenchError, ValueError):
     """A task's rows or options do not fit its evaluation."""
 
 
@@ -182,7 +183,7 @@ def _attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
 
 def _name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     from robust_bench.experiments.name_eval import canonical_entities
-    from robust_bench.scoring import worst_best_rows
+    from robust_bench.scoring import group_stability, worst_best_rows
 
     groups, variants = list(rows["group_id"]), list(rows["variant"])
     if "sentence1" in rows.column_names:
@@ -223,6 +224,7 @@ def _name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutp
         raise EvaluationError(f"task {task.name!r}: name swaps score sentence pairs (names_mrpc) or NER "
                               f"(names_conll2003); {task.config!r} has neither")
     worst, best = worst_best_rows(score, groups, variants)
+    stability = group_stability(canon, groups, variants)
     worst_of = {groups[i]: i for i in worst}
     best_of = {groups[i]: i for i in best}
     members: dict[str, list[int]] = {}
@@ -232,11 +234,11 @@ def _name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutp
     for g, idx in members.items():
         orig = next((i for i in idx if variants[i] == 0), None)
         others = [i for i in idx if variants[i] != 0]
-        counted = orig is not None and bool(others)
+        counted = g in stability
         o = dict(zip(("tp_original", "fp_original", "fn_original"), counts(orig) if orig is not None else (0, 0, 0)))
         w = dict(zip(("tp_worst", "fp_worst", "fn_worst"), counts(worst_of[g]) if g in worst_of else (0, 0, 0)))
         b = dict(zip(("tp_best", "fp_best", "fn_best"), counts(best_of[g]) if g in best_of else (0, 0, 0)))
-        stable = counted and all(canon[i] == canon[orig] for i in others)
+        stable = stability.get(g, False)
         out.append(_entry(str(g), input_sha256([inputs[i] for i in idx]),
                           {"original": show(orig) if orig is not None else None,
                            "worst": show(worst_of[g]) if g in worst_of else None,

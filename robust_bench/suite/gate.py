@@ -25,11 +25,12 @@ from robust_bench.io.fileio import atomic_write_text
 from robust_bench.scoring.intervals import mcnemar_difference, paired_difference
 from robust_bench.leaderboard.logs import METRICS
 from robust_bench.suite.runner import log_columns, read_log
+from robust_bench import RobustBenchError
 
 __all__ = ["GateError", "TaskVerdict", "check_runs", "format_verdict", "write_junit", "write_summary"]
 
 
-class GateError(ValueError):
+class GateError(RobustBenchError, ValueError):
     """The two runs cannot be compared (exit status 2); the message says why in one line."""
 
 

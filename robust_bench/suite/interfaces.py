@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from robust_bench import RobustBenchError
+
 __all__ = ["ModelSpec", "ModelHandle", "InterfaceError", "detect_model"]
 
 
-class InterfaceError(ValueError):
+class InterfaceError(RobustBenchError, ValueError):
     """The model cannot be found or loaded, or does not provide an interface a task needs."""
 
 

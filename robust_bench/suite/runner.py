@@ -86,12 +86,9 @@ def select_rows(task: Task, repo: Path, limit: int | None, shard: tuple[int, int
     positions in the split (attack seeds derive from them)."""
     import datasets
 
-    from robust_bench.data.repository import read_metadata
+    from robust_bench.data.repository import built_config
 
-    meta = read_metadata(repo).get(task.config)
-    if meta is None or task.split not in meta.get("files", {}):
-        raise RunError(f"{repo} holds no built {task.config}/{task.split}; run `robust-bench build {task.config} "
-                       f"--out {repo}` first")
+    meta = built_config(repo, task.config, task.split)
     sha = meta["files"][task.split]["sha256"]
     if task.data_sha256 and sha != task.data_sha256:
         raise RunError(f"data hash mismatch for {task.config}/{task.split}: built {sha[:12]}…, the suite pins "

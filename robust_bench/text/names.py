@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
+from robust_bench import RobustBenchError
+
 __all__ = ["HONORIFIC_GENDER", "NOT_NAME_WORDS", "PARTICLES", "is_name_word", "GENDER_SHARE", "EITHER_SHARE",
            "SURNAME_FIRST_COUNTRIES", "NameFact", "NameFactsError", "name_facts"]
 
@@ -157,7 +159,7 @@ def name_facts(names: Iterable[str]) -> dict[str, NameFact]:
     return out
 
 
-class NameFactsError(RuntimeError):
+class NameFactsError(RobustBenchError, RuntimeError):
     """names-dataset, which gives first-name gender and name roles, is not installed."""
 
 

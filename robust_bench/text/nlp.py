@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+from robust_bench import RobustBenchError
+
 __all__ = ["SPACY_ENV", "NER_ENV", "DEFAULT_SPACY_MODEL", "SpacyModelError", "load_spacy", "spacy_model_name",
            "ner_model_name", "second_parser_name", "SECOND_PARSER_ENV", "map_entity_label"]
 
@@ -30,7 +32,7 @@ _ENTITY_MAP = {"PERSON": "PER", "PER": "PER", "GPE": "LOC", "LOC": "LOC", "FAC":
                "LAW": "MISC", "LANGUAGE": "MISC"}
 
 
-class SpacyModelError(RuntimeError):
+class SpacyModelError(RobustBenchError, RuntimeError):
     """The requested spaCy pipeline cannot be loaded or lacks a needed component."""
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Iterable
 
 from robust_bench.text.inflection import FORMS, inflect, is_regular_base
+from robust_bench import RobustBenchError
 
 __all__ = [
     "WUGGY_ENGLISH_URL",
@@ -52,7 +53,7 @@ WUGGY_ENGLISH_URL = ("https://raw.githubusercontent.com/WuggyCode/wuggy_language
 _NUCLEI = "eau|ai|au|ay|ea|ee|ei|eu|ey|ie|oa|oe|oi|oo|ou|oy|ue|ui|uy|a|e|i|o|u|y"
 
 
-class PseudowordError(RuntimeError):
+class PseudowordError(RobustBenchError, RuntimeError):
     """Pseudoword generation could not run (missing lexicon, WordNet, or too few words)."""
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Sequence
 
 from robust_bench.perturb.lit.ud import OPERATIONS, STRUCTURAL_OPERATIONS, Refusal
+from robust_bench import RobustBenchError
 
 __all__ = ["ErgUnavailableError", "set_tense", "add_may", "add_itcleft", "add_passive", "make_question",
            "add_negation", "swap_arguments", "apply_operations", "ErgTransformer"]
@@ -40,7 +41,7 @@ _TENSES = {"past": "past", "present": "pres", "future": "fut"}
 _NEW_EVENT = {"SF": "prop", "TENSE": "untensed", "MOOD": "indicative", "PROG": "-", "PERF": "-"}
 
 
-class ErgUnavailableError(RuntimeError):
+class ErgUnavailableError(RobustBenchError, RuntimeError):
     """``ace`` or the ERG grammar image is missing."""
 
 

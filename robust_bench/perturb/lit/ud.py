@@ -49,6 +49,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from robust_bench import RobustBenchError
+
 __all__ = ["OPERATIONS", "VERB_GROUP_OPERATIONS", "STRUCTURAL_OPERATIONS", "PHENOMENA", "Refusal", "LitSetupError", "Casing",
            "Agreement",
            "VerbGroup", "Clause", "analyse", "transform", "check_reanalysis", "expected_verb_group", "UDTransformer"]
@@ -61,7 +63,7 @@ PHENOMENA = {"tense": ("past", "present", "future"), "modality": ("may",), "pass
              "itcleft": ("itcleft",), "negation": ("negation",), "question": ("question",), "swap": ("swap",)}
 
 
-class LitSetupError(RuntimeError):
+class LitSetupError(RobustBenchError, RuntimeError):
     """A resource the UD backend needs (WordNet) is missing."""
 
 
