@@ -11,8 +11,9 @@ class RobustBenchError(Exception):
 
     Each error class also keeps the built-in class it has always had (``ValueError``,
     ``RuntimeError``, ``KeyError``, ``FileNotFoundError``, ``LookupError``), so callers may catch
-    either. The command line prints a ``RobustBenchError`` as one line and exits with status 2;
-    anything else is a bug and keeps its traceback. Control flow inside an engine is not an error:
+    either. The command line prints a ``RobustBenchError`` as one line and exits with status 2
+    (a duplicate config or metric name included: its message says which two files clash); any
+    other exception is a bug and keeps its traceback. Control flow inside an engine is not an error:
     the LIT engine's ``Refusal`` (a sentence it will not transform) is caught where it is raised
     and counted on the card.
     """

@@ -133,3 +133,80 @@ def test_a_toy_builder_and_metric_are_one_file_each_and_join_list_and_common_tes
         builder_file.unlink(missing_ok=True)
         shutil.rmtree(metric_dir, ignore_errors=True)
         shutil.rmtree(ROOT / "builders" / "__pycache__", ignore_errors=True)
+
+
+TOY_SETTING_BUILDER = '''
+"""A toy builder with a setting of its own, written by tests/test_registry.py; it is deleted when the test ends."""
+
+from dataclasses import dataclass
+
+import datasets
+
+from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
+from robust_bench.data.registry import register_builder
+
+
+@dataclass
+class ToyPowerConfig(RobustBenchConfig):
+    """power : int
+        The exponent of y = x ** power."""
+
+    power: int = 2
+
+
+@register_builder
+class ToyPower(RobustBenchBuilder):
+    VERSION = datasets.Version("0.0.1")
+    FAMILY = "toy"
+    CITATION = "@misc{toy, title={Toy}"
+    DESCRIPTION = "Numbers and their powers."
+    LICENSE = "CC0"
+    SOURCE = SourceInfo(name="arithmetic", version="1", license="CC0", url="https://example.org/toy")
+    BUILDER_CONFIG_CLASS = ToyPowerConfig
+    BUILDER_CONFIGS = [ToyPowerConfig(name="@NAME@", version=VERSION, splits=("test",))]
+
+    def _info(self):
+        return datasets.DatasetInfo(features=datasets.Features(
+            {"id": datasets.Value("string"), "x": datasets.Value("int32"), "y": datasets.Value("int32")}))
+
+    def _split_generators(self, dl_manager):
+        return [datasets.SplitGenerator(name="test", gen_kwargs={"n": 7})]
+
+    def _generate_examples(self, n):
+        for i in range(n):
+            yield f"test-{i:03d}", {"id": f"test-{i:03d}", "x": i, "y": i ** self.config.power}
+'''
+
+
+def test_a_new_builder_setting_is_one_field_given_by_set(tmp_path):
+    """Issue 32: a builder's new option is a field of its config class, in the builder's one file;
+    `robust-bench build CONFIG --set KEY=VALUE` passes it, converted to the field's type, and refuses
+    an unknown key (listing the settings) or a value of the wrong type, in one line."""
+    import json
+
+    import pandas as pd
+
+    tag = uuid.uuid4().hex[:8]
+    config = f"toypow_{tag}"
+    builder_file = ROOT / "builders" / f"toypow_{tag}.py"
+    exe = str(Path(sys.executable).with_name("robust-bench"))
+    try:
+        builder_file.write_text(TOY_SETTING_BUILDER.replace("@NAME@", config), encoding="utf-8")
+        repo = tmp_path / "repo"
+        done = subprocess.run([exe, "build", config, "--set", "power=3", "--out", str(repo)], capture_output=True,
+                              text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        rows = pd.read_parquet(repo / "data" / config / "test.parquet")
+        assert list(rows["y"]) == [x ** 3 for x in range(7)]
+        assert json.loads((repo / "data" / config / "metadata.json").read_text())["options"] == {"power": "3"}
+        for setting, words in (("power=three", ["power=three", "not a valid int"]),
+                               ("colour=red", ["colour", "no such setting", "power"]),
+                               ("power", ["KEY=VALUE"])):
+            bad = subprocess.run([exe, "build", config, "--set", setting, "--out", str(tmp_path / "bad")],
+                                 capture_output=True, text=True, cwd=tmp_path)
+            assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, (setting, bad.stderr)
+            assert all(w in bad.stderr for w in words), (setting, bad.stderr)
+            assert not (tmp_path / "bad").exists()
+    finally:
+        builder_file.unlink(missing_ok=True)
+        shutil.rmtree(ROOT / "builders" / "__pycache__", ignore_errors=True)

@@ -59,9 +59,7 @@ def _attack(model, config, search, budget, split, limit, label_map, agree_with, 
             output_dir, max_attacked=None, resume=False):
     import time
 
-    from robust_bench.attacks.runner import AttackError
-
-    from robust_bench.attacks.runner import budget_curve, plot_budget_curve, run_attack, run_ner_attack
+    from robust_bench.attacks.runner import AttackError, budget_curve, plot_budget_curve, run_attack, run_ner_attack
     from robust_bench.attacks.search import AttackJournal
     from robust_bench.data.adversarial import load_examples, save_adversarial
     from robust_bench.leaderboard.records import make_record, write_record

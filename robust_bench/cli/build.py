@@ -85,6 +85,9 @@ def build(
     augment_train: Optional[str] = typer.Option(None, "--augment-train",
                                                 help="lit_*: training file (or 'hub') for an extra train split of "
                                                      "contrast pairs (AUG, Li et al. §4.3)."),
+    settings: Optional[list[str]] = typer.Option(None, "--set", help="KEY=VALUE, repeatable: any setting of the config "
+                                                                     "(a field of its builder's config class; an unknown "
+                                                                     "key lists them)."),
 ) -> None:
     """Build CONFIG into OUT/data/CONFIG/<split>.parquet and rewrite OUT/README.md."""
     check_positive("--num-proc", num_proc)
@@ -108,6 +111,13 @@ def build(
                "source": "full" if full_dev else None,
                "treebank": None if treebank is None else str(treebank)}
     try:
+        from robust_bench.data.registry import get_config
+
+        extra = get_config(config).builder.BUILDER_CONFIG_CLASS.parse_settings(settings or [])
+        twice = sorted(k for k in extra if options.get(k) is not None)
+        if twice:
+            raise ValueError(f"--set {twice[0]}: also given as its own option; give it once")
+        options.update(extra)
         report = build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)
     except (RobustBenchError, ValueError, OSError) as exc:
         fail(exc)

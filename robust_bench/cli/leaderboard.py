@@ -17,9 +17,6 @@ board_app = typer.Typer(help="The leaderboard: create a results store, build its
 app.add_typer(board_app, name="leaderboard")
 
 
-
-
-
 @app.command("submit")
 def submit_cmd(
     run_dir: Path = typer.Argument(..., help="A run folder (robust-bench run or merge)."),

@@ -24,14 +24,16 @@ def load_examples(repo: str | Path, config: str, split: str | None = None, limit
 
     Raises
     ------
+    NotBuiltError
+        If the config is not built or has no such split.
     AttackError
-        If the config is not built, has no such split, or is not a sequence-classification config.
+        If the config is not a sequence-classification config.
     """
     import datasets
 
     if config not in TASKS and config != "gec_conll2003":
         raise AttackError(f"attacks run on {', '.join(TASKS)} and gec_conll2003; got {config!r}")
-    meta = built_config(repo, config, split)
+    meta = built_config(repo, config, split or None)
     split = split or next(iter(meta["files"]))
     ds = datasets.load_dataset(str(repo), config, split=split)
     if limit is not None:

@@ -12,12 +12,57 @@ dataset repository (:mod:`robust_bench.data.repository`).
 
 from __future__ import annotations
 
+import types
+import typing
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 import datasets
 
-__all__ = ["RobustBenchConfig", "RobustBenchBuilder", "SourceInfo"]
+from robust_bench import RobustBenchError
+
+__all__ = ["RobustBenchConfig", "RobustBenchBuilder", "SourceInfo", "SettingError"]
+
+
+class SettingError(RobustBenchError, ValueError):
+    """A ``--set KEY=VALUE`` that the config does not have, or a value of the wrong type."""
+
+
+#: fields of ``datasets.BuilderConfig``, and the ones the build command sets itself (``--seed``, ``--source``)
+_NOT_SETTABLE = frozenset(datasets.BuilderConfig.__dataclass_fields__) | {"seed", "source_dir", "source_info"}
+_TRUE, _FALSE = ("true", "yes", "1", "on"), ("false", "no", "0", "off")
+
+
+def _plain(hint: Any) -> Any:
+    """The type of a setting, without ``| None``."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return next((a for a in typing.get_args(hint) if a is not type(None)), str)
+    return hint
+
+
+def _settable(hint: Any) -> bool:
+    hint = _plain(hint)
+    return hint in (bool, int, float, str, tuple) or typing.get_origin(hint) is tuple
+
+
+def _coerce(key: str, text: str, hint: Any) -> Any:
+    """``text`` as a value of the type ``hint`` (str, int, float, bool, tuple of str, or one of
+    them or None); a setting of another type cannot be given on the command line."""
+    hint = _plain(hint)
+    try:
+        if hint is bool:
+            if text.strip().lower() not in _TRUE + _FALSE:
+                raise ValueError
+            return text.strip().lower() in _TRUE
+        if hint in (int, float):
+            return hint(text)
+        if hint is str:
+            return text
+        if hint is tuple or typing.get_origin(hint) is tuple:
+            return tuple(x.strip() for x in text.split(",") if x.strip())
+    except ValueError:
+        raise SettingError(f"--set {key}={text}: not a valid {getattr(hint, '__name__', hint)}") from None
+    raise SettingError(f"--set {key}: a setting of type {hint} cannot be given on the command line")
 
 
 @dataclass
@@ -39,6 +84,53 @@ class RobustBenchConfig(datasets.BuilderConfig):
     source_dir: str | None = None
     splits: tuple[str, ...] = ()
     source_info: "SourceInfo | None" = None
+
+    @classmethod
+    def settings(cls) -> dict[str, Any]:
+        """The settings a user may give (``robust-bench build CONFIG --set KEY=VALUE``): every
+        field of the config class but those of ``datasets.BuilderConfig`` and the seed and source,
+        with its type. A builder declares a new option by adding a field to its config class;
+        nothing else changes."""
+        try:
+            hints = typing.get_type_hints(cls)
+        except NameError:                     # an annotation whose name only a type checker sees
+            hints = {}
+        return {name: hints.get(name, str) for name in cls.__dataclass_fields__ if name not in _NOT_SETTABLE}
+
+    @classmethod
+    def parse_settings(cls, pairs: Sequence[str]) -> dict[str, Any]:
+        """``KEY=VALUE`` strings as config settings, each value converted to the field's type.
+
+        Parameters
+        ----------
+        pairs : sequence of str
+            For example ``["error_rate=0.2", "codes=m;o,i;i"]``; a dash in a key reads as an underscore.
+
+        Returns
+        -------
+        dict
+            Setting name to value, for ``build_config(options=...)``.
+
+        Raises
+        ------
+        SettingError
+            For a string without ``=``, a key the config does not have (the message lists the
+            settings it has), a key given twice, or a value of the wrong type.
+        """
+        known = cls.settings()
+        out: dict[str, Any] = {}
+        for pair in pairs:
+            key, sep, text = pair.partition("=")
+            key = key.strip().replace("-", "_")
+            if not sep or not key:
+                raise SettingError(f"--set {pair!r}: give KEY=VALUE")
+            if key not in known:
+                raise SettingError(f"--set {key}: no such setting; the settings are "
+                                   f"{', '.join(sorted(k for k, h in known.items() if _settable(h)))}")
+            if key in out:
+                raise SettingError(f"--set {key}: given twice")
+            out[key] = _coerce(key, text, known[key])
+        return out
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ from robust_bench.io.sources import sha256_file
 from robust_bench import RobustBenchError
 
 __all__ = ["DEFAULT_REPO", "BuildReport", "build_config", "write_derived_config", "read_metadata", "render_card",
-           "write_card", "RepositoryBusyError", "repository_lock", "recover", "update_metadata"]
+           "write_card", "RepositoryBusyError", "repository_lock", "recover", "update_metadata", "built_config",
+           "NotBuiltError"]
 
 #: Default repository folder, so that ``load_dataset("robust-bench", CONFIG)`` works from the working directory.
 DEFAULT_REPO = "robust-bench"
@@ -556,7 +557,8 @@ def built_config(repo: str | os.PathLike, config: str, split: str | None = None)
     if meta is None:
         raise NotBuiltError(f"{repo} holds no {config!r}; run `robust-bench build {config} --out {repo}` first")
     if split is not None and split not in meta.get("files", {}):
-        raise NotBuiltError(f"{config!r} has no split {split!r}; splits: {', '.join(meta.get('files', {}))}")
+        raise NotBuiltError(f"{repo} holds no split {split!r} of {config!r}; splits built: "
+                            f"{', '.join(meta.get('files', {}))}")
     return meta
 
 

@@ -200,7 +200,9 @@ def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 100, seed: in
     Raises
     ------
     AuditError
-        If ``n`` < 1, or the config is not built in ``repo``, or has no such split.
+        If ``n`` < 1.
+    robust_bench.data.repository.NotBuiltError
+        If the config is not built in ``repo``, or has no such split.
     """
     import numpy as np
 

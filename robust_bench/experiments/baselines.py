@@ -164,8 +164,10 @@ def run_baselines(config: str, *, repo: str | os.PathLike, source: str | os.Path
     Raises
     ------
     BaselineCheckError
-        If the config is not a Jabberwocky config, is not built, has no such split, its file does
-        not match the card, or plain and Jabberwocky scores differ.
+        If the config is not a Jabberwocky config, its file does not match the card, or plain and
+        Jabberwocky scores differ.
+    robust_bench.data.repository.NotBuiltError
+        If the config is not built, or has no such split.
     """
     import tempfile
 

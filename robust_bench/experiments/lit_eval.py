@@ -26,7 +26,7 @@ __all__ = ["LitEvalError", "load_contrast_sets", "contrast_set_scores", "format_
 
 
 class LitEvalError(RobustBenchError, ValueError):
-    """The contrast set is not built, or lacks the requested split."""
+    """A config that is not a LIT contrast set."""
 
 
 def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) -> tuple[dict, dict]:
@@ -41,7 +41,9 @@ def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) 
     Raises
     ------
     LitEvalError
-        If the config is not a LIT config, is not built in ``repo``, or has no such split.
+        If the config is not a LIT config.
+    robust_bench.data.repository.NotBuiltError
+        If it is not built in ``repo``, or has no such split.
     """
     import datasets
 

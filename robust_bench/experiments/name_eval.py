@@ -40,7 +40,9 @@ def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
     Raises
     ------
     NameEvalError
-        If the config is not a ``names_*`` config or is not built in ``repo``.
+        If the config is not a ``names_*`` config.
+    robust_bench.data.repository.NotBuiltError
+        If it is not built in ``repo``.
     """
     import datasets
 
