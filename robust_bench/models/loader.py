@@ -1,7 +1,10 @@
 """One loader for every model adapter, in the manner of lm-evaluation-harness's single ``HFLM``.
 
-Every adapter (sequence classifier, token classifier, encoder, causal LM, and the parser and
-coreference adapters to come) loads through :func:`load_pretrained`, which owns:
+Every Hugging Face head (sequence classifier, token classifier, causal and masked LM) loads
+through :func:`load_pretrained`; the encoder adapter (:mod:`robust_bench.models.encoders`) loads a
+bare ``AutoModel`` with the same device, dtype and revision helpers and :class:`ModelError`. The
+parser adapters (:mod:`robust_bench.models.parsers`: spaCy, stanza, a callable) and the coreference
+predictors (:mod:`robust_bench.models.coref`) load their own toolkits. :func:`load_pretrained` owns:
 
 * **device and dtype**: :func:`resolve_device` (``auto`` = cuda, then mps, then cpu) and
   :func:`resolve_dtype` (``auto`` = bf16 where the GPU supports it, else fp16 on GPU, fp32 on CPU);
