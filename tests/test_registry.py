@@ -19,22 +19,32 @@ from tests.conftest import ROOT
 TOY_BUILDER = '''
 """A toy builder written by tests/test_registry.py; it is deleted when the test ends."""
 
+from dataclasses import dataclass
+
 import datasets
 
 from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
 from robust_bench.data.registry import register_builder
 
 
+@dataclass
+class ToyPowerConfig(RobustBenchConfig):
+    """power : int
+        The exponent of y = x ** power (a setting of this builder's own)."""
+
+    power: int = 2
+
+
 @register_builder
-class ToyEcho(RobustBenchBuilder):
+class ToyPower(RobustBenchBuilder):
     VERSION = datasets.Version("0.0.1")
     FAMILY = "toy"
     CITATION = "@misc{toy, title={Toy}"
-    DESCRIPTION = "Numbers and their squares."
+    DESCRIPTION = "Numbers and their powers (squares by default)."
     LICENSE = "CC0"
     SOURCE = SourceInfo(name="arithmetic", version="1", license="CC0", url="https://example.org/toy")
-    BUILDER_CONFIG_CLASS = RobustBenchConfig
-    BUILDER_CONFIGS = [RobustBenchConfig(name="@NAME@", version=VERSION, splits=("test",))]
+    BUILDER_CONFIG_CLASS = ToyPowerConfig
+    BUILDER_CONFIGS = [ToyPowerConfig(name="@NAME@", version=VERSION, splits=("test",))]
 
     def _info(self):
         return datasets.DatasetInfo(features=datasets.Features(
@@ -45,7 +55,7 @@ class ToyEcho(RobustBenchBuilder):
 
     def _generate_examples(self, n):
         for i in range(n):
-            yield f"test-{i:03d}", {"id": f"test-{i:03d}", "x": i, "y": i * i}
+            yield f"test-{i:03d}", {"id": f"test-{i:03d}", "x": i, "y": i ** self.config.power}
 '''
 
 TOY_METRIC = '''
@@ -135,48 +145,6 @@ def test_a_toy_builder_and_metric_are_one_file_each_and_join_list_and_common_tes
         shutil.rmtree(ROOT / "builders" / "__pycache__", ignore_errors=True)
 
 
-TOY_SETTING_BUILDER = '''
-"""A toy builder with a setting of its own, written by tests/test_registry.py; it is deleted when the test ends."""
-
-from dataclasses import dataclass
-
-import datasets
-
-from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
-from robust_bench.data.registry import register_builder
-
-
-@dataclass
-class ToyPowerConfig(RobustBenchConfig):
-    """power : int
-        The exponent of y = x ** power."""
-
-    power: int = 2
-
-
-@register_builder
-class ToyPower(RobustBenchBuilder):
-    VERSION = datasets.Version("0.0.1")
-    FAMILY = "toy"
-    CITATION = "@misc{toy, title={Toy}"
-    DESCRIPTION = "Numbers and their powers."
-    LICENSE = "CC0"
-    SOURCE = SourceInfo(name="arithmetic", version="1", license="CC0", url="https://example.org/toy")
-    BUILDER_CONFIG_CLASS = ToyPowerConfig
-    BUILDER_CONFIGS = [ToyPowerConfig(name="@NAME@", version=VERSION, splits=("test",))]
-
-    def _info(self):
-        return datasets.DatasetInfo(features=datasets.Features(
-            {"id": datasets.Value("string"), "x": datasets.Value("int32"), "y": datasets.Value("int32")}))
-
-    def _split_generators(self, dl_manager):
-        return [datasets.SplitGenerator(name="test", gen_kwargs={"n": 7})]
-
-    def _generate_examples(self, n):
-        for i in range(n):
-            yield f"test-{i:03d}", {"id": f"test-{i:03d}", "x": i, "y": i ** self.config.power}
-'''
-
 
 def test_a_new_builder_setting_is_one_field_given_by_set(tmp_path):
     """Issue 32: a builder's new option is a field of its config class, in the builder's one file;
@@ -191,7 +159,7 @@ def test_a_new_builder_setting_is_one_field_given_by_set(tmp_path):
     builder_file = ROOT / "builders" / f"toypow_{tag}.py"
     exe = str(Path(sys.executable).with_name("robust-bench"))
     try:
-        builder_file.write_text(TOY_SETTING_BUILDER.replace("@NAME@", config), encoding="utf-8")
+        builder_file.write_text(TOY_BUILDER.replace("@NAME@", config), encoding="utf-8")
         repo = tmp_path / "repo"
         done = subprocess.run([exe, "build", config, "--set", "power=3", "--out", str(repo)], capture_output=True,
                               text=True, cwd=tmp_path)

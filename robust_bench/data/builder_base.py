@@ -91,11 +91,8 @@ class RobustBenchConfig(datasets.BuilderConfig):
         field of the config class but those of ``datasets.BuilderConfig`` and the seed and source,
         with its type. A builder declares a new option by adding a field to its config class;
         nothing else changes."""
-        try:
-            hints = typing.get_type_hints(cls)
-        except NameError:                     # an annotation whose name only a type checker sees
-            hints = {}
-        return {name: hints.get(name, str) for name in cls.__dataclass_fields__ if name not in _NOT_SETTABLE}
+        hints = typing.get_type_hints(cls)
+        return {name: hints[name] for name in cls.__dataclass_fields__ if name not in _NOT_SETTABLE}
 
     @classmethod
     def parse_settings(cls, pairs: Sequence[str]) -> dict[str, Any]:

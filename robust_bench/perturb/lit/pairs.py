@@ -191,7 +191,8 @@ def _pair_refusal(pair: dict, spec: PairTransformation, analyses: dict, backend)
     if spec.rule == "contraposition" and words & APPROXIMATORS:
         return "approximation under negation"
     premise, hypothesis = analyses[pair["premise"]], analyses[pair["hypothesis"]]
-    if spec.rule == "contraposition" and not isinstance(premise, Refusal) and not isinstance(hypothesis, Refusal):
+    both = not isinstance(premise, Refusal) and not isinstance(hypothesis, Refusal)
+    if spec.rule == "contraposition" and both:
         # "As a key part of its efforts , Defense did not create ...": a fronted adverbial or
         # purpose clause stays outside the negation and reads as its reason
         if any(getattr(a, "subject", (0, 0))[0] > 0 for a in (premise, hypothesis)):
@@ -203,8 +204,7 @@ def _pair_refusal(pair: dict, spec: PairTransformation, analyses: dict, backend)
             return "hypothesis adds content, which contraposition does not carry"
     # "Two women may walk down a sidewalk" does not entail "The women may have been walking":
     # may over two different tenses
-    if spec.rule == "possibility" and not isinstance(premise, Refusal) and not isinstance(hypothesis, Refusal) \
-            and backend.tense_of(premise) != backend.tense_of(hypothesis):
+    if spec.rule == "possibility" and both and backend.tense_of(premise) != backend.tense_of(hypothesis):
         return "may over different tenses"
     # may, a tense change or negation on the premise gives the rule's label only where the
     # hypothesis rests on what the operator takes in its scope
