@@ -30,11 +30,12 @@ for _var, _path in (("ROBUST_BENCH_SIMILARITY_MODEL", SHARED / "models" / "all-M
                     ("ROBUST_BENCH_NER_MODEL", SHARED / "models" / "spacy" / "en_core_web_sm")):
     _val = os.environ.get(_var) or str(_path)
     os.environ[_var] = str(Path(_val).resolve()) if os.path.exists(_val) else _val
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # pytest -n N: N workers share the cores, so each gets one math-library thread (set before
-    # torch is imported; oversubscribed OpenMP threads spin and slow everything down)
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    os.environ.setdefault("MKL_NUM_THREADS", "1")
+# one math-library thread per process, set before torch is imported: with pytest -n N the workers share
+# the cores (oversubscribed OpenMP threads spin and slow everything down), and a float reduction split
+# over another number of threads rounds differently, so the tiny models the tests train, and the
+# outputs tests/test_golden.py compares, would differ between `pytest` and `pytest -n 2`
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 
 #: Session fixtures that take a minute or more to build; with ``pytest -n N --dist loadgroup``

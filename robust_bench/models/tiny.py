@@ -1,8 +1,9 @@
 """Local transformer models for tests, benchmark scripts and offline demos (no hub).
 
 A 2-layer BERT with a WordPiece vocabulary, a 2-layer GPT-2 with a byte-level BPE vocabulary,
-and a tiny BERT sequence classifier trained on given examples; vocabularies are trained with
-the `tokenizers` library and models saved with `save_pretrained`, so `from_pretrained(path)`
+and a tiny BERT sequence classifier trained on given examples; WordPiece vocabularies are drawn
+from the texts deterministically, BPE vocabularies trained with the `tokenizers` library, and
+models saved with `save_pretrained`, so `from_pretrained(path)`
 loads them like Hub models. :func:`finetune_classifier` fine-tunes a real pretrained encoder
 (for example ``../shared/models/all-MiniLM-L6-v2``) into a sequence classifier, for benchmark
 scripts where a random model would say nothing about real behaviour. Nothing here is used by
@@ -15,17 +16,87 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 
+def _wordpiece_vocabulary(words: dict[str, int], vocab_size: int) -> list[str]:
+    """WordPiece's vocabulary as its trainer learns it, deterministically: every character (word-initial,
+    and as a ``##`` continuation), then merges of the adjacent pair of symbols that is most frequent
+    over the word counts, ties broken by the pair's spelling, until ``vocab_size`` tokens (the five
+    special tokens included)."""
+    import heapq
+    from collections import defaultdict
+
+    seqs = {w: [w[0], *(f"##{ch}" for ch in w[1:])] for w in words if w}
+    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted({t for seq in seqs.values() for t in seq})]
+    counts: dict = defaultdict(int)
+    where: dict = defaultdict(set)
+    for w, seq in seqs.items():
+        for pair in zip(seq, seq[1:]):
+            counts[pair] += words[w]
+            where[pair].add(w)
+    heap = [(-n, pair) for pair, n in counts.items()]
+    heapq.heapify(heap)
+    known = set(tokens)
+    while len(tokens) < vocab_size and heap:
+        n, pair = heapq.heappop(heap)
+        if counts.get(pair, 0) != -n or n == 0:
+            continue                          # a stale entry: the pair's count changed since it was pushed
+        a, b = pair
+        merged = a + b[2:]
+        if merged not in known:
+            tokens.append(merged)
+            known.add(merged)
+        changed = set()
+        for w in sorted(where.pop(pair)):
+            seq, c = seqs[w], words[w]
+            for p in zip(seq, seq[1:]):
+                counts[p] -= c
+                changed.add(p)
+            out, k = [], 0
+            while k < len(seq):
+                if k + 1 < len(seq) and seq[k] == a and seq[k + 1] == b:
+                    out.append(merged)
+                    k += 2
+                else:
+                    out.append(seq[k])
+                    k += 1
+            seqs[w] = out
+            for p in zip(out, out[1:]):
+                counts[p] += c
+                where[p].add(w)
+                changed.add(p)
+        counts.pop(pair, None)
+        for p in sorted(changed):
+            if counts.get(p, 0) > 0:
+                heapq.heappush(heap, (-counts[p], p))
+            else:
+                counts.pop(p, None)
+    return tokens
+
+
 def _wordpiece(texts: Iterable[str], vocab_size: int, *, lowercase: bool, max_positions: int):
-    """A fast BERT tokenizer whose WordPiece vocabulary is trained on ``texts``.
+    """A fast BERT tokenizer with a WordPiece vocabulary learnt from ``texts``, the same in every process.
+
+    The vocabulary is learnt as the `tokenizers` WordPiece trainer learns it (characters, then the most
+    frequent adjacent pairs merged, after BERT's normaliser and pre-tokeniser), by
+    :func:`_wordpiece_vocabulary`, with ties broken by spelling: the trainer breaks frequency ties
+    differently in every process, so the same texts gave other vocabularies (and other tiny models)
+    from run to run.
 
     (transformers 5 builds ``BertTokenizer`` from a `tokenizers` object; a ``vocab_file`` alone
     is not read, which would leave a tokenizer that maps every word to [UNK].)
     """
+    from collections import Counter
+
     from tokenizers import BertWordPieceTokenizer
+    from tokenizers.normalizers import BertNormalizer
+    from tokenizers.pre_tokenizers import BertPreTokenizer
     from transformers import BertTokenizer
 
-    wp = BertWordPieceTokenizer(lowercase=lowercase)
-    wp.train_from_iterator(texts, vocab_size=vocab_size, min_frequency=1)
+    norm, pre = BertNormalizer(lowercase=lowercase), BertPreTokenizer()
+    words: Counter = Counter()
+    for text in texts:
+        words.update(w for w, _ in pre.pre_tokenize_str(norm.normalize_str(text)))
+    tokens = _wordpiece_vocabulary(dict(words), vocab_size)
+    wp = BertWordPieceTokenizer({t: i for i, t in enumerate(tokens)}, lowercase=lowercase)
     return BertTokenizer(tokenizer_object=wp._tokenizer, unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]",
                          cls_token="[CLS]", mask_token="[MASK]", do_lower_case=lowercase,
                          model_max_length=max_positions)
