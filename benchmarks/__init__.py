@@ -1,10 +1,12 @@
 """Suite definitions: versioned YAML lists of tasks, validated by ``suite.schema.json``.
 
 A task names a built config and split, the model interface it needs, the evaluation that scores it,
-its metrics (direction and range) and primary metric, and the SHA-256 of its data file, so that a
-score is tied to exact data. A suite either lists its tasks (``default``) or extends another suite
-and selects some of them, optionally with example limits (``smoke`` and the per-family suites), so
-that the data hashes are written once. Mapped to ``robust_bench.benchmarks``.
+which of the evaluation's metrics it reports and its primary metric, and the SHA-256 of its data
+file, so that a score is tied to exact data. A metric's formula, direction and range, and the
+task's family, are the evaluation's declaration (:mod:`robust_bench.evaluations`), not restated per
+task. A suite either lists its tasks (``default``) or extends another suite and selects some of
+them, optionally with example limits (``smoke`` and the per-family suites), so that the data hashes
+are written once. Mapped to ``robust_bench.benchmarks``.
 """
 
 from __future__ import annotations
@@ -21,13 +23,11 @@ from typing import Any
 import yaml
 
 from robust_bench import RobustBenchError
+from robust_bench.evaluations import EvaluationError, UnknownEvaluationError, get_evaluation
+from robust_bench.models.resolve import INTERFACES
+from robust_bench.scoring.intervals import Formula
 
-__all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "eval_yaml", "INTERFACES",
-           "EVALUATIONS", "FAMILIES"]
-
-INTERFACES = ("sequence-classification", "token-classification", "encoder", "parser", "coreference")
-EVALUATIONS = ("attack", "contrast-set", "name-swaps", "probe", "parser-attack")
-FAMILIES = ("grammatical_errors", "named_entity_swaps", "adversarial_treebanks", "lit", "jabberwocky")
+__all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "eval_yaml"]
 
 
 class SuiteError(RobustBenchError, ValueError):
@@ -36,11 +36,13 @@ class SuiteError(RobustBenchError, ValueError):
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A metric of a task: its name, direction, and range of values ``(low, high)``."""
+    """A metric of a task, as its evaluation declares it (:class:`robust_bench.evaluations.Metric`):
+    its name, direction, range of values ``(low, high)`` and formula over the log's outcome fields."""
 
     name: str
     higher_is_better: bool
     range: tuple[float, float]
+    formula: Formula
 
 
 @dataclass(frozen=True)
@@ -142,18 +144,35 @@ def _validate(doc: Any, source: str) -> None:
 
 
 def _task(d: dict, source: str) -> Task:
-    metrics = tuple(MetricSpec(m["name"], bool(m["higher_is_better"]), (float(m["range"][0]), float(m["range"][1])))
-                    for m in d["metrics"])
+    where = f"{source}: task {d['name']!r}"
+    try:
+        ev = get_evaluation(d["evaluation"])
+    except UnknownEvaluationError as exc:
+        raise SuiteError(f"{where}: field 'evaluation': {exc}") from None
+    family = d.get("family", ev.family)
+    if family != ev.family:
+        raise SuiteError(f"{where}: field 'family': {family!r}, but evaluation {ev.name!r} scores {ev.family!r}")
+    if d["interface"] not in INTERFACES:
+        raise SuiteError(f"{where}: field 'interface': {d['interface']!r}; known: {', '.join(INTERFACES)}")
+    metrics = []
+    for m in d["metrics"]:
+        name = m if isinstance(m, str) else m["name"]
+        try:
+            decl = ev.metric(name)
+        except EvaluationError as exc:
+            raise SuiteError(f"{where}: field 'metrics': {exc}") from None
+        if isinstance(m, dict) and (bool(m["higher_is_better"]) != decl.higher_is_better
+                                    or (float(m["range"][0]), float(m["range"][1])) != decl.range):
+            raise SuiteError(f"{where}: metric {name!r}: direction or range differs from its evaluation's declaration "
+                             f"(higher_is_better {decl.higher_is_better}, range {list(decl.range)})")
+        metrics.append(MetricSpec(name, decl.higher_is_better, decl.range, decl.formula))
     names = [m.name for m in metrics]
     if len(set(names)) != len(names):
-        raise SuiteError(f"{source}: task {d['name']!r}: metric names repeat: {names}")
+        raise SuiteError(f"{where}: metric names repeat: {names}")
     if d["primary"] not in names:
-        raise SuiteError(f"{source}: task {d['name']!r}: primary metric {d['primary']!r} is not among its metrics {names}")
-    for m in metrics:
-        if not m.range[0] < m.range[1]:
-            raise SuiteError(f"{source}: task {d['name']!r}: metric {m.name!r} has an empty range {list(m.range)}")
-    return Task(name=d["name"], family=d["family"], config=d["config"], split=d["split"], interface=d["interface"],
-                evaluation=d["evaluation"], metrics=metrics, primary=d["primary"], data_sha256=d["data_sha256"],
+        raise SuiteError(f"{where}: primary metric {d['primary']!r} is not among its metrics {names}")
+    return Task(name=d["name"], family=family, config=d["config"], split=d["split"], interface=d["interface"],
+                evaluation=d["evaluation"], metrics=tuple(metrics), primary=d["primary"], data_sha256=d["data_sha256"],
                 limit=d.get("limit"), options=dict(d.get("options") or {}), build=dict(d.get("build") or {}))
 
 

@@ -5,7 +5,7 @@ Errors of eight learner types are injected into one segment per example, as in Â
 hypothesis, the QNLI sentence (second segment), the first MRPC sentence, the SST-2 sentence,
 and the non-entity tokens of CoNLL-2003 (entity tokens are never substituted, deleted or
 moved; an inserted token is tagged ``O``). Labels are unchanged. Every edit is recorded against
-the original tokens so that :func:`robust_bench.perturb.grammar_errors.apply_edits` reproduces the
+the original tokens so that :func:`robust_bench.perturb.gec.apply_edits` reproduces the
 perturbed text exactly.
 """
 
@@ -24,7 +24,7 @@ from robust_bench.data.registry import register_builder
 from robust_bench.data.citations import YIN_2020
 from robust_bench.perturb.checks import (CHECKS, InContextChecks, MeaningKept, Refusals, load_second_tagger,
                                         resolve_meaning_model, tag_disagreements)
-from robust_bench.perturb.grammar_errors import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
+from robust_bench.perturb.gec import ERROR_TYPES, Confusions, perturb, realign_tags, render, tokens_from_doc
 from robust_bench.io.sources import (TEXTFOOLER_SAMPLES, TEXTFOOLER_URL, SourceFile, describe_read,
                                      resolve_sources, sha256_file)
 from robust_bench.io.task_data import (CONLL2003_TAGS, MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS,
@@ -64,7 +64,7 @@ class GecConfig(RobustBenchConfig):
     confusions : str or None
         Path of a confusions JSON from ``robust-bench fit-confusions``; ``"uniform"`` for Table 1's
         sets with uniform weights (the paper's shape without NUCLE); ``None`` (default) for the learner
-        confusion classes of :data:`robust_bench.perturb.grammar_errors.LEARNER_CONFUSIONS`.
+        confusion classes of :data:`robust_bench.perturb.gec.LEARNER_CONFUSIONS`.
     spacy_model : str or None
         spaCy pipeline (name or path); default ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_core_web_sm``.
     checks : str
@@ -450,7 +450,7 @@ def validity_figures(rows, errant=None) -> dict[str, Any]:
         edits, agreeing, share, ERRANT's types) or ``errant_not_run``.
     """
     from robust_bench.perturb.checks import article_errors, errant_agreement, is_known_word, zipf
-    from robust_bench.perturb.grammar_errors import apply_edits
+    from robust_bench.perturb.gec import apply_edits
 
     added = rare = wch = unknown = n_edits = 0
     recorded, pairs = [], []

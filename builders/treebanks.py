@@ -1,7 +1,7 @@
 """Adversarial treebanks (Wang et al., 2021): EWT and WSJ sentences attacked against a reference parser.
 
 Each sentence of the source treebank is attacked with the black-box attack of Wang et al. (2021,
-Alg. 1; :mod:`robust_bench.attacks.parser_attack`) against a reference parser: words are replaced
+Alg. 1; :mod:`robust_bench.attacks.treebanks`) against a reference parser: words are replaced
 by substitutes from four generators that pass four filters, at most 15% of the words, and the gold
 tree is kept. The rows are a transfer set: other parsers are scored on the adversarial words with
 the original gold trees.
@@ -20,15 +20,15 @@ from typing import Any
 
 import datasets
 
-from robust_bench.attacks.parser_attack import (FILTERS, GENERATORS, TreeExample, make_attack,
-                                                result_rows, results_from_rows, row_features, substitution_checks,
-                                                summarise)
+from robust_bench.attacks.treebanks import (FILTERS, GENERATORS, TreeExample, make_attack,
+                                             result_rows, results_from_rows, row_features, substitution_checks,
+                                             summarise)
 from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
 from robust_bench.data.citations import WANG_2021
 from robust_bench.data.registry import register_builder
-from robust_bench.io.conllu_io import read_conllu
+from robust_bench.io.conllu_io import read_conllu, word_forms
 from robust_bench.io.sources import SourceFile, resolve_sources, sha256_file
-from robust_bench.perturb.parser_substitutes import SubstituteError
+from robust_bench.perturb.treebanks import SubstituteError
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +148,9 @@ class AdversarialTreebank(RobustBenchBuilder):
                                     license=_LICENSE, homepage="https://aclanthology.org/2021.findings-acl.207/")
 
     def examples(self, dl_manager=None, split: str = "test") -> list[TreeExample]:
-        """The sentences of ``split`` to attack, as :class:`TreeExample` (the first ``limit``).
+        """The sentences of ``split`` to attack, as :class:`TreeExample` (the first ``limit``). Sets
+        :attr:`train_path`, the training treebank of the reference parser (EWT train for ``adv_ewt``,
+        None for ``adv_ptb``), for out-of-training counts (Table 7).
 
         Raises
         ------
@@ -167,12 +169,12 @@ class AdversarialTreebank(RobustBenchBuilder):
             if "source_sha256" not in self.provenance:      # once per build, not once per split
                 self.provenance.update({"source_origin": origin,
                                         "source_sha256": {k: sha256_file(p) for k, p in paths.items()}})
-            self._train_path = paths["train"]
+            self.train_path = paths["train"]
             sents = read_conllu(paths[split])
             _require_xpos(sents)
             exs = [TreeExample.from_sentence(s) for s in sents]
         else:
-            self._train_path = None
+            self.train_path = None
             if cfg.treebank:
                 sents = read_conllx(cfg.treebank)
                 self.provenance.update({"source_origin": cfg.treebank, "source_sha256": {"test": sha256_file(cfg.treebank)}})
@@ -184,15 +186,15 @@ class AdversarialTreebank(RobustBenchBuilder):
 
     def _attack(self):
         if getattr(self, "_attack_obj", None) is None:
-            from robust_bench.models.parsers import load_parser
+            from robust_bench.models.resolve import load_model
 
             cfg = self.config
             vectors = cfg.vectors or getattr(self, "_vectors_path", None)
             self._attack_obj, setup = make_attack(
-                load_parser(cfg.parser), vectors=vectors, mlm=cfg.mlm, lm=cfg.lm, tagger_model=cfg.spacy_model,
+                load_model(cfg.parser, interface="parser").parser(), vectors=vectors, mlm=cfg.mlm, lm=cfg.lm, tagger_model=cfg.spacy_model,
                 generators=cfg.generators, filters=cfg.filters, seed=cfg.seed,
                 rule="ud" if cfg.name == "adv_ewt" else "ptb", vectors_unavailable=getattr(self, "_vectors_why", None),
-                frames=self._frames_path())
+                frames=self.frames_path())
             self.provenance["attack"] = setup
             for what, why in setup["unavailable"].items():
                 logger.warning("%s: left out %s (%s)", cfg.name, what, why)
@@ -206,11 +208,11 @@ class AdversarialTreebank(RobustBenchBuilder):
         state.pop("_attack_obj", None)
         return state
 
-    def _frames_path(self) -> str | None:
+    def frames_path(self) -> str | None:
         """UD English EWT train, whose verbs' complements the POS filter checks (adv_ewt; for adv_ptb
         when a local mirror has it)."""
-        if getattr(self, "_train_path", None):
-            return str(self._train_path)
+        if getattr(self, "train_path", None):
+            return str(self.train_path)
         from robust_bench.io.sources import SourceNotFoundError
 
         try:
@@ -225,7 +227,7 @@ class AdversarialTreebank(RobustBenchBuilder):
         import zipfile
         from pathlib import Path
 
-        from robust_bench.attacks.parser_attack import _names
+        from robust_bench.attacks.treebanks import _names
 
         self._vectors_path, self._vectors_why = None, None
         cfg = self.config
@@ -262,18 +264,13 @@ class AdversarialTreebank(RobustBenchBuilder):
             for row in result_rows(attack.attack(chunk), chunk, split=split, start=start):
                 yield row["id"], row
 
-    def _train_vocabulary(self) -> set[str] | None:
-        if getattr(self, "_train_path", None) is None:
-            return None
-        return {w for s in read_conllu(self._train_path) for w in s.forms}
-
     def statistics(self, dataset: datasets.DatasetDict) -> dict[str, Any]:
         """Table 6 (UAS/LAS before and after, success rate), Table 4 (candidates per generator) and
         Table 7 (OOT against EWT train, the reference parser's training data), recounted from the rows."""
         from robust_bench.models.taggers import SpacyPosTagger
 
         out = {}
-        train = self._train_vocabulary()
+        train = word_forms(self.train_path) if getattr(self, "train_path", None) else None
         tagger = SpacyPosTagger(self.config.spacy_model)
         for split, ds in dataset.items():
             results, examples = results_from_rows(ds)

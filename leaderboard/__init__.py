@@ -1,6 +1,3 @@
-"""Result records and their schema, run reports, submission validation, the results store, aggregation and the static site."""
-
-from robust_bench.leaderboard.records import (SCHEMA_VERSION, RecordError, load_schema, make_record,
-                                              validate_record, write_record)
-
-__all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "make_record", "validate_record", "write_record"]
+"""The leaderboard: run reports, submission validation, the results store (local or Hub), aggregation,
+the static site, verification of stored rows and Hub evaluation results. Records and run folders
+themselves are read and written by :mod:`robust_bench.results`."""

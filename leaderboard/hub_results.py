@@ -13,18 +13,16 @@ carry its direction, its 95% interval, the number of examples, the suite version
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-from robust_bench.leaderboard.records import RecordError, validate_record
+from robust_bench.evaluations import declared_ranges, get_evaluation
+from robust_bench.results.runs import RunFolderError, read_records
 
 __all__ = ["run_records", "eval_results_entries", "eval_results_yaml", "model_index_card", "push_results",
            "FORMATS", "eval_results_path"]
 
 FORMATS = ("eval-results", "model-index")
-#: the pipeline type of the model each evaluation scores, for the model-index
-_TASK_TYPE = {"probe": "feature-extraction", "parser-attack": "dependency-parsing"}
 
 
 def run_records(run_dir: str | os.PathLike) -> list[dict]:
@@ -32,24 +30,13 @@ def run_records(run_dir: str | os.PathLike) -> list[dict]:
 
     Raises
     ------
-    RecordError
-        If the folder has no record, or a record does not validate (naming the file).
+    RunFolderError
+        If the folder has no record, or a record does not validate or is a v1 record (naming the file).
     """
-    paths = sorted((Path(run_dir) / "records").glob("*.json"))
-    if not paths:
-        raise RecordError(f"{run_dir}: no records (is it a run folder of `robust-bench run`?)")
-    out = []
-    for p in paths:
-        rec = json.loads(p.read_text("utf-8"))
-        try:
-            validate_record(rec)
-        except RecordError as exc:
-            raise RecordError(f"{p}: {exc}") from None
-        if rec.get("schema_version") != "2":
-            raise RecordError(f"{p}: a v1 record; push-results takes the records of `robust-bench run`")
-        if rec["metrics"].get(rec["primary"]) is not None:
-            out.append(rec)
-    return out
+    records = read_records(run_dir, ranges_of=declared_ranges)
+    if not records:
+        raise RunFolderError(str(run_dir), "records", "no records (is it a run folder of `robust-bench run`?)")
+    return [rec for rec in records.values() if rec["metrics"].get(rec["primary"]) is not None]
 
 
 def _notes(rec: dict) -> str:
@@ -97,8 +84,7 @@ def model_index_card(records: list[dict], dataset_repo: str, model_name: str, ca
     new = []
     for rec in records:
         lo, hi = rec["intervals"].get(rec["primary"], [None, None])
-        task_type = _TASK_TYPE.get(rec["evaluation"],
-                                   "token-classification" if rec["config"].endswith("conll2003") else "text-classification")
+        task_type = get_evaluation(rec["evaluation"]).task_type(rec)
         new.append(EvalResult(task_type=task_type, task_name=f"{rec['family']}: {rec['evaluation']}",
                               dataset_type=dataset_repo, dataset_name=f"robust-bench {rec['task']}",
                               dataset_config=rec["config"], dataset_split=rec["split"],
@@ -135,8 +121,8 @@ def push_results(run_dir: str | os.PathLike, model_repo: str, *, dataset_repo: s
 
     Raises
     ------
-    RecordError
-        No usable record; ValueError for an unknown format or an invalid repository id.
+    RunFolderError
+        No usable record (naming the file); ValueError for an unknown format or an invalid repository id.
     """
     from huggingface_hub import HfApi
     from huggingface_hub.errors import EntryNotFoundError
@@ -148,7 +134,7 @@ def push_results(run_dir: str | os.PathLike, model_repo: str, *, dataset_repo: s
     validate_repo_id(dataset_repo)
     records = run_records(run_dir)
     if not records:
-        raise RecordError(f"{run_dir}: no record with a defined primary metric")
+        raise RunFolderError(str(run_dir), "records", "no record with a defined primary metric")
     api = api if api is not None else HfApi()
     suite = records[0]["suite"]
     message = f"robust-bench results on suite {suite['name']} v{suite['version']}"

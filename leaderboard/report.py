@@ -9,31 +9,18 @@ stability, consistency), each with its 95% bootstrap interval; the skipped tasks
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
+from robust_bench.evaluations import declared_ranges, get_evaluation
 from robust_bench.io.fileio import atomic_write_text, save_figure
+from robust_bench.results.runs import read_manifest, read_records
 
-__all__ = ["CLEAN_VS_PERTURBED", "ROBUSTNESS", "write_report", "render_report", "load_records"]
-
-#: per evaluation, (clean, perturbed) metric pairs that the report sets side by side
-CLEAN_VS_PERTURBED: dict[str, list[tuple[str, str]]] = {
-    "contrast-set": [("acc_ori", "acc_ctr")],
-    "attack": [("clean_accuracy", "adversarial_accuracy"), ("f1_clean", "f1_adversarial")],
-    "name-swaps": [("original_f1", "worst_f1")],
-    "probe": [("uuas_plain", "uuas_jabberwocky"), ("dspr_plain", "dspr_jabberwocky")],
-    "parser-attack": [("las_original", "las_adversarial"), ("uas_original", "uas_adversarial")],
-}
-#: per evaluation, its robustness measures (worst case, stability, consistency, success rates)
-ROBUSTNESS: dict[str, list[str]] = {
-    "contrast-set": ["consistency"], "attack": ["attack_success_rate"], "name-swaps": ["worst_f1", "best_f1", "stability"],
-    "probe": [], "parser-attack": ["success_rate"],
-}
+__all__ = ["write_report", "render_report"]
 
 
-def load_records(run_dir: str | Path) -> list[dict]:
-    """The v2 records of a run folder, in task order of the file names."""
-    return [json.loads(p.read_text("utf-8")) for p in sorted((Path(run_dir) / "records").glob("*.json"))]
+def _robustness(rec: dict) -> tuple[str, ...]:
+    """The evaluation's robustness measures (worst case, stability, consistency, success rates)."""
+    return get_evaluation(rec["evaluation"]).robustness
 
 
 def _ci(rec: dict, name: str) -> str:
@@ -45,7 +32,8 @@ def _ci(rec: dict, name: str) -> str:
 
 
 def _pairs(rec: dict) -> list[tuple[str, str]]:
-    return [(a, b) for a, b in CLEAN_VS_PERTURBED.get(rec["evaluation"], []) if a in rec["metrics"] and b in rec["metrics"]]
+    """The evaluation's (clean, perturbed) metric pairs that the record reports."""
+    return [(a, b) for a, b in get_evaluation(rec["evaluation"]).pairs if a in rec["metrics"] and b in rec["metrics"]]
 
 
 def _figure(records: list[dict], out: Path) -> list[Path]:
@@ -56,7 +44,7 @@ def _figure(records: list[dict], out: Path) -> list[Path]:
 
     bars = [(rec, a, b) for rec in records for a, b in _pairs(rec)
             if rec["metrics"][a] is not None and rec["metrics"][b] is not None]
-    rob = [(rec, m) for rec in records for m in ROBUSTNESS.get(rec["evaluation"], [])
+    rob = [(rec, m) for rec in records for m in _robustness(rec)
            if rec["metrics"].get(m) is not None]
     if not bars and not rob:
         return []
@@ -94,9 +82,8 @@ def write_report(run_dir: str | Path) -> list[Path]:
     list of Path
         The written files.
     """
-    run_dir = Path(run_dir)
-    manifest = json.loads((run_dir / "run.json").read_text("utf-8"))
-    return render_report(manifest, load_records(run_dir), run_dir)
+    records = read_records(run_dir, ranges_of=declared_ranges)
+    return render_report(read_manifest(run_dir), list(records.values()), run_dir)
 
 
 def render_report(manifest: dict, records: list[dict], out: str | Path, *, title: str | None = None,
@@ -132,7 +119,7 @@ def render_report(manifest: dict, records: list[dict], out: str | Path, *, title
         pairs = _pairs(rec)
         clean = "; ".join(f"{a} {_ci(rec, a)}" for a, _ in pairs) or "-"
         pert = "; ".join(f"{b} {_ci(rec, b)}" for _, b in pairs) or "-"
-        rob = "; ".join(f"{m} {_ci(rec, m)}" for m in ROBUSTNESS.get(rec["evaluation"], []) if m in rec["metrics"]) or "-"
+        rob = "; ".join(f"{m} {_ci(rec, m)}" for m in _robustness(rec) if m in rec["metrics"]) or "-"
         rows.append([rec["task"], rec["family"], str(rec["n_examples"]), clean, pert, rob,
                      f"{rec['primary']} {_ci(rec, rec['primary'])}", "yes" if rec["data_pinned"] else "NO"])
     header = ["task", "family", "examples", "clean", "perturbed", "robustness", "primary", "data pinned"]

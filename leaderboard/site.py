@@ -23,6 +23,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from robust_bench.evaluations import family_title
 from robust_bench.io.fileio import save_figure
 from robust_bench.leaderboard.aggregate import aggregate
 from robust_bench.leaderboard.report import render_report
@@ -30,17 +31,9 @@ from robust_bench.leaderboard.store import LocalStore, iter_entries
 from robust_bench.leaderboard.submission import Submission, model_key
 from robust_bench.leaderboard.verification import row_status
 
-__all__ = ["build_site", "FAMILY_TITLES"]
+__all__ = ["build_site"]
 
 SITE_MARKER = ".robust-bench-site"
-#: family -> heading, with the paper it follows
-FAMILY_TITLES = {
-    "grammatical_errors": "Grammatical errors (Yin et al., 2020)",
-    "named_entity_swaps": "Named-entity swaps (Balasubramanian et al., 2020)",
-    "adversarial_treebanks": "Adversarial treebanks (Wang et al., 2021)",
-    "lit": "LIT contrast sets (Li et al., 2020)",
-    "jabberwocky": "Jabberwocky EWT (Hall Maudslay & Cotterell, 2021)",
-}
 
 _E = html.escape
 
@@ -183,9 +176,9 @@ def _render(suites: dict, subs: list[Submission], out: Path, checks: dict[str, d
         mine.sort(key=lambda r: (r[1]["overall"]["value"] is None, -(r[1]["overall"]["value"] or 0), r[0].model_id,
                                  r[0].revision))
         fams = _families(suite)
-        head = ["Rank", "Model", "Revision", "Checked", "Overall"] + [_E(FAMILY_TITLES.get(f, f)) for f in fams] + [
+        head = ["Rank", "Model", "Revision", "Checked", "Overall"] + [_E(family_title(f)) for f in fams] + [
             "Families", "Submitted"]
-        nav = "<p>Family pages: " + " · ".join(f'<a href="families/{key}/{f}.html">{_E(FAMILY_TITLES.get(f, f))}</a>'
+        nav = "<p>Family pages: " + " · ".join(f'<a href="families/{key}/{f}.html">{_E(family_title(f))}</a>'
                                                for f in fams) + "</p>"
         body_rows = []
         for rank, (sub, agg) in enumerate(mine, 1):
@@ -223,7 +216,7 @@ def _render(suites: dict, subs: list[Submission], out: Path, checks: dict[str, d
 
 
 def _family_page(out: Path, key: str, fam: str, tasks, rows: list[tuple[Submission, dict]]) -> None:
-    title = FAMILY_TITLES.get(fam, fam)
+    title = family_title(fam)
     head = ["Model", "Revision", "Family score"] + [
         f"{_E(t.name)}: {_E(t.primary)} {'↑' if t.metric(t.primary).higher_is_better else '↓'}" for t in tasks]
     body_rows = []

@@ -30,8 +30,9 @@ import yaml
 
 from robust_bench.benchmarks import Suite, SuiteError, load_suite
 from robust_bench.io.fileio import atomic_write_text
-from robust_bench.leaderboard.submission import (LIMITS, SUBMISSION_FILE, Submission, SubmissionError, _load_json,
+from robust_bench.leaderboard.submission import (SUBMISSION_FILE, Submission, SubmissionError, rejected,
                                                   stage_submission, validate_submission)
+from robust_bench.results.runs import LIMITS, read_json
 from robust_bench import RobustBenchError
 
 __all__ = ["StoreError", "LocalStore", "HubStore", "open_store", "init_store", "submit", "suite_yaml", "iter_entries",
@@ -321,7 +322,8 @@ def read_entry(info_path: str | os.PathLike, store_root: str | os.PathLike,
     """
     info_path, root = Path(info_path), Path(store_root)
     where = str(info_path)
-    info = _load_json(info_path, LIMITS["submission.json"], where)
+    with rejected():
+        info = read_json(info_path, limit=LIMITS["submission.json"], where=where)
     if not isinstance(info, dict) or info.get("format") != 1:
         raise SubmissionError(where, "format", "expected 1")
     try:

@@ -20,10 +20,10 @@ Every evaluation is deterministic given the model, the data, the seed, the devic
 the batch size: classifiers and parsers are run in eval mode without sampling, and an attack's
 search is seeded per example from the run's seed and the example's position in the split
 (:mod:`robust_bench.suite.runner`), so a sampled example is searched exactly as in the full run.
-Re-running on the same kind of machine with the same settings gives byte-identical log lines (see
-:data:`TOLERANCES` for the figures measured). What differs across machines is floating-point
-summation order (another GPU, another BLAS, another padding), which moves a prediction only where
-two labels nearly tie, and an attack search amplifies such a tie into another path. Hence:
+Re-running on the same kind of machine with the same settings gives byte-identical log lines (the
+README gives the figures measured). What differs across machines is floating-point summation order (another GPU, another BLAS, another padding), which moves a prediction only where
+two labels nearly tie, and an attack search amplifies such a tie into another path. Hence each
+evaluation declares how a re-run is compared (:attr:`robust_bench.evaluations.Evaluation.tolerance`):
 
 * ``contrast-set``, ``name-swaps`` and ``parser-attack``, one forward pass per input: compared
   exactly, line by line; a small share of lines may differ (near ties).
@@ -39,21 +39,20 @@ two labels nearly tie, and an attack search amplifies such a tie into another pa
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import random
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from robust_bench.benchmarks import Task
+from robust_bench.evaluations import Tolerance, get_evaluation
 from robust_bench.io.sources import sha256_file
-from robust_bench.leaderboard.logs import METRICS, log_columns
+from robust_bench.results.runs import log_columns
 from robust_bench.scoring.intervals import metric_value
 from robust_bench import RobustBenchError
 
-__all__ = ["Tolerance", "TOLERANCES", "VERIFICATION_DIR", "VerificationError", "sample_ids", "same_line",
+__all__ = ["VERIFICATION_DIR", "VerificationError", "sample_ids", "same_line",
            "compare_task", "verification_path", "read_verification", "row_status", "DEFAULT_SAMPLE"]
 
 VERIFICATION_DIR = "verifications"
@@ -67,40 +66,6 @@ FLOAT_RTOL = 1e-6
 
 class VerificationError(RobustBenchError, ValueError):
     """A verification file that is not one, or a submission that cannot be verified as asked."""
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """How a re-run is compared with a submitted log.
-
-    Attributes
-    ----------
-    compare : {"lines", "metrics"}
-        ``lines``: each sampled log line must equal the re-run's (:func:`same_line`), and at most
-        ``max_share`` of them may differ. ``metrics``: every task metric on the sampled examples
-        must be within ``max_metric_diff`` (absolute, on the metric's own scale).
-    max_share : float, in [0, 1]
-    max_metric_diff : float, >= 0
-    """
-
-    compare: str
-    max_share: float = 0.0
-    max_metric_diff: float = 0.0
-
-    def describe(self) -> str:
-        if self.compare == "lines":
-            return f"log lines equal; at most {self.max_share:.0%} of the sampled examples may differ"
-        return f"every metric on the sample within {self.max_metric_diff} (absolute)"
-
-
-#: evaluation -> tolerance (module docstring; figures in the README's "Verified rows" section)
-TOLERANCES: dict[str, Tolerance] = {
-    "contrast-set": Tolerance("lines", max_share=0.01),
-    "name-swaps": Tolerance("lines", max_share=0.01),
-    "parser-attack": Tolerance("lines", max_share=0.01),
-    "attack": Tolerance("lines", max_share=0.02),
-    "probe": Tolerance("metrics", max_metric_diff=0.02),
-}
 
 
 def sample_ids(ids: Sequence[str], size: int | None, seed: int, task: str) -> list[str]:
@@ -144,7 +109,7 @@ def _sample_metrics(task: Task, lines: Sequence[Mapping]) -> dict[str, float | N
     cols = log_columns(lines)
     out = {}
     for spec in task.metrics:
-        formula = METRICS[task.evaluation][spec.name]
+        formula = spec.formula
         value = metric_value(formula, cols) if lines and all(f in cols for f in formula.fields) else float("nan")
         out[spec.name] = round(float(value), 10) if math.isfinite(value) else None
     return out
@@ -162,7 +127,7 @@ def compare_task(task: Task, logged: Mapping[str, Mapping], rerun: Sequence[Mapp
     rerun : sequence of dict
         The re-run's log lines (one per sampled example).
     tolerance : Tolerance, optional
-        Defaults to the evaluation's (:data:`TOLERANCES`).
+        Defaults to the evaluation's (:attr:`robust_bench.evaluations.Evaluation.tolerance`).
 
     Returns
     -------
@@ -177,7 +142,7 @@ def compare_task(task: Task, logged: Mapping[str, Mapping], rerun: Sequence[Mapp
     VerificationError
         If the re-run scored an example the submission does not hold, or missed one.
     """
-    tol = tolerance or TOLERANCES[task.evaluation]
+    tol = tolerance or get_evaluation(task.evaluation).tolerance
     ids = [e["id"] for e in rerun]
     extra = sorted(set(ids) - set(logged))
     if extra or len(set(ids)) != len(ids):
@@ -218,14 +183,14 @@ def read_verification(store_root: str | Path, entry: str) -> dict | None:
     path = Path(store_root) / verification_path(entry)
     if not path.exists() and not path.is_symlink():
         return None
-    from robust_bench.leaderboard.submission import SubmissionError, _load_json
+    from robust_bench.results.runs import RunFolderError, read_json
 
     where = str(path)
     if path.is_symlink() or not path.is_file():
         raise VerificationError(f"{where}: not a plain file")
     try:
-        doc = _load_json(path, _MAX_BYTES, where)      # submit's own strict reader: size, UTF-8, no NaN, depth
-    except SubmissionError as exc:
+        doc = read_json(path, limit=_MAX_BYTES, where=where)   # the run folders' strict reader: size, UTF-8, no NaN
+    except RunFolderError as exc:
         raise VerificationError(str(exc)) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise VerificationError(f"{where}: field 'format': expected {FORMAT}")

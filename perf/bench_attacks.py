@@ -30,7 +30,7 @@ from _baselines import bare_loop  # noqa: E402  (perf/ is the script's folder)
 
 def _targets(rows, fields, segment, nlp):
     from robust_bench.attacks.search import AttackTarget
-    from robust_bench.perturb.grammar_errors import render, tokens_from_doc
+    from robust_bench.perturb.gec import render, tokens_from_doc
 
     docs = nlp.pipe([r[segment] for r in rows], disable=["ner"], batch_size=256)
     out = []

@@ -32,7 +32,7 @@ def main() -> None:
     os.environ["ROBUST_BENCH_SPACY_MODEL"] = str(Path(args.spacy_model).resolve()) \
         if os.path.exists(args.spacy_model) else args.spacy_model
 
-    from robust_bench.perturb.grammar_errors import perturb, tokens_from_doc
+    from robust_bench.perturb.gec import perturb, tokens_from_doc
     from robust_bench.text.nlp import load_spacy
     from robust_bench.data.repository import build_config
     from robust_bench.io.task_data import read_nli

@@ -61,7 +61,7 @@ def main() -> None:
     os.environ["ROBUST_BENCH_SPACY_MODEL"] = spacy_model
 
     from robust_bench.data.repository import build_config
-    from robust_bench.experiments.name_eval import (Resemble, canonical_candidates, choose_canonical_names,
+    from robust_bench.evaluations.names import (Resemble, canonical_candidates, choose_canonical_names,
                                                     load_name_sets, plot_frequency, plot_spread, score_classifier,
                                                     score_tagger)
     from robust_bench.io.task_data import MRPC_LABELS, read_mrpc

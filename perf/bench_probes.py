@@ -51,7 +51,7 @@ def bare_loop(model_path: Path, sentences, batch_size: int, device: str) -> floa
 def layer_data(repo: Path, model: str, layer: int, max_train: int | None):
     """Layer ``layer``'s word vectors of EWT train, validation, plain and Jabberwocky test, with
     gold heads and punctuation masks, through the representation cache."""
-    from robust_bench.experiments.probing import _load_splits
+    from robust_bench.experiments.jabberwocky import _load_splits
     from robust_bench.models.encoders import EncoderAdapter
 
     splits, _ = _load_splits(repo, "jabberwocky_ewt", None, max_train)
@@ -244,7 +244,7 @@ def epoch_time(model, repo, device, precision) -> None:
 
 def full_protocol(model, repo) -> None:
     """4. The full App. B protocol, timed, with the selected layers' scores and the baselines."""
-    from robust_bench.experiments.probing import ProbeSettings, run_probing
+    from robust_bench.experiments.jabberwocky import ProbeSettings, run_probing
 
     settings = ProbeSettings(layers=(0, 3, 6), trials=10, epochs=20)
     t0 = time.perf_counter()

@@ -80,7 +80,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from robust_bench.attacks.runner import make_targets
+    from robust_bench.attacks.gec import make_targets
     from robust_bench.attacks.search import attack_many
     from robust_bench.io.task_data import MRPC_LABELS, read_mrpc
     from robust_bench.models.classifiers import CallableClassifier, HFClassifier

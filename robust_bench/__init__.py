@@ -19,6 +19,33 @@ class RobustBenchError(Exception):
     """
 
 
+_IMPORTED: dict[str, list[str]] = {}
+
+
+def import_submodules(package) -> list[str]:
+    """Import every public module of ``package`` (those whose names do not start with ``_``), in name
+    order, once per process: the discovery by which builders (:mod:`robust_bench.data.registry`) and
+    evaluations (:mod:`robust_bench.evaluations`) register themselves, so that adding one is adding a
+    module.
+
+    Returns
+    -------
+    list of str
+        The modules' full names.
+    """
+    import importlib
+    import pkgutil
+
+    if package.__name__ not in _IMPORTED:
+        names = [f"{package.__name__}.{m.name}"
+                 for m in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name)
+                 if not m.name.startswith("_")]
+        for name in names:
+            importlib.import_module(name)
+        _IMPORTED[package.__name__] = names   # only once all imported: a failed import is tried again
+    return list(_IMPORTED[package.__name__])
+
+
 def _wordnet_files_per_process() -> None:
     """A forked worker (``--num-proc``) must open WordNet's data files again: NLTK's reader keeps them
     open, and a file object inherited across fork shares its offset with the parent's and the other

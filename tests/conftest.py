@@ -314,7 +314,7 @@ def tiny_tagger(tmp_path_factory, ewt_train):
 
 
 @pytest.fixture(scope="session")
-def parser_attack_models(tmp_path_factory, ewt_train, tiny_lm) -> dict:
+def treebank_attack_models(tmp_path_factory, ewt_train, tiny_lm) -> dict:
     """What the parser attack needs, built here: a tiny masked LM (random weights, WordPiece
     vocabulary from EWT train), the tiny causal LM, and word2vec vectors trained with gensim on EWT
     train (lower-cased, written as word2vec text)."""

@@ -12,7 +12,7 @@ import pytest
 
 from robust_bench.attacks.search import SEARCHES, AttackTarget, attack
 from robust_bench.models.classifiers import CallableClassifier, HFClassifier, LabelMappingError, map_labels
-from robust_bench.perturb.grammar_errors import Token, apply_edits, render
+from robust_bench.perturb.gec import Token, apply_edits, render
 
 NLI = ["entailment", "neutral", "contradiction"]
 
@@ -71,8 +71,10 @@ def _article_data():
     for n in nouns:
         for v in verbs:
             for o in objs:
-                texts += [f"the {n} {v} a {o} .", f"a {n} {v} a {o} ."]
-                labels += [1, 0]
+                # positive iff the sentence starts with "the": without an article it is negative too, so
+                # the model is keyed on "the" itself (not on "a" against "the"), whatever it learns
+                texts += [f"the {n} {v} a {o} .", f"a {n} {v} a {o} .", f"{n} {v} a {o} ."]
+                labels += [1, 0, 0]
     return texts, labels
 
 
@@ -173,7 +175,7 @@ def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():
     preposition, never the entities, and report the entity-F1 drop."""
     import datasets
 
-    from robust_bench.attacks.runner import run_ner_attack
+    from robust_bench.attacks.gec import run_ner_attack
     from robust_bench.models.taggers import CallableTokenClassifier
     from robust_bench.io.task_data import CONLL2003_TAGS
 
@@ -203,7 +205,14 @@ def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():
     run = run_ner_attack(tagger, rows, search="greedy", progress=False)
     s = run["summary"]
     assert s["attacked"] == 2 and s["attack_success_rate"] == 1.0
-    assert s["f1_clean"] == 1.0 and s["f1_drop"] > 0.3
+    # entity F1 by the evaluation's declared formula over its log lines (its one definition)
+    from robust_bench.evaluations.gec import attack, attack_examples
+    from robust_bench.results.runs import log_columns
+    from robust_bench.scoring.intervals import metric_value
+
+    entries, _ = attack_examples(tagger, rows, "gec_conll2003", uids=["s0", "s1"], search="greedy", budget=0.15, seed=0)
+    f1 = {m.name: metric_value(m.formula, log_columns(entries)) for m in attack.metrics if m.name.startswith("f1_")}
+    assert f1["f1_clean"] == 1.0 and f1["f1_clean"] - f1["f1_adversarial"] > 0.3
     for ex, (sent_text, gold) in zip(run["examples"], sents):
         r = ex.result
         assert r.modified <= r.budget
@@ -275,10 +284,10 @@ def test_greedy_budget_curve_from_one_run_equals_one_run_per_budget(sources):
     the examples whose walk may differ) gives what a run per budget gives, on real sentences."""
     from collections import Counter
 
-    from robust_bench.attacks.runner import CURVE_BUDGETS, budget_curve
+    from robust_bench.attacks.gec import CURVE_BUDGETS, budget_curve
     from robust_bench.attacks.search import attack_many
     from robust_bench.io.task_data import read_nli
-    from robust_bench.perturb.grammar_errors import tokens_from_doc
+    from robust_bench.perturb.gec import tokens_from_doc
     from robust_bench.scoring import attack_success_rate
     from robust_bench.text.nlp import load_spacy
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from robust_bench.leaderboard import validate_record
+from robust_bench.results.records import validate_record
 
 
 def run(args, cwd, env=None, check=True):

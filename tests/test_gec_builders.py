@@ -5,7 +5,7 @@ import json
 import datasets
 import pytest
 
-from robust_bench.perturb.grammar_errors import apply_edits, render
+from robust_bench.perturb.gec import apply_edits, render
 from robust_bench.data.registry import list_configs
 from robust_bench.data.repository import build_config, read_metadata
 from robust_bench.io.task_data import read_conll2003, read_mrpc, read_nli, read_qnli, read_sst2

@@ -17,7 +17,7 @@ from robust_bench.io.conllu_io import read_conllu
 from robust_bench.io.fileio import TextDecodeError, read_lines
 from robust_bench.io.m2 import M2Error, read_m2
 from robust_bench.io.task_data import TaskDataError, read_conll2003, read_mrpc, read_nli, read_qnli
-from robust_bench.leaderboard.records import RecordError, make_record, validate_record, write_record
+from robust_bench.results.records import RecordError, make_record, validate_record, write_record
 
 BOM = b"\xef\xbb\xbf"
 M2_TEXT = ("S He go to the school .\nA 1 2|||R:VERB:SVA|||goes|||REQUIRED|||-NONE-|||0\n\n"
@@ -150,7 +150,7 @@ def test_m2_edits_without_their_sentence_and_spans_outside_it_are_errors(tmp_pat
 
 def _probe_record(tmp_path):
     rec = make_record(model_id="m", revision=None, config="jabberwocky_ewt", split="test", corpus_sha256="0" * 64,
-                      metrics={"uuas": 0.5}, seed=0, variant="plain",
+                      metrics={"uuas": 0.5}, ranges={"uuas": (0.0, 1.0)}, seed=0, variant="plain",
                       details={"probe": ["structural"], "layer": 0, "selected_layer": True,
                                "baselines": {"path": 0.4}})
     path = tmp_path / "rec.json"
@@ -237,9 +237,13 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path, capsys):
 
 # ---------------------------------------------------------------- result records
 
+RANGES = {"attack_success_rate": (0.0, 1.0)}
+
+
 def _record(**change):
     rec = make_record(model_id="m", revision=None, config="gec_mrpc", split="validation", corpus_sha256="a" * 64,
-                      metrics={"attack_success_rate": 0.25}, seed=0, timestamp="2026-11-22T14:00:00+00:00")
+                      metrics={"attack_success_rate": 0.25}, ranges=RANGES, seed=0,
+                      timestamp="2026-11-22T14:00:00+00:00")
     for key, value in change.items():
         if key == "metric":
             rec["metrics"]["attack_success_rate"] = value
@@ -263,19 +267,20 @@ def _record(**change):
 ])
 def test_records_must_be_strict_finite_and_in_range(change, field):
     with pytest.raises(RecordError, match=f"field '{field}'"):
-        validate_record(_record(**change))
+        validate_record(_record(**change), ranges=RANGES)
 
 
 def test_written_records_are_strict_json_and_undefined_details_become_null(tmp_path):
     rec = make_record(model_id="m", revision=None, config="names_mrpc", split="test", corpus_sha256="a" * 64,
-                      metrics={"stability": 0.5, "dspr": -0.1, "f1_drop": -0.02}, seed=0,
+                      metrics={"stability": 0.5, "dspr": -0.1, "f1_drop": -0.02},
+                      ranges={"stability": (0.0, 1.0), "dspr": (-1.0, 1.0), "f1_drop": (-1.0, 1.0)}, seed=0,
                       details={"random_mean": math.nan})
     assert rec["details"]["random_mean"] is None
     path = write_record(rec, tmp_path)
     json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
     with pytest.raises(RecordError, match="metrics/stability"):
         make_record(model_id="m", revision=None, config="c", split="s", corpus_sha256="a" * 64,
-                    metrics={"stability": math.nan}, seed=0)
+                    metrics={"stability": math.nan}, ranges={"stability": (0.0, 1.0)}, seed=0)
 
 
 def test_build_never_replaces_a_readme_that_is_not_its_card(tmp_path, monkeypatch, sources):

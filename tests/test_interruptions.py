@@ -100,7 +100,7 @@ def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, bu
     _run([*common, "--output-dir", str(tmp_path / "whole")], env)
     cut = tmp_path / "cut"
     folder = cut / ".probe-checkpoints"
-    unit = "robust_bench.experiments.probing:_Checkpoint.put"
+    unit = "robust_bench.experiments.jabberwocky:_Checkpoint.put"
     k = run_killed([*common, "--output-dir", str(cut)], unit, seed=7, most=3, env=env)
     assert not list(cut.glob("*.json")), "killed before the records"
     kept = len([p for p in folder.rglob("*.json") if p.name != "state.json"])

@@ -2,7 +2,7 @@ import pytest
 
 from robust_bench.io.conllu_io import parse_conllu_text
 from robust_bench.perturb.jabberwocky import (SKIP_FEATURES, SKIP_MULTIWORD, SKIP_NON_ALPHA, jabberwockify, sentence_rng,
-                                      substitution_form)
+                                              substitution_form)
 
 
 @pytest.mark.parametrize("upos,feats,form", [

@@ -3,19 +3,22 @@ against the flow.
 
 The flow is source corpus -> reader (io) -> language utilities (text) -> perturbation engine
 (perturb) -> builder and dataset repository (data, builders) -> model adapter -> predictions ->
-metric (scoring, metrics) -> result record (leaderboard) -> suite and gate -> command line (cli).
-Suite definitions (benchmarks) sit below the leaderboard, whose submission checks compare data
-hashes with the suite version's; runs, logs and the gate (suite) use both.
-Two rooms sit lower than their place in that sentence because upstream steps use them:
+metric (scoring, metrics) -> one evaluation per family (evaluations) -> suite definitions
+(benchmarks) -> reports, submissions and the store (leaderboard) -> runs and the gate (suite) ->
+command line (cli). Suite definitions sit below the leaderboard, whose submission checks compare
+data hashes with the suite version's; an evaluation declares the metrics that suites, records and
+reports read. Three rooms sit lower than their place in that sentence because upstream steps use them:
 
 * ``models`` (the model layer) is a service: the LIT engine ranks surfaces with a causal LM and the
   parser attack generates candidates with a masked LM, so engines may call adapters. Adapters
   import nothing from the engines, the builders or the metrics.
 * ``scoring`` holds pure metric functions; it sits right after the engines, whose definitions
   (the LIT label rules) it applies, and before the attacks, which report an attack success rate.
+* ``results`` (the formats of result records and run folders, their one writer and one reader)
+  sits right after ``scoring``: experiments, evaluations, suites and the leaderboard all write or
+  read records and logs.
 * ``attacks`` (searches over model adapters) sits below ``data`` and ``builders``: the adversarial
-  treebanks are materialised by a builder that runs the parser attack. Reading a built config for
-  an attack and storing what it found are dataset-repository work (``data.adversarial``).
+  treebanks are materialised by a builder that runs the parser attack.
 
 A module may import from its own room and from any room of a lower rank.
 """
@@ -37,13 +40,15 @@ RANK = {
     "models": 3,
     "perturb": 4,
     "scoring": 5,
-    "attacks": 6,
-    "data": 7, "builders": 7,
-    "experiments": 8, "metrics": 8,
-    "benchmarks": 9,
-    "leaderboard": 10,
-    "suite": 11,
-    "cli": 12,
+    "results": 6,
+    "attacks": 7,
+    "data": 8, "builders": 8,
+    "experiments": 9, "metrics": 9,
+    "evaluations": 10,
+    "benchmarks": 11,
+    "leaderboard": 12,
+    "suite": 13,
+    "cli": 14,
 }
 #: where each room's files live
 FOLDERS = {"builders": ROOT / "builders", "metrics": ROOT / "metrics", "leaderboard": ROOT / "leaderboard",

@@ -450,7 +450,7 @@ def test_kill_9_inside_submit_leaves_the_store_whole(board, smoke_runs, tmp_path
 def _forge_predictions(run_dir: Path, suite, task: str = "lit_mnli", n: int = 3) -> list[str]:
     """A cheat that passes submit: make ``n`` wrong contrast predictions right in the log (prediction and
     outcome agree), recompute the record from the forged log exactly as `run` does, and re-hash it."""
-    from robust_bench.leaderboard.logs import record_from_log
+    from robust_bench.results.runs import record_from_log
 
     log = run_dir / "logs" / f"{task}.jsonl"
     lines = [json.loads(x) for x in log.read_text().splitlines()]

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from robust_bench.cli import app
 from robust_bench.perturb.lit.ud import PHENOMENA, Agreement, Refusal, UDTransformer, VerbGroup, realise_verb_group
-from robust_bench.experiments.lit_eval import contrast_set_scores
+from robust_bench.evaluations.lit import contrast_set_scores
 from robust_bench.perturb.lit.pairs import CODES, EXTENDED_CODES, PAIR_TRANSFORMATIONS, PAPER_CODES, pair_label
 from robust_bench.metrics import path as metric_path
 from robust_bench.data.repository import read_metadata
@@ -274,7 +274,7 @@ def test_contrast_set_scores_hand_computed():
 
 def test_evaluate_command_prints_table_3_and_writes_records(lit_repo, tiny_nli_classifier, tmp_path):
     from robust_bench.models.classifiers import HFClassifier
-    from robust_bench.leaderboard.records import validate_record
+    from robust_bench.results.records import validate_record
     from robust_bench.io.task_data import NLI_LABELS
 
     out = tmp_path / "results"

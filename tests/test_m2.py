@@ -55,7 +55,7 @@ def test_cli_writes_json_that_builders_read(tmp_path):
     import sys
     from pathlib import Path
 
-    from robust_bench.perturb.grammar_errors import Confusions
+    from robust_bench.perturb.gec import Confusions
 
     path = tmp_path / "tiny.m2"
     path.write_text(M2, encoding="utf-8")

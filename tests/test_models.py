@@ -150,3 +150,19 @@ def test_the_real_encoder_batched_equals_single_sentence_vectors(ewt_test_words,
     # a real encoder: a word's layer-6 vector depends on its context, layer 0 (embeddings + position) less so
     v = reps[6].sentence(0)
     assert v.shape == (len(sents[0]), 384) and np.isfinite(v).all() and np.abs(v).max() < 50
+
+
+def test_run_folders_are_named_by_what_the_spec_loads(tmp_path):
+    """Two spaCy pipelines (or two callables of two modules) get two run folders, not one ``spacy``."""
+    from robust_bench.models.resolve import spec_name
+    from robust_bench.suite.runner import run_folder
+
+    (tmp_path / "pipe_a").mkdir()
+    assert spec_name(f"spacy:{tmp_path / 'pipe_a'}") == str(tmp_path / "pipe_a")
+    assert spec_name("callable:my_models.nli:predict") == "my_models.nli"
+    assert spec_name("my_models.nli:predict") == "my_models.nli"
+    assert spec_name("fastcoref:biu-nlp/lingmess-coref") == "biu-nlp/lingmess-coref"
+    assert spec_name("spacy:") == "spacy"
+    assert run_folder(tmp_path, f"spacy:{tmp_path / 'pipe_a'}") == tmp_path / "pipe_a"
+    assert run_folder(tmp_path, "spacy:en_core_web_sm", (1, 4)) == tmp_path / "en_core_web_sm.shard-2-of-4"
+    assert run_folder(tmp_path, "org/Model-v2") == tmp_path / "org_model_v2"

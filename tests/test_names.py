@@ -359,7 +359,7 @@ def test_stability_and_worst_best_rows():
 def test_names_configs_build_load_and_score(build_any):
     import datasets
 
-    from robust_bench.experiments.name_eval import score_coref, score_tagger
+    from robust_bench.evaluations.names import score_coref, score_tagger
     from robust_bench.models.coref import RuleBasedCoref
     from robust_bench.models.taggers import SpacyTagger
 
@@ -411,7 +411,7 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
     import datasets
     import numpy as np
 
-    from robust_bench.experiments.name_eval import (Resemble, canonical_candidates, choose_canonical_names,
+    from robust_bench.evaluations.names import (Resemble, canonical_candidates, choose_canonical_names,
                                                     load_name_sets, plot_frequency, plot_spread, score_classifier)
     from robust_bench.io.task_data import MRPC_LABELS
     from robust_bench.models.classifiers import CallableClassifier
@@ -484,7 +484,7 @@ def test_resemble_is_eq_2_as_published_computed_by_hand():
     P_T(y|x) ∝ P(y|x)^(1/T), the canonical predictions unscaled."""
     import numpy as np
 
-    from robust_bench.experiments.name_eval import resemble_mixture
+    from robust_bench.evaluations.names import resemble_mixture
 
     p = np.array([[0.8, 0.2]])
     # T = 2: P_T ∝ (0.8^0.5, 0.2^0.5) = (0.894427, 0.447214) -> (2/3, 1/3)
@@ -504,7 +504,7 @@ def test_resemble_is_eq_2_as_published_computed_by_hand():
 
 
 def test_entity_kind_names_the_kind_of_a_variant():
-    from robust_bench.experiments.name_eval import entity_kind
+    from robust_bench.evaluations.names import entity_kind
 
     e = lambda t, r: {"type": t, "role": r}     # noqa: E731
     assert entity_kind([e("ORG", "technology"), e("ORG", "possessive")]) == "ORG company"

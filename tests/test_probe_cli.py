@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robust_bench.leaderboard import validate_record
+from robust_bench.results.records import validate_record
 
 
 def run(args, cwd, env):

@@ -24,7 +24,7 @@ def test_run_smoke_with_tiny_models(smoke_runs):
     hash to the records; a report is written."""
     import hashlib
 
-    from robust_bench.leaderboard.records import validate_record
+    from robust_bench.results.records import validate_record
 
     done = set()
     for kind, (run_dir, stdout) in smoke_runs.items():

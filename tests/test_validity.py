@@ -9,7 +9,7 @@ import pytest
 
 from robust_bench.perturb.checks import (ErrantClassifier, MeaningKept, article_errors, errant_agreement,
                                          indefinite_article, is_common_word, is_known_word)
-from robust_bench.perturb.grammar_errors import Token, perturb
+from robust_bench.perturb.gec import Token, perturb
 
 
 def test_articles_follow_the_next_words_sound():
@@ -47,7 +47,7 @@ def test_perturb_never_adds_an_article_error_and_counts_refusals():
         total.update(ref)
     assert set(total) <= {"article_agreement", "known_word", "frequency_floor", "edit_spread", "still_an_error"}
     # the check itself: "a house" -> "a apartment" leaves one disagreement, "the house" -> "the apartment" none
-    from robust_bench.perturb.grammar_errors import Operation, articles_after
+    from robust_bench.perturb.gec import Operation, articles_after
 
     op = Operation("Wchoice", "substitute", 1, "house", "apartment")
     assert articles_after(["a", "house"], [True, False], [], op) == 1
@@ -261,7 +261,7 @@ def test_shipped_audits_show_on_the_card_of_a_matching_build(gec_sources, tmp_pa
 
 
 def test_edits_that_together_make_correct_english_are_refused():
-    from robust_bench.perturb.grammar_errors import Operation, crowded, undoes_error
+    from robust_bench.perturb.gec import Operation, crowded, undoes_error
 
     # "the companies want": SVA on "want" after Nn on "companies" gives "the company wants" (no error)
     toks = [Token("the", "DT", "DET", "det", 1, "the"), Token("companies", "NNS", "NOUN", "nsubj", 2, "company"),

@@ -1,7 +1,7 @@
 """Worst-case grammatical-error attacks (Yin et al., 2020, §3.1 and App. C, Algorithms 1-3).
 
 A black-box search picks, among the operations of the grammatical-error engine
-(:func:`robust_bench.perturb.grammar_errors.candidate_operations`: every substitution of every
+(:func:`robust_bench.perturb.gec.candidate_operations`: every substitution of every
 applicable confusion set, insertions and deletions with ø, Worder swaps), the edits that
 change a classifier's prediction, within a budget of 15% of the segment's tokens (§4).
 
@@ -52,8 +52,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from robust_bench.models.classifiers import Classifier, Input
-from robust_bench.perturb.grammar_errors import (DELETE, articles_after, crowded, undoes_error, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
-                                         error_budget)
+from robust_bench.perturb.gec import (DELETE, articles_after, crowded, undoes_error, INSERT, SWAP, Operation, Token, apply_edits, candidate_operations,
+                                      error_budget)
 from robust_bench import RobustBenchError
 
 __all__ = ["SEARCHES", "AttackResult", "AttackTarget", "AttackJournal", "SearchState", "attack", "attack_many",
@@ -489,7 +489,7 @@ def validate_targets(targets: Sequence[AttackTarget], checker=None) -> None:
 def _attack_gen(target: AttackTarget, search: str, budget_rate: float, seed: int, types):
     """One attack as a generator: it yields lists of operation sets to score and receives their
     probabilities, so many attacks can share batched forward passes (:func:`attack_many`)."""
-    from robust_bench.perturb.grammar_errors import ERROR_TYPES
+    from robust_bench.perturb.gec import ERROR_TYPES
 
     sc = SearchState(target)
     budget = error_budget(len(target.tokens), budget_rate)

@@ -1,4 +1,4 @@
-"""What every command shares: the one error exit, option parsers, model slugs."""
+"""What every command shares: the one error exit and the option checks and parsers."""
 
 from __future__ import annotations
 
@@ -83,13 +83,6 @@ def check_input_file(option: str, path: Optional[Path]) -> None:
     if path is not None:
         check(option, path.exists(), f"{path} does not exist")
         check(option, path.is_file(), f"{path} is a folder; give a file")
-
-
-def model_slug(model: str) -> str:
-    """A file-name-safe name for a Hub id or a local model folder."""
-    import re
-
-    return re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
 
 
 def parse_label_map(text: Optional[str]) -> Optional[dict]:

@@ -10,7 +10,7 @@ import typer
 from robust_bench.cli._app import app
 from robust_bench import RobustBenchError
 from robust_bench.cli._common import (seed_in_range, check_choice, check_fraction, check_model, check_output_dir, check_positive,
-                                      fail, model_slug, parse_label_map)
+                                      fail, parse_label_map)
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -47,96 +47,12 @@ def attack(
     check_positive("--max-attacked", max_attacked)
     check_output_dir("--output-dir", output_dir)
     check_output_dir("--repo", repo)
+    from robust_bench.evaluations.gec import attack_command
+
     try:
-        _attack(model, config, search, budget, split, limit, parse_label_map(label_map),
-                [m for m in (agree_with or "").split(",") if m], curve, device, dtype, seed, repo, output_dir,
-                max_attacked, resume)
+        attack_command(model, config, search=search, budget=budget, split=split, limit=limit,
+                       max_attacked=max_attacked, resume=resume, label_map=parse_label_map(label_map),
+                       agree_with=[m for m in (agree_with or "").split(",") if m], curve=curve, device=device,
+                       dtype=dtype, seed=seed, repo=repo, output_dir=output_dir, echo=typer.echo)
     except RobustBenchError as exc:
         fail(exc)
-
-
-def _attack(model, config, search, budget, split, limit, label_map, agree_with, curve, device, dtype, seed, repo,
-            output_dir, max_attacked=None, resume=False):
-    import time
-
-    from robust_bench.attacks.runner import AttackError, budget_curve, plot_budget_curve, run_attack, run_ner_attack
-    from robust_bench.attacks.search import AttackJournal
-    from robust_bench.data.adversarial import load_examples, save_adversarial
-    from robust_bench.leaderboard.records import make_record, write_record
-
-    rows, split, meta = load_examples(repo, config, split, limit)
-    ner = config == "gec_conll2003"
-    if ner:
-        from robust_bench.models.taggers import HFTokenClassifier
-
-        names = rows.features["ner_tags"].feature.names
-        target = HFTokenClassifier(model, names, label_map=label_map, device=device, dtype=dtype)
-        others = [HFTokenClassifier(m, names, label_map=label_map, device=device, dtype=dtype) for m in agree_with]
-        if max_attacked or resume:
-            raise AttackError("--max-attacked and --resume are for classification configs; gec_conll2003 "
-                              "attacks every sentence whose entities the tagger gets right")
-        t0 = time.perf_counter()
-        run = run_ner_attack(target, rows, search=search, budget_rate=budget, seed=seed, agree_with=others)
-    else:
-        from robust_bench.models.classifiers import HFClassifier
-
-        labels = rows.features["label"].names
-        target = HFClassifier(model, labels, label_map=label_map, device=device, dtype=dtype)
-        others = [HFClassifier(m, labels, label_map=label_map, device=device, dtype=dtype) for m in agree_with]
-        journal_path = output_dir / ".attack-journals" / f"{model_slug(model)}__{config}__{split}__{search}.jsonl"
-        if not resume and journal_path.exists():
-            journal_path.unlink()
-        journal = AttackJournal(journal_path, {
-            "model": model, "revision": target.revision, "config": config, "split": split,
-            "corpus_sha256": meta["files"][split]["sha256"], "search": search, "budget": budget, "seed": seed,
-            "limit": limit, "max_attacked": max_attacked, "agree_with": agree_with, "label_map": label_map})
-        resumed = len(journal.done)
-        t0 = time.perf_counter()
-        try:
-            run = run_attack(target, rows, config, search=search, budget_rate=budget, seed=seed, agree_with=others,
-                             max_attacked=max_attacked, journal=journal)
-        finally:
-            journal.close()
-        if resumed:
-            typer.echo(f"  resumed: {resumed} finished attacks read from {journal_path}")
-    wall = time.perf_counter() - t0
-    s = run["summary"]
-    what = "the non-entity tokens" if ner else f"the {run['segment']}"
-    typer.echo(f"{model} on {config}/{split}, {search} search, budget {budget:.0%} of {what}:")
-    if ner:
-        typer.echo(f"  entity F1 clean {s['f1_clean']:.4f} -> adversarial {s['f1_adversarial']:.4f} "
-                   f"(drop {100 * s['f1_drop']:.1f} points)")
-    else:
-        typer.echo(f"  clean accuracy            {s['clean_accuracy']:.4f} ({s['examples']} examples)")
-    typer.echo(f"  attacked (correct{' for all models' if others else ''})  {s['attacked']}")
-    typer.echo(f"  attack success rate       {s['attack_success_rate']:.4f}   (lower is more robust)")
-    typer.echo(f"  modified share (success)  {s['modified_share_mean']:.4f}")
-    typer.echo(f"  queries per example       mean {s['queries_mean']:.1f}, median {s['queries_median']:.1f}")
-    n_inputs = getattr(target, "queries", 0)
-    typer.echo(f"  wall time                 {wall:.1f} s ({wall / max(1, s['attacked']):.2f} s per attacked example; "
-               f"{n_inputs / wall if wall else 0:.0f} model inputs/s, {getattr(target, 'n_forward', 0)} forward calls)")
-    typer.echo("  error types in successful attacks: " + ", ".join(f"{k} {v}" for k, v in s["error_types_in_successes"].items()))
-    if getattr(target, "n_truncated", 0) or getattr(target, "n_windowed", 0):
-        typer.echo(f"  inputs longer than the model's limit: {getattr(target, 'n_truncated', 0)} truncated, "
-                   f"{getattr(target, 'n_windowed', 0)} tagged in windows")
-    slug = model_slug(model)
-    adv_name = save_adversarial(run, repo=repo, name=f"adv_{slug}_{config}_{search}", model=model,
-                                revision=target.revision, config=config, split=split, search=search, budget=budget,
-                                seed=seed, meta=meta)
-    typer.echo(f"  adversarial examples: config {adv_name!r} in {repo}")
-    details = {k: v for k, v in s.items() if k != "attack_success_rate"}
-    details.update({"agree_with": agree_with, "adversarial_config": adv_name,
-                    "n_truncated": getattr(target, "n_truncated", 0), "n_windowed": getattr(target, "n_windowed", 0)})
-    metrics = {"attack_success_rate": s["attack_success_rate"]}
-    metrics.update({k: s[k] for k in (("f1_clean", "f1_adversarial", "f1_drop") if ner else ("clean_accuracy",))})
-    rec = make_record(model_id=model, revision=target.revision, config=config, split=split,
-                      corpus_sha256=meta["files"][split]["sha256"], metrics=metrics, seed=seed, details=details)
-    typer.echo(f"  record: {write_record(rec, output_dir, tag=f'attack-{search}')}")
-    if not ner:
-        journal_path.unlink(missing_ok=True)
-    if curve:
-        c = budget_curve(run["objective"] if ner else target, run["targets"], search=search, seed=seed)
-        typer.echo("  success vs budget: " + ", ".join(f"{int(b * 100)}% {v:.3f}" for b, v in c.items()))
-        paths = plot_budget_curve({f"{Path(model).name} ({search})": c}, output_dir / f"{slug}__{config}__{search}__budget",
-                                  title=f"Attack success rate vs budget, {config}/{split}")
-        typer.echo(f"  figure: {', '.join(str(p) for p in paths)}")

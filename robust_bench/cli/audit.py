@@ -32,40 +32,32 @@ def audit(
     check_output_file("--out", out)
     check_input_file("--judged", judged)
 
+    from robust_bench.experiments.audit import asks_fluency, audit_sample, record_audit, write_audit_tsv
+
     try:
         if judged is not None:
-            _record(repo, config, judged, reader)
-        else:
-            _draw(config, sample, seed, split, repo, out)
+            e = record_audit(repo, config, judged, reader=reader)
+            lo, hi = e["wilson_95"]
+            typer.echo(f"{config}: {e['ok']}/{e['n']} judged ok ({e['share']:.1%}, 95% Wilson [{lo:.1%}, {hi:.1%}]), "
+                       f"seed {e['seed']}, builder {e['builder_version']}; recorded as {e['file']} on the card")
+            if "fluent" in e:
+                f = e["fluent"]
+                typer.echo(f"{config}: {f['ok']}/{f['n']} judged fluent ({f['share']:.1%}, 95% Wilson "
+                           f"[{f['wilson_95'][0]:.1%}, {f['wilson_95'][1]:.1%}])")
+            for defect, count in e["defects"].items():
+                typer.echo(f"  {count:>4}  {defect}")
+            return
+        rows, meta = audit_sample(repo, config, n=sample, seed=seed, split=split)
+        wrap = textwrap.TextWrapper(width=100, initial_indent="      ", subsequent_indent="      ")
+        for k, r in enumerate(rows, 1):
+            typer.echo(f"[{k}] {r['id']}  {r['edits'][:120]}")
+            typer.echo(wrap.fill(r["original"][:600]))
+            typer.echo(wrap.fill("-> " + r["perturbed"][:600]))
+        fluency = asks_fluency(config)
+        path = write_audit_tsv(rows, out or Path(f"audit_{config}_{seed}.tsv"), meta, fluency=fluency)
+        typer.echo(f"wrote {len(rows)} rows to {path} (+ {path.name}.meta.json); {meta['unchanged_share']:.1%} of "
+                   f"{meta['units']:,} rows or groups were left unchanged and are not drawn. Fill judgement with ok or "
+                   f"bad (and defect, reason for bad){', and fluent with yes or no' if fluency else ''}, then run "
+                   f"`robust-bench audit {config} --judged {path}`")
     except RobustBenchError as exc:
         fail(exc)
-
-
-def _draw(config, sample, seed, split, repo, out):
-    from robust_bench.experiments.audit import asks_fluency, audit_sample, write_audit_tsv
-
-    rows, meta = audit_sample(repo, config, n=sample, seed=seed, split=split)
-    wrap = textwrap.TextWrapper(width=100, initial_indent="      ", subsequent_indent="      ")
-    for k, r in enumerate(rows, 1):
-        typer.echo(f"[{k}] {r['id']}  {r['edits'][:120]}")
-        typer.echo(wrap.fill(r["original"][:600]))
-        typer.echo(wrap.fill("-> " + r["perturbed"][:600]))
-    path = write_audit_tsv(rows, out or Path(f"audit_{config}_{seed}.tsv"), meta, fluency=asks_fluency(config))
-    typer.echo(f"wrote {len(rows)} rows to {path} (+ {path.name}.meta.json); {meta['unchanged_share']:.1%} of "
-               f"{meta['units']:,} rows or groups were left unchanged and are not drawn. Fill judgement with ok or "
-               f"bad (and defect, reason for bad){', and fluent with yes or no' if asks_fluency(config) else ''}, then run `robust-bench audit {config} --judged {path}`")
-
-
-def _record(repo, config, path, reader):
-    from robust_bench.experiments.audit import record_audit
-
-    e = record_audit(repo, config, path, reader=reader)
-    lo, hi = e["wilson_95"]
-    typer.echo(f"{config}: {e['ok']}/{e['n']} judged ok ({e['share']:.1%}, 95% Wilson [{lo:.1%}, {hi:.1%}]), "
-               f"seed {e['seed']}, builder {e['builder_version']}; recorded as {e['file']} on the card")
-    if "fluent" in e:
-        f = e["fluent"]
-        typer.echo(f"{config}: {f['ok']}/{f['n']} judged fluent ({f['share']:.1%}, 95% Wilson "
-                   f"[{f['wilson_95'][0]:.1%}, {f['wilson_95'][1]:.1%}])")
-    for defect, count in e["defects"].items():
-        typer.echo(f"  {count:>4}  {defect}")

@@ -7,8 +7,8 @@ from typing import Optional
 
 import typer
 
-from robust_bench.cli._app import app
 from robust_bench import RobustBenchError
+from robust_bench.cli._app import app
 from robust_bench.cli._common import fail
 from robust_bench.data.repository import DEFAULT_REPO
 
@@ -26,30 +26,9 @@ def baselines(
     Both baselines ignore the words, so the plain and Jabberwocky scores must be identical;
     the command fails if they are not.
     """
+    from robust_bench.evaluations.jabberwocky import baselines_command
+
     try:
-        _baselines(config, repo, source, split, output_dir)
+        baselines_command(config, repo=repo, source=source, split=split, output_dir=output_dir, echo=typer.echo)
     except RobustBenchError as exc:
         fail(exc)
-
-
-def _baselines(config: str, repo: Path, source: Optional[Path], split: str, output_dir: Path) -> None:
-    from robust_bench.experiments.baselines import run_baselines
-    from robust_bench.leaderboard.records import make_record, write_record
-    from robust_bench.scoring import PUNCTUATION_RULES
-
-    run = run_baselines(config, repo=repo, source=source, split=split)
-    typer.echo(f"{config} / {split}: model-free baselines (Hall Maudslay & Cotterell, 2021, §5.1)")
-    rules = {r["details"]["punctuation_rule"] for by_v in run["results"].values() for r in by_v.values()}
-    typer.echo(f"UUAS excludes punctuation by: {', '.join(PUNCTUATION_RULES[r] for r in sorted(rules))}")
-    typer.echo(f"{'baseline':<10} {'variant':<12} {'UUAS':>7} {'DSpr':>7}")
-    written = []
-    for name, by_variant in run["results"].items():
-        for variant, r in by_variant.items():
-            typer.echo(f"{name:<10} {variant:<12} {r['uuas']:>7.4f} {r['dspr']:>7.4f}")
-            rec = make_record(model_id=f"baseline:{name}", revision=None, config=config, split=split,
-                              corpus_sha256=run["hashes"][variant], metrics={"uuas": r["uuas"], "dspr": r["dspr"]},
-                              seed=run["seed"], variant=variant, details=r["details"])
-            written.append(write_record(rec, output_dir))
-    typer.echo("check passed: plain and Jabberwocky scores are identical for both baselines")
-    for path in written:
-        typer.echo(f"  wrote {path}")

@@ -1,5 +1,5 @@
 """`robust-bench evaluate`: LIT contrast sets (Li et al., 2020, Table 3) and named-entity swaps
-(Balasubramanian et al., 2020, Table 3)."""
+(Balasubramanian et al., 2020, Table 3 and Table 5)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from typing import Optional
 
 import typer
 
-from robust_bench.cli._app import app
 from robust_bench import RobustBenchError
-from robust_bench.cli._common import (check, check_fraction, check_output_dir, check_positive, fail,
-                                      model_slug, parse_label_map)
+from robust_bench.cli._app import app
+from robust_bench.cli._common import check, check_fraction, check_output_dir, check_positive, fail, parse_label_map
 from robust_bench.data.repository import DEFAULT_REPO
 
 
@@ -40,56 +39,26 @@ def evaluate_cmd(
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built config."),
     output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where records and the figure go."),
 ) -> None:
-    """Acc@Ori, Acc@Ctr and consistency per transformation on a LIT contrast set (Table 3)."""
+    """Acc@Ori, Acc@Ctr and consistency per transformation on a LIT contrast set (Table 3), or a
+    name-swap config's original, worst, best, random and stability scores (Table 3)."""
     check_positive("--batch-size", batch_size)
     check("--temperature", math.isfinite(temperature) and temperature > 0, f"must be a positive number, got {temperature}")
     check_fraction("--annotator-confidence", confidence)
     check_output_dir("--output-dir", output_dir)
-
     try:
         if config.startswith("names_"):
-            from robust_bench.cli._names import evaluate_names
+            from robust_bench.evaluations.names import evaluate_name_swaps
 
-            evaluate_names(model=model, config=config, spacy_model=spacy_model, predictor=predictor,
-                           resemble=resemble, temperature=temperature, confidence=confidence,
-                           label_map=parse_label_map(label_map), device=device, dtype=dtype, batch_size=batch_size,
-                           repo=repo, output_dir=output_dir)
+            evaluate_name_swaps(config=config, model=model, spacy_model=spacy_model, predictor=predictor,
+                                resemble=resemble, temperature=temperature, confidence=confidence,
+                                label_map=parse_label_map(label_map), device=device, dtype=dtype,
+                                batch_size=batch_size, repo=repo, output_dir=output_dir, echo=typer.echo)
             return
         if model is None:
             raise typer.BadParameter("--model is required for lit_* configs")
-        _evaluate(model, config, split, parse_label_map(label_map), device, dtype, batch_size, repo, output_dir)
+        from robust_bench.evaluations.lit import evaluate_contrast_sets
+
+        evaluate_contrast_sets(model, config, split=split, label_map=parse_label_map(label_map), device=device,
+                               dtype=dtype, batch_size=batch_size, repo=repo, output_dir=output_dir, echo=typer.echo)
     except RobustBenchError as exc:
         fail(exc)
-
-
-def _evaluate(model, config, split, label_map, device, dtype, batch_size, repo, output_dir):
-    from robust_bench.models.classifiers import HFClassifier
-    from robust_bench.leaderboard.records import make_record, write_record
-    from robust_bench.experiments.lit_eval import contrast_set_scores, format_table, load_contrast_sets, plot_scores
-    from robust_bench.io.task_data import NLI_LABELS
-
-    sets, meta = load_contrast_sets(repo, config, split)      # checks the config before the model loads
-    clf = HFClassifier(model, NLI_LABELS, label_map=label_map, device=device, dtype=dtype, batch_size=batch_size)
-    slug = model_slug(model)
-    for sp, rows in sets.items():
-        po = clf.predict(list(zip(rows["original_premise"], rows["original_hypothesis"])))
-        pc = clf.predict(list(zip(rows["premise"], rows["hypothesis"])))
-        scores = contrast_set_scores(rows, po, pc)
-        typer.echo(format_table(scores, title=f"{model} on {config}/{sp} (LIT, Table 3; percentages)"))
-        typer.echo(f"  forward passes: {clf.n_forward}; distinct pairs scored: {clf.queries}")
-        overall = scores["all"]
-        rec = make_record(model_id=model, revision=clf.revision, config=config, split=sp,
-                          corpus_sha256=meta["files"][sp]["sha256"],
-                          metrics={"acc_ori": overall["acc_ori"], "acc_ctr": overall["acc_ctr"],
-                                   "consistency": overall["consistency"]},
-                          seed=int(meta.get("seed", 0)),
-                          details={"per_transformation": {k: v for k, v in scores.items() if k != "all"},
-                                   "consistency_excluded": overall["consistency_excluded"],
-                                   "label_map": label_map, "backend": meta["provenance"].get("backend"),
-                                   "lm": meta["provenance"].get("lm")})
-        path = write_record(rec, output_dir, tag="lit")
-        figs = plot_scores(scores, output_dir / f"{slug}__{config}__{sp}__lit",
-                           title=f"{Path(model).name} on {config}/{sp}")
-        typer.echo(f"  record: {path}")
-        typer.echo(f"  figure: {', '.join(str(p) for p in figs)}")
-

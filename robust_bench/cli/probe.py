@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from robust_bench.cli._app import app
-from robust_bench.experiments.probe_report import rep_name
-from robust_bench.leaderboard.records import make_record
 from robust_bench import RobustBenchError
 from robust_bench.cli._common import (seed_in_range, check_choice, check_input_file, check_model, check_output_dir,
                                       check_output_file, check_positive, fail, parse_layers)
@@ -55,51 +53,20 @@ def probe(
         check_positive(option, value)
     check_input_file("--static-vectors", static_vectors)
     check_output_dir("--output-dir", output_dir)
-    from robust_bench.experiments.probing import ProbeSettings
+    from robust_bench.experiments.jabberwocky import ProbeSettings
 
     kinds = ("structural", "perceptron") if probe_kind == "both" else (probe_kind,)
     settings = ProbeSettings(probes=kinds, layers=parse_layers(layers), trials=trials, epochs=epochs,
                              batch_size=batch_size, seed=seed, train_on=train_on, max_sentences=max_sentences,
                              static_vectors=None if static_vectors is None else str(static_vectors),
                              variant=variant, precision=precision)
+    from robust_bench.evaluations.jabberwocky import probe_command
+
     try:
-        _probe(model, repo, config, settings, revision, device, dtype, pooling, output_dir, resume)
+        probe_command(model, repo=repo, config=config, settings=settings, revision=revision, device=device,
+                      dtype=dtype, pooling=pooling, output_dir=output_dir, resume=resume, echo=typer.echo)
     except RobustBenchError as exc:
         fail(exc)
-
-
-def _probe(model, repo, config, settings, revision, device, dtype, pooling, output_dir, resume=False):
-    import re
-    import shutil
-
-    from robust_bench.leaderboard.records import write_record
-    from robust_bench.experiments.probe_report import lead_table, plot_probe_records
-    from robust_bench.experiments.probing import run_probing
-
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_")
-    checkpoints = output_dir / ".probe-checkpoints" / f"{stem}__{config}"
-    if not resume and checkpoints.exists():
-        shutil.rmtree(checkpoints)
-    run = run_probing(model, repo=repo, config=config, settings=settings, revision=revision, device=device,
-                      dtype=dtype, pooling=pooling, checkpoint_dir=checkpoints)
-    if run["resumed"]:
-        typer.echo(f"resumed: {len(run['resumed'])} finished searches read from {checkpoints}")
-    typer.echo(lead_table(run))
-    typer.echo("alignment drops (sentences): " + "; ".join(
-        f"{k}: " + ", ".join(f"{r} {n}" for r, n in v.items()) for k, v in run["dropped"].items()))
-    records = run_records(run)
-    for rec, tag in records:
-        write_record(rec, output_dir, tag=tag)
-    typer.echo(f"encoder forward passes: {run['n_forward']} (0 means every representation came from the cache)")
-    typer.echo(f"wrote {len(records)} result records to {output_dir}")
-    shutil.rmtree(checkpoints, ignore_errors=True)
-    recs = [r for r, _ in records]
-    # a figure per metric that some selected layer reports (the perceptron probe has no DSpr)
-    for metric in ("uuas", "dspr"):
-        if not any(metric in r["metrics"] and r["details"].get("selected_layer") for r in recs):
-            continue
-        paths = plot_probe_records(recs, output_dir / f"{stem}__{config}__{metric}", metric=metric)
-        typer.echo(f"figure: {', '.join(str(p) for p in paths)}")
 
 
 @app.command("probe-figure")
@@ -113,56 +80,10 @@ def probe_figure(
     for path in records:
         check_input_file("RECORDS", path)
     check_output_file("--out", out)
-    import json
+    from robust_bench.evaluations.jabberwocky import probe_figure as plot
 
-    from robust_bench.leaderboard.records import validate_record
-    from robust_bench.experiments.probe_report import plot_probe_records
-
-    loaded = []
-    for path in records:
-        try:
-            rec = json.loads(path.read_text(encoding="utf-8"))
-            validate_record(rec)
-        except (OSError, ValueError) as exc:
-            fail(ValueError(f"{path}: {exc}"))
-        loaded.append(rec)
     try:
-        paths = plot_probe_records(loaded, out, metric=metric)
-    except ValueError as exc:
+        paths = plot(records, out, metric=metric)
+    except RobustBenchError as exc:
         fail(exc)
     typer.echo(f"figure: {', '.join(str(p) for p in paths)}")
-
-
-def run_records(run: dict[str, Any]) -> list[tuple[dict, str]]:
-    """Result records v1 for a probing run: one per (probe, representation, test variant).
-
-    Returns
-    -------
-    list of (record, tag)
-        ``tag`` names the probe and representation, for :func:`write_record`.
-    """
-    out = []
-    for r in run["results"]:
-        rep = r["representation"]
-        details = {
-            "probe": r["probe"],
-            "layer": rep if isinstance(rep, int) else None,
-            "representation": rep_name(rep),
-            "selected_layer": run["selected"][r["probe"]] == rep,
-            "dev_loss": r["dev_loss"],
-            "trial": r["trial"],
-            "train_on": run["train_on"],
-            "training": run["training"],
-            "n_test_sentences": run["n_test"],
-            "n_test_total": run["n_test_total"],
-            "alignment_dropped": run["dropped"],
-            "baselines": {name: by_v[r["variant"]]["uuas"] for name, by_v in run["baselines"].items()},
-            "baselines_dspr": {name: by_v[r["variant"]]["dspr"] for name, by_v in run["baselines"].items()},
-            **r["details"],
-        }
-        rec = make_record(model_id=run["model"], revision=run["model_revision"], config=run["config"], split="test",
-                          corpus_sha256=run["corpus_sha256"], metrics=r["metrics"], seed=run["seed"],
-                          variant=r["variant"], details=details)
-        tag = f"{r['probe']}-{rep_name(rep).replace(' ', '')}"
-        out.append((rec, tag))
-    return out

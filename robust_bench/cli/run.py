@@ -9,7 +9,7 @@ import typer
 
 from robust_bench.cli._app import app
 from robust_bench import RobustBenchError
-from robust_bench.cli._common import seed_in_range, fail, model_slug, check_positive, check_choice, check_output_dir
+from robust_bench.cli._common import seed_in_range, fail, check_positive, check_choice, check_output_dir
 from robust_bench.data.repository import DEFAULT_REPO
 
 suite_app = typer.Typer(help="Suite files: list, show, pin data hashes.", no_args_is_help=True)
@@ -44,7 +44,7 @@ def run_cmd(
     check_positive("--batch-size", batch_size)
     check_choice("--executor", executor, ("local", "ray"))
     check_output_dir("--output-dir", output_dir)
-    from robust_bench.suite.runner import parse_shard, run_suite
+    from robust_bench.suite.runner import parse_shard, run_folder, run_suite
 
     if shard:
         try:
@@ -56,8 +56,7 @@ def run_cmd(
             raise typer.BadParameter(f"--executor must be local or ray, got {executor!r}")
         part = parse_shard(shard) if shard else None
         wanted = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
-        name = model_slug(model.split(":")[0] if ":" in model and not Path(model).exists() else model)
-        out = output_dir / (name if part is None else f"{name}.shard-{part[0] + 1}-of-{part[1]}")
+        out = run_folder(output_dir, model, part)
         typer.echo(f"{model} on suite {suite} -> {out}")
         if executor == "ray":
             if part is not None:

@@ -1,1 +1,1 @@
-"""Builder base class, registry, dataset repository (with the adversarial configs that attacks read and write) and citations."""
+"""Builder base class, registry (by discovery), dataset repository (built and derived configs, locked and journalled), citations and the Hub push."""

@@ -9,17 +9,14 @@ lm-evaluation-harness registers tasks).
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 
-from robust_bench import RobustBenchError
+from robust_bench import RobustBenchError, import_submodules
 
 __all__ = ["ConfigEntry", "register_builder", "builder_classes", "list_configs", "get_config", "UnknownConfigError",
            "DuplicateNameError"]
 
 _BUILDERS: dict[str, type] = {}     # "module.Class" -> class
-_DISCOVERED = False
 
 
 class UnknownConfigError(RobustBenchError, KeyError):
@@ -65,15 +62,9 @@ def register_builder(cls: type) -> type:
 
 
 def _discover() -> None:
-    global _DISCOVERED
-    if _DISCOVERED:
-        return
     import robust_bench.builders as pkg
 
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{pkg.__name__}.{info.name}")
-    _DISCOVERED = True
+    import_submodules(pkg)
 
 
 def builder_classes() -> list[type]:

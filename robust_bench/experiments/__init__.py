@@ -1,1 +1,3 @@
-"""Experiments over model adapters: probes, probing runs, baselines and reports."""
+"""Experiments over model adapters: probe models and their training (``probes``), the Jabberwocky
+probing run (``jabberwocky``), the Path and Majority tree baselines (``baselines``), and blind
+validity audits of any built config (``audit``)."""

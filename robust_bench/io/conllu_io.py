@@ -34,6 +34,7 @@ __all__ = [
     "Sentence",
     "surface_text",
     "read_conllu",
+    "word_forms",
     "iter_conllu",
     "parse_conllu_text",
     "write_conllu",
@@ -399,6 +400,18 @@ def read_conllu(path: str | os.PathLike) -> list[Sentence]:
         If ``path`` does not exist.
     """
     return list(iter_conllu(path))
+
+
+def word_forms(path: str | os.PathLike) -> set[str]:
+    """Every word form of a CoNLL-U file, case kept: a treebank's vocabulary (the training data an
+    out-of-training rate counts against, Wang et al., 2021, Table 7).
+
+    Raises
+    ------
+    ConlluError, FileNotFoundError
+        As :func:`iter_conllu`.
+    """
+    return {w for s in iter_conllu(path) for w in s.forms}
 
 
 def write_conllu(sentences: Iterable[Sentence], path: str | os.PathLike) -> None:

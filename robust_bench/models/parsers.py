@@ -8,22 +8,20 @@ One protocol for every parser the adversarial-treebank family attacks (Wang et a
 * Every distinct word sequence is parsed once (a cache keyed by the words), and
   :attr:`Parser.queries` counts the sentences the parser really saw; :attr:`Parser.calls` counts
   the batched calls.
-* :func:`load_parser` turns a ``spacy:PATH``, ``stanza:PATH`` or ``callable:module:function``
-  string (the ``--parser`` option) into an adapter.
+* :func:`robust_bench.models.resolve.load_model` turns a ``spacy:PATH``, ``stanza:PATH`` or
+  ``callable:module:function`` string (the ``--parser`` option) into an adapter, as it does every
+  model spec.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from robust_bench.models.loader import ModelError, PredictionCache
 
-__all__ = ["Parse", "Parser", "SpacyParser", "StanzaParser", "CallableParser", "load_parser", "PARSER_KINDS"]
-
-PARSER_KINDS = ("spacy", "stanza", "callable")
+__all__ = ["Parse", "Parser", "SpacyParser", "StanzaParser", "CallableParser"]
 
 
 @dataclass(frozen=True)
@@ -278,52 +276,3 @@ class StanzaParser(Parser):
             words = sent.words
             out.append(Parse(tuple(int(w.head) for w in words), tuple((w.deprel or "_").lower() for w in words)))
         return out
-
-
-def load_parser(spec: str, *, batch_size: int = 256) -> Parser:
-    """The parser named by a ``--parser`` string.
-
-    Parameters
-    ----------
-    spec : str
-        ``spacy:NAME_OR_PATH`` (``spacy:`` alone is ``$ROBUST_BENCH_SPACY_MODEL``),
-        ``stanza:PATH_OR_LANG``, or ``callable:module:function`` where the function is a
-        :class:`CallableParser` ``fn`` (or returns a :class:`Parser` when called with no argument
-        if its name starts with ``make_``).
-    batch_size : int
-        spaCy batch size.
-
-    Returns
-    -------
-    Parser
-
-    Raises
-    ------
-    robust_bench.models.loader.ModelError
-        On an unknown kind, an unimportable callable, or a parser that cannot be loaded.
-    """
-    kind, _, rest = spec.partition(":")
-    if kind == "spacy":
-        from robust_bench.text.nlp import SpacyModelError
-
-        try:
-            return SpacyParser(rest or None, batch_size=batch_size)
-        except SpacyModelError as exc:
-            raise ModelError(str(exc)) from exc
-    if kind == "stanza":
-        return StanzaParser(rest or "en")
-    if kind == "callable":
-        module, _, func = rest.rpartition(":")
-        if not module or not func:
-            raise ModelError(f"--parser callable:MODULE:FUNCTION expected, got {spec!r}")
-        try:
-            fn = getattr(importlib.import_module(module), func)
-        except (ImportError, AttributeError) as exc:
-            raise ModelError(f"cannot import {func!r} from {module!r}: {exc}") from exc
-        if func.startswith("make_"):
-            made = fn()
-            if not isinstance(made, Parser):
-                raise ModelError(f"{module}:{func}() must return a robust_bench Parser, got {type(made).__name__}")
-            return made
-        return CallableParser(fn, name=func)
-    raise ModelError(f"unknown parser kind {kind!r} in {spec!r}; use one of {', '.join(k + ':' for k in PARSER_KINDS)}")

@@ -1,10 +1,10 @@
 """One perturbation engine per family, and the validity checks they share.
 
-* ``grammar_errors`` (with ``confusions``, learner confusion sets fitted from M2): grammatical
+* ``gec`` (with ``confusions``, learner confusion sets fitted from M2): grammatical
   errors, Yin et al. (2020);
 * ``names`` (with ``organisations``, the company and institution lists): named-entity swaps,
   Balasubramanian et al. (2020);
-* ``parser_substitutes``: the generators and filters of the parser attack behind the adversarial
+* ``treebanks``: the generators and filters of the parser attack behind the adversarial
   treebanks, Wang et al. (2021) (its searches are in :mod:`robust_bench.attacks`);
 * ``lit/``: LIT contrast sets, Li et al. (2020), on a UD parse (``ud``) or the ERG (``erg``), with
   the label rules (``rules``, ``pairs``);

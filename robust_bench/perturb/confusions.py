@@ -33,7 +33,7 @@ from pathlib import Path
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.io.m2 import M2Error, read_m2
 from robust_bench.io.sources import sha256_file
-from robust_bench.perturb.grammar_errors import CONFUSION_SETS, ERROR_TYPES, Confusions
+from robust_bench.perturb.gec import CONFUSION_SETS, ERROR_TYPES, Confusions
 
 __all__ = ["M2Error", "TAG_MAP", "map_tag", "fit_confusions", "write_confusions"]
 

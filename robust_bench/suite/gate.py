@@ -12,7 +12,6 @@ data hashes, a task missing from one run, logs over different examples, a tamper
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -22,9 +21,8 @@ import numpy as np
 
 from robust_bench.benchmarks import Suite, load_suite
 from robust_bench.io.fileio import atomic_write_text
+from robust_bench.results.runs import RunFolderError, log_columns, read_manifest
 from robust_bench.scoring.intervals import mcnemar_difference, paired_difference
-from robust_bench.leaderboard.logs import METRICS
-from robust_bench.suite.runner import log_columns, read_log
 from robust_bench import RobustBenchError
 
 __all__ = ["GateError", "TaskVerdict", "check_runs", "format_verdict", "write_junit", "write_summary"]
@@ -50,12 +48,12 @@ class TaskVerdict:
     regressed: bool
 
 
-def _validated(run: Path, suite: Suite | str | None) -> tuple[Suite, dict[str, dict]]:
+def _validated(run: Path, suite: Suite | str | None) -> tuple[Suite, dict[str, dict], dict[str, list[dict]]]:
     """A run folder checked as strictly as ``submit`` checks it (:func:`robust_bench.leaderboard.
     submission.validate_run`: strict JSON, schema v2, finite in-range metrics and intervals, no links,
-    log hashes, metrics recomputed from the logs), with its records; unpinned tasks are kept."""
+    log hashes, metrics recomputed from the logs), with its records and logs; unpinned tasks are kept."""
     from robust_bench.benchmarks import SuiteError
-    from robust_bench.leaderboard.submission import SubmissionError, read_manifest, validate_run
+    from robust_bench.leaderboard.submission import validate_run
 
     try:
         manifest = read_manifest(run)
@@ -64,23 +62,14 @@ def _validated(run: Path, suite: Suite | str | None) -> tuple[Suite, dict[str, d
         if (chosen.name, chosen.version) != (name, version):
             raise GateError(f"{run / 'run.json'}: the run used suite {name!r} v{version}, the suite given is "
                             f"{chosen.name!r} v{chosen.version}")
-        records = validate_run(run, chosen, unpinned=True, listed=False).records
-    except SubmissionError as exc:
+        checked = validate_run(run, chosen, unpinned=True, listed=False, keep_logs=True)
+    except RunFolderError as exc:
         raise GateError(f"invalid run: {exc}") from None
     except SuiteError as exc:
         raise GateError(f"{run / 'run.json'}: {exc}") from None
-    if not records:
+    if not checked.records:
         raise GateError(f"{run} has no records (is it a run folder, and did the run finish?)")
-    return chosen, records
-
-
-def _log(run: Path, rec: dict) -> list[dict]:
-    path = run / "logs" / f"{rec['task']}.jsonl"
-    if not path.is_file():
-        raise GateError(f"{path} is missing")
-    if hashlib.sha256(path.read_bytes()).hexdigest() != rec["log_sha256"]:
-        raise GateError(f"{path} does not match the log_sha256 of its record (edited after the run?)")
-    return read_log(path)
+    return chosen, checked.records, checked.logs
 
 
 def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float = 0.01, alpha: float = 0.05,
@@ -114,8 +103,8 @@ def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float 
     if tolerance < 0:
         raise GateError(f"--tolerance must be >= 0, got {tolerance}")
     a_dir, b_dir = Path(baseline), Path(candidate)
-    suite_a, a = _validated(a_dir, suite)
-    suite_b, b = _validated(b_dir, suite)
+    suite_a, a, logs_a = _validated(a_dir, suite)
+    suite_b, b, logs_b = _validated(b_dir, suite)
     if (suite_a.name, suite_a.version) != (suite_b.name, suite_b.version):
         raise GateError(f"suite mismatch: baseline ran {suite_a.name} v{suite_a.version}, candidate ran "
                         f"{suite_b.name} v{suite_b.version}")
@@ -128,14 +117,15 @@ def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float 
         ra, rb = a[name], b[name]
         if ra["corpus_sha256"] != rb["corpus_sha256"]:
             raise GateError(f"task {name}: data hashes differ ({ra['corpus_sha256'][:12]}… vs {rb['corpus_sha256'][:12]}…)")
-        la, lb = _log(a_dir, ra), _log(b_dir, rb)
+        la, lb = logs_a[name], logs_b[name]
         if [e["id"] for e in la] != [e["id"] for e in lb]:
             raise GateError(f"task {name}: the runs scored different examples ({len(la)} vs {len(lb)}; "
                             "same --limit and no --shard?)")
         task = suite.task(name)
         metric = task.primary
-        formula = METRICS[task.evaluation][metric]
-        sign = 1.0 if task.metric(metric).higher_is_better else -1.0
+        spec = task.metric(metric)
+        formula = spec.formula
+        sign = 1.0 if spec.higher_is_better else -1.0
         ca, cb = log_columns(la), log_columns(lb)
         num, den = formula.fields[0], formula.fields[-1]
         accuracy_like = (formula.kind == "ratio" and all(np.all(c[den] == 1) and np.isin(c[num], (0, 1)).all()

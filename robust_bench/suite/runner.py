@@ -1,14 +1,9 @@
 """``robust-bench run``: score one model on every task of a suite that fits it.
 
-A run folder holds
-
-* ``run.json``: the model, the suite name and version, and each task's status (``done``,
-  ``skipped`` with the reason, or ``failed`` with the error), its diagnostics and wall time;
-* ``logs/<task>.jsonl``: one line per example (``id``, ``input_sha256``, ``prediction``, ``gold``,
-  ``outcome``), sorted by id, as lm-evaluation-harness's ``--log_samples``;
-* ``records/<task>.json``: the v2 result record, computed from the log alone (metrics, 95%
-  paired-bootstrap intervals, the log's SHA-256), so that merged shards give the same records;
-* ``report.md``, ``report.html`` and ``figures/`` (:mod:`robust_bench.leaderboard.report`).
+The run folder's files (``run.json``, ``logs/<task>.jsonl``, ``records/<task>.json``) are read and
+written by :mod:`robust_bench.results.runs`; each task's examples are scored by its evaluation
+(:mod:`robust_bench.evaluations`); ``report.md``, ``report.html`` and ``figures/`` are written by
+:mod:`robust_bench.leaderboard.report`.
 
 Every file is written atomically and a task's files only once it has finished, so an interrupted
 run is resumed (``resume=True``) by running the tasks that have no log yet. A shard
@@ -20,7 +15,6 @@ with :func:`merge_runs` give the records of an unsharded run, byte for byte apar
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -30,16 +24,25 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from robust_bench.benchmarks import Suite, Task, load_suite
-from robust_bench.io.fileio import atomic_write_text, remove_stale_temporaries
-from robust_bench.leaderboard.records import package_versions
-from robust_bench.leaderboard.logs import METRICS, RunError, log_columns, read_log, record_from_log
-from robust_bench.suite.evaluations import EVALUATORS, EvalOutput, unit_ids
-from robust_bench.suite.interfaces import InterfaceError, ModelHandle, ModelSpec, detect_model
+from robust_bench.evaluations import EvalOutput, get_evaluation, unit_ids
+from robust_bench.io.fileio import remove_stale_temporaries
+from robust_bench.models.resolve import ModelHandle, ModelSpec, resolve_model, spec_name
+from robust_bench.results.records import package_versions
+from robust_bench.results.runs import (RUN_FILE, RunError, read_log, read_manifest, record_from_log, write_log,
+                                       write_manifest, write_task_record)
 
-__all__ = ["RunError", "run_suite", "merge_runs", "shard_of", "read_log", "log_columns", "record_from_log",
-           "load_run", "RUN_FILE", "parse_shard", "select_rows"]
+__all__ = ["RunError", "run_suite", "merge_runs", "run_folder", "shard_of", "parse_shard", "select_rows"]
 
-RUN_FILE = "run.json"
+
+def run_folder(output_dir: str | os.PathLike, model: str, shard: tuple[int, int] | None = None) -> Path:
+    """Where ``robust-bench run`` puts a run: ``OUTPUT_DIR/<model>`` (the file-name-safe name,
+    :func:`robust_bench.results.records.model_slug`, of what the spec names,
+    :func:`robust_bench.models.resolve.spec_name`), or ``OUTPUT_DIR/<model>.shard-<i>-of-<n>`` for
+    shard ``i`` (0-based) of ``n``."""
+    from robust_bench.results.records import model_slug
+
+    name = model_slug(spec_name(model))
+    return Path(output_dir) / (name if shard is None else f"{name}.shard-{shard[0] + 1}-of-{shard[1]}")
 
 
 def shard_of(unit_id: str, n_shards: int) -> int:
@@ -60,16 +63,6 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
         raise ValueError(f"--shard must be i/N with 1 <= i <= N, e.g. 1/2; got {text!r}")
     return int(m.group(1)) - 1, int(m.group(2))
-
-
-def _dumps(obj) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def _write_log(path: Path, examples: Sequence[dict]) -> str:
-    text = "".join(_dumps(e) + "\n" for e in sorted(examples, key=lambda e: e["id"]))
-    atomic_write_text(path, text)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -115,23 +108,6 @@ def _fits(task: Task, spec: ModelSpec) -> str | None:
     return None
 
 
-def load_run(run_dir: str | os.PathLike) -> dict:
-    """The ``run.json`` of a run folder.
-
-    Raises
-    ------
-    RunError
-        If it is missing or not JSON.
-    """
-    path = Path(run_dir) / RUN_FILE
-    try:
-        return json.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        raise RunError(f"{run_dir} is not a run folder (no {RUN_FILE})") from None
-    except json.JSONDecodeError as exc:
-        raise RunError(f"{path}: not JSON ({exc.msg})") from None
-
-
 def _runtime(device: str, dtype: str, batch_size: int) -> dict:
     """Where the model ran: the resolved device, the weights' dtype and the batch size, which
     ``leaderboard verify`` repeats (predictions near a tie can differ between bf16 and fp32)."""
@@ -139,10 +115,6 @@ def _runtime(device: str, dtype: str, batch_size: int) -> dict:
 
     dev = resolve_device(device)
     return {"device": dev, "dtype": str(resolve_dtype(dev, dtype)).removeprefix("torch."), "batch_size": batch_size}
-
-
-def _save_manifest(out: Path, manifest: dict) -> None:
-    atomic_write_text(out / RUN_FILE, json.dumps(manifest, indent=2, sort_keys=True, allow_nan=False) + "\n")
 
 
 def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: str | os.PathLike,
@@ -155,7 +127,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     Parameters
     ----------
     model : str
-        Hub id or folder (transformers, spaCy) or ``module:attribute`` (:func:`detect_model`).
+        A model spec (:func:`robust_bench.models.resolve.resolve_model`).
     suite : str or Suite
         A shipped suite's name, a YAML path, or a loaded suite.
     repo : path-like
@@ -186,6 +158,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     ------
     RunError
         If ``out`` holds a run and ``resume`` is false, or holds another model's or suite version's run.
+    RunFolderError
+        If the ``run.json`` being resumed is malformed (naming the field).
     InterfaceError, SuiteError
         If the model cannot be found or the suite is invalid.
     """
@@ -198,14 +172,14 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
                            f"{', '.join(t.name for t in suite.tasks)}")
         selected = [t for t in suite.tasks if t.name in tasks or t.family in tasks]
     out, repo = Path(out), Path(repo)
-    spec = detect_model(model, revision)
+    spec = resolve_model(model, revision)
     handle = ModelHandle(spec, device=device, dtype=dtype, batch_size=batch_size)
     ident = {"model": model, "suite": {"name": suite.name, "version": suite.version},
              "shard": list(shard) if shard else None, "seed": seed, "limit": limit}
     if (out / RUN_FILE).exists():
         if not resume:
             raise RunError(f"{out} already holds a run; pass --resume to continue it or choose another --output-dir")
-        manifest = load_run(out)
+        manifest = read_manifest(out)
         theirs = {k: manifest.get(k) for k in ident}
         if theirs != ident:
             raise RunError(f"{out} holds a different run ({theirs}); cannot resume it as {ident}")
@@ -216,7 +190,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     manifest["versions"] = package_versions("datasets", "transformers", "torch", "scipy", "spacy")
     manifest["runtime"] = _runtime(device, dtype, batch_size)
     out.mkdir(parents=True, exist_ok=True)
-    _save_manifest(out, manifest)
+    write_manifest(out, manifest)
     revision = None
     for task in selected:
         done = manifest["tasks"].get(task.name, {})
@@ -227,7 +201,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         if reason:
             manifest["tasks"][task.name] = {"status": "skipped", "reason": reason}
             echo(f"  {task.name}: skipped, {reason}")
-            _save_manifest(out, manifest)
+            write_manifest(out, manifest)
             continue
         start = time.perf_counter()
         try:
@@ -235,8 +209,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
             # finished units of a long task (attacks, probe searches) are kept here until the task ends,
             # so a killed run resumes inside the task
             work = out / ".partial" / task.name
-            result: EvalOutput = EVALUATORS[task.evaluation](handle, task, data.rows, data.positions, seed, repo,
-                                                             work=work)
+            result: EvalOutput = get_evaluation(task.evaluation).run(handle, task, data.rows, data.positions, seed,
+                                                                     repo, work=work)
         except Exception as exc:  # noqa: BLE001 - reported per task; the other tasks still run
             from robust_bench.models.classifiers import LabelMappingError
 
@@ -244,10 +218,10 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
             msg = f"{type(exc).__name__}: {exc}" if status == "failed" else f"labels do not fit: {exc}"
             manifest["tasks"][task.name] = {"status": status, "reason": msg}
             echo(f"  {task.name}: {status}, {msg}")
-            _save_manifest(out, manifest)
+            write_manifest(out, manifest)
             continue
         revision = revision or handle.revision()
-        log_sha = _write_log(out / "logs" / f"{task.name}.jsonl", result.examples)
+        log_sha = write_log(out / "logs" / f"{task.name}.jsonl", result.examples)
         shutil.rmtree(work, ignore_errors=True)
         entry = {"status": "done", "n_examples": len(result.examples), "corpus_sha256": data.corpus_sha256,
                  "log_sha256": log_sha, "details": result.details, "wall_seconds": round(time.perf_counter() - start, 2)}
@@ -256,7 +230,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         if shard is None:
             rec = record_from_log(task, suite, sorted(result.examples, key=lambda e: e["id"]), log_sha256=log_sha, model_id=model, revision=revision,
                                   corpus_sha256=data.corpus_sha256, seed=seed, limit=limit)
-            atomic_write_text(out / "records" / f"{task.name}.json", json.dumps(rec, indent=2, sort_keys=True, allow_nan=False) + "\n")
+            write_task_record(out, task.name, rec)
             m = rec["metrics"][task.primary]
             lo, hi = rec["intervals"][task.primary]
             echo(f"  {task.name}: {task.primary} {_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}] on {len(result.examples)} examples "
@@ -264,7 +238,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         else:
             echo(f"  {task.name}: shard {shard[0] + 1}/{shard[1]}, {len(result.examples)} examples "
                  f"({entry['wall_seconds']:.1f} s)")
-        _save_manifest(out, manifest)
+        write_manifest(out, manifest)
     if report and shard is None:
         from robust_bench.leaderboard.report import write_report
 
@@ -295,8 +269,10 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
     ------
     RunError
         Missing, repeated or foreign shards; a task done in some shards only; ids in two shards.
+    RunFolderError
+        A shard's ``run.json`` or log that is malformed (naming the file, line and field).
     """
-    manifests = [load_run(d) for d in shard_dirs]
+    manifests = [read_manifest(d) for d in shard_dirs]
     first = manifests[0]
     keys = ("model", "suite", "seed", "limit")
     for d, m in zip(shard_dirs, manifests):
@@ -340,16 +316,16 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
         shas = {s["corpus_sha256"] for s in states}
         if len(shas) != 1:
             raise RunError(f"task {task.name!r}: the shards scored different data ({sorted(shas)})")
-        log_sha = _write_log(out / "logs" / f"{task.name}.jsonl", examples)
+        log_sha = write_log(out / "logs" / f"{task.name}.jsonl", examples)
         rec = record_from_log(task, suite, sorted(examples, key=lambda e: e["id"]), log_sha256=log_sha,
                               model_id=first["model"], revision=first.get("revision"), corpus_sha256=shas.pop(),
                               seed=first["seed"], limit=first["limit"])
-        atomic_write_text(out / "records" / f"{task.name}.json", json.dumps(rec, indent=2, sort_keys=True, allow_nan=False) + "\n")
+        write_task_record(out, task.name, rec)
         manifest["tasks"][task.name] = {"status": "done", "n_examples": len(examples), "log_sha256": log_sha,
                                         "corpus_sha256": rec["corpus_sha256"],
                                         "wall_seconds": round(sum(s["wall_seconds"] for s in states), 2),
                                         "details": [s.get("details") for s in states]}
-    _save_manifest(out, manifest)
+    write_manifest(out, manifest)
     if report:
         from robust_bench.leaderboard.report import write_report
 

@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Callable
 
 from robust_bench import __version__
+from robust_bench.evaluations import evaluations, get_evaluation
 from robust_bench.io.sources import sha256_file
-from robust_bench.leaderboard.logs import read_log
-from robust_bench.leaderboard.records import package_versions
 from robust_bench.leaderboard.store import HubStore, LocalStore, find_entry, read_entry
 from robust_bench.leaderboard.submission import SUBMISSION_FILE
-from robust_bench.leaderboard.verification import (DEFAULT_SAMPLE, FORMAT, TOLERANCES, VerificationError,
-                                                   compare_task, sample_ids, verification_path)
-from robust_bench.suite.evaluations import EVALUATORS
-from robust_bench.suite.interfaces import ModelHandle, detect_model
+from robust_bench.leaderboard.verification import (DEFAULT_SAMPLE, FORMAT, VerificationError, compare_task,
+                                                   sample_ids, verification_path)
+from robust_bench.models.resolve import ModelHandle, resolve_model
+from robust_bench.results.records import package_versions
+from robust_bench.results.runs import read_log
 from robust_bench.suite.runner import _runtime, select_rows
 
 __all__ = ["verify_submission"]
@@ -122,7 +122,7 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
                                     "--model FOLDER with the same weights, or have the submitter push them to the Hub")
         model = sub.model_id
         hub_revision = recorded if recorded and _COMMIT.fullmatch(str(recorded)) else sub.revision
-    spec = detect_model(model, hub_revision)
+    spec = resolve_model(model, hub_revision)
     handle = ModelHandle(spec, device=device, dtype=dtype or runtime.get("dtype", "auto"),
                          batch_size=batch_size or int(runtime.get("batch_size", 64)))
     mine = _runtime(device, handle.dtype, handle.batch_size)
@@ -145,15 +145,14 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
         if task.name not in sub.records or (tasks and task.name not in tasks):
             continue
         submitted_details = (manifest["tasks"].get(task.name) or {}).get("details")
-        if task.evaluation == "attack":       # before the search: a set-up difference is told at once
-            from robust_bench.attacks.runner import attack_pipelines
-
-            _same_setup(task.name, submitted_details, {"pipelines": attack_pipelines()})
+        setup = get_evaluation(task.evaluation).setup
+        if setup is not None:                 # before the search: a set-up difference is told at once
+            _same_setup(task.name, submitted_details, setup())
         logged = {e["id"]: e for e in read_log(folder / "logs" / f"{task.name}.jsonl")}
         ids = sample_ids(list(logged), sample, seed, task.name)
         data = select_rows(task, Path(repo), None, None, ids=set(ids))
-        out = EVALUATORS[task.evaluation](handle, task, data.rows, data.positions, int(manifest["seed"]), Path(repo),
-                                          work=None)
+        out = get_evaluation(task.evaluation).run(handle, task, data.rows, data.positions, int(manifest["seed"]),
+                                                  Path(repo), work=None)
         _same_setup(task.name, submitted_details, out.details)
         result = compare_task(task, logged, out.examples)
         results[task.name] = result
@@ -172,7 +171,7 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
            "unverified_tasks": sorted(set(sub.records) - set(results)),
            "model": {"loaded": Path(model).name if Path(model).exists() else model, "revision": loaded},
            "runtime": {**mine, "submitted": runtime},
-           "tolerances": {e: t.describe() for e, t in TOLERANCES.items()},
+           "tolerances": {e.name: e.tolerance.describe() for e in evaluations()},
            "versions": {"robust_bench": __version__,
                         **package_versions("datasets", "transformers", "torch", "scipy", "spacy")},
            "tasks": results}

@@ -1,37 +1,148 @@
-"""Scoring on named-entity swaps (Balasubramanian et al., 2020, Alg. 1 and Table 3), and the RESEMBLE
-defence (§4, Eq. 2).
+"""Named-entity swaps (Balasubramanian et al., 2020, Alg. 1 and Table 3): the ``name-swaps``
+evaluation, ``robust-bench evaluate --config names_*``, and the RESEMBLE defence (§4, Eq. 2).
 
-For a built ``names_*`` config, every row of a split is predicted once, in one batched call
-(variant 0 is the original; no input is scored twice), and reported as the paper does:
+A group is a source example and its B swapped variants (variant 0 is the original); the group is one
+example of the log. Every row of a split is predicted once, in one batched call (no input is scored
+twice), and reported as the paper does:
 
-* **original**: the score on the variant-0 rows;
+* **original**: the task F1 on the variant-0 rows;
 * **worst / best**: per group, the swapped variant with the lowest / highest per-example score
   (:func:`robust_bench.scoring.worst_best_rows`), scored as a set (D_worst, D_best);
 * **random**: the mean and standard deviation over the 10 copies of the ``random`` split;
 * **stability**: the share of groups whose prediction is the same for the original and all variants.
 
-The task metric is the F1 of the positive class for MRPC (as the paper), entity F1 (seqeval) for
-NER, and for coreference MUC, B³, CEAFe, CoNLL F1 and LEA over the gold clusters of the swapped
-entities, pooled over documents (:mod:`robust_bench.scoring.coref`).
+The task metric is the F1 of the positive class for MRPC (as the paper) and entity F1 (seqeval's
+entities) for NER, both 2Σtp / (2Σtp + Σfp + Σfn) over the log's counts (the evaluation's declared
+formulas, which ``robust-bench run`` uses too); for coreference it is MUC, B³, CEAFe, CoNLL F1 and
+LEA over the gold clusters of the swapped entities, pooled over documents
+(:mod:`robust_bench.scoring.coref`), which the suites do not score.
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from robust_bench.scoring import stability_details, worst_best_rows
 from robust_bench import RobustBenchError
+from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, f1, input_sha256, log_entry,
+                                      pair_or_tagger_task_type, ratio, register_evaluation)
+from robust_bench.scoring import entity_counts, group_stability, stability_details, worst_best_rows
 
-__all__ = ["NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref", "format_table",
-           "Resemble", "resemble_mixture", "canonical_candidates", "choose_canonical_names", "entity_kind", "plot_frequency", "plot_spread", "canonical_entities"]
+__all__ = ["name_swaps", "NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref",
+           "format_table", "Resemble", "resemble_mixture", "canonical_candidates", "choose_canonical_names",
+           "entity_kind", "plot_frequency", "plot_spread", "canonical_entities", "evaluate_name_swaps"]
 
 
 class NameEvalError(RobustBenchError, ValueError):
     """The config is not a built ``names_*`` config, or lacks a split."""
+
+
+def _positive(labels: Sequence[str]) -> int:
+    """The positive class of a sentence-pair task, whose F1 is reported (``equivalent`` for MRPC)."""
+    return labels.index("equivalent") if "equivalent" in labels else len(labels) - 1
+
+
+def _rows_scored(rows, preds, *, positive: int | None = None) -> dict[str, list]:
+    """Per row of a ``names_*`` split and its predictions: the task metric's (tp, fp, fn), the
+    per-example score that picks D_worst and D_best (correct for a classifier, the sentence's entity
+    F1 for a tagger, 1.0 with no entity on either side), the canonical prediction that stability
+    compares, and the prediction and gold label as the log shows them."""
+    if "sentence1" in rows.column_names:
+        labels = list(rows.features["label"].names)
+        positive = _positive(labels) if positive is None else positive
+        gold = np.asarray(rows["label"])
+        counts = [(int(p == positive and g == positive), int(p == positive and g != positive),
+                   int(g == positive and p != positive)) for p, g in zip(preds, gold)]
+        return {"counts": counts, "score": (np.asarray(preds) == gold).astype(float).tolist(),
+                "canon": [int(p) for p in preds], "shown": [labels[p] for p in preds], "gold": [labels[g] for g in gold]}
+    names = list(rows.features["ner_tags"].feature.names)
+    gold = [[names[t] for t in r] for r in rows["ner_tags"]]
+    counts = [entity_counts(g, p) for g, p in zip(gold, preds)]
+    n_orig = [len(t) for t in rows["original_tokens"]]
+    return {"counts": counts, "score": [2 * tp / (2 * tp + fp + fn) if (tp + fp + fn) else 1.0 for tp, fp, fn in counts],
+            "canon": [canonical_entities(p, e, n) for p, e, n in zip(preds, rows["edits"], n_orig)],
+            "shown": list(preds), "gold": gold}
+
+
+def _group_entries(rows, inputs, scored: dict[str, list]) -> list[dict]:
+    """One log line per group: tp/fp/fn of the original, the worst and the best variant, whether the
+    group is stable and counted for stability, and its number of swapped variants."""
+    groups, variants = list(rows["group_id"]), list(rows["variant"])
+    counts = scored["counts"]
+    worst, best = worst_best_rows(scored["score"], groups, variants)
+    stability = group_stability(scored["canon"], groups, variants)
+    worst_of = {groups[i]: i for i in worst}
+    best_of = {groups[i]: i for i in best}
+    members: dict[str, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    out = []
+    for g, idx in members.items():
+        orig = next((i for i in idx if variants[i] == 0), None)
+        o = dict(zip(("tp_original", "fp_original", "fn_original"), counts[orig] if orig is not None else (0, 0, 0)))
+        w = dict(zip(("tp_worst", "fp_worst", "fn_worst"), counts[worst_of[g]] if g in worst_of else (0, 0, 0)))
+        b = dict(zip(("tp_best", "fp_best", "fn_best"), counts[best_of[g]] if g in best_of else (0, 0, 0)))
+        out.append(log_entry(str(g), input_sha256([inputs[i] for i in idx]),
+                             {"original": scored["shown"][orig] if orig is not None else None,
+                              "worst": scored["shown"][worst_of[g]] if g in worst_of else None,
+                              "worst_variant": variants[worst_of[g]] if g in worst_of else None},
+                             scored["gold"][orig] if orig is not None else None,
+                             {**o, **w, **b, "stable": stability.get(g, False), "counted": g in stability,
+                              "variants": sum(variants[i] != 0 for i in idx)}))
+    return out
+
+
+def _inputs(rows) -> list:
+    if "sentence1" in rows.column_names:
+        return list(zip(rows["sentence1"], rows["sentence2"]))
+    return [tuple(t) for t in rows["tokens"]]
+
+
+@register_evaluation(
+    name="name-swaps", family="named_entity_swaps",
+    metrics=(Metric("original_f1", f1("original")), Metric("worst_f1", f1("worst")), Metric("best_f1", f1("best")),
+             Metric("stability", ratio("stable", "counted"))),
+    pairs=(("original_f1", "worst_f1"),), robustness=("worst_f1", "best_f1", "stability"),
+    hub_task_type=pair_or_tagger_task_type, unit_column="group_id",
+    title="Named-entity swaps (Balasubramanian et al., 2020)")
+def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
+    """Log lines of a name-swap config, one per group: every row predicted once, in one batched call.
+
+    Parameters
+    ----------
+    model : robust_bench.models.resolve.ModelHandle
+        A sequence classifier (``names_mrpc``) or a token classifier (``names_conll2003``).
+    task, rows
+        The suite task and its rows (every variant of the selected groups).
+    positions, seed, repo, work
+        Unused.
+
+    Returns
+    -------
+    EvalOutput
+        One entry per group: tp/fp/fn of the original, the worst and the best variant, ``stable``,
+        ``counted`` and ``variants``.
+
+    Raises
+    ------
+    EvaluationError
+        If the rows are neither sentence pairs nor NER rows.
+    """
+    if "sentence1" in rows.column_names:
+        adapter = model.classifier(list(rows.features["label"].names))
+    elif "ner_tags" in rows.column_names:
+        adapter = model.tagger(list(rows.features["ner_tags"].feature.names))
+    else:
+        raise EvaluationError(f"task {task.name!r}: name swaps score sentence pairs (names_mrpc) or NER "
+                              f"(names_conll2003); {task.config!r} has neither")
+    inputs = _inputs(rows)
+    entries = _group_entries(rows, inputs, _rows_scored(rows, adapter.predict(inputs)))
+    return EvalOutput(entries, {"rows": len(rows), "groups": len(entries)})
 
 
 def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
@@ -55,6 +166,10 @@ def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
 
 
 def _summary(metric, scores_per_row, preds_canon, groups, variants, rows=None) -> dict:
+    """Table 3 from per-row scores: ``metric(rows)`` over the originals, D_worst and D_best
+    (:func:`robust_bench.scoring.worst_best_rows`), stability
+    (:func:`robust_bench.scoring.stability_details`), and with ``rows`` the scores per kind of
+    swapped name and the (frequency, score) points of Fig. 1."""
     # a datasets column is lazy (each index reads the Arrow table): read each column once
     groups, variants = list(groups), list(variants)
     worst, best = worst_best_rows(scores_per_row, groups, variants)
@@ -94,8 +209,6 @@ def entity_kind(edits) -> str | None:
 def _by_kind(metric, scores_per_row, groups, variants, edits) -> dict[str, dict]:
     """Original, D_worst and D_best over the groups of each :func:`entity_kind` (the kind of a group
     is that of its variants' edits, the most frequent one where variants differ)."""
-    from collections import Counter, defaultdict
-
     votes: dict = defaultdict(Counter)
     for g, v, e in zip(groups, variants, edits):
         k = entity_kind(e) if v else None
@@ -129,7 +242,33 @@ def _frequency_points(scores_per_row, variants, edits) -> list[tuple[int, float]
     return out
 
 
-def score_classifier(clf, rows, random_rows=None, *, positive: int = 1) -> dict[str, Any]:
+def _f1_of(counts: Sequence[tuple[int, int, int]]) -> Callable[[Sequence[int]], float]:
+    """The task F1 over a subset of rows, from their (tp, fp, fn): the evaluation's own formula
+    (``original_f1``, 2Σtp / (2Σtp + Σfp + Σfn), 0 without a true positive); NaN for no row."""
+    from robust_bench.scoring.intervals import metric_value
+
+    c = np.asarray(counts, dtype=np.float64).reshape(-1, 3)
+    cols = {"tp_original": c[:, 0], "fp_original": c[:, 1], "fn_original": c[:, 2]}
+    formula = name_swaps.metric("original_f1").formula
+
+    def value(idx):
+        idx = np.asarray(list(idx), dtype=int)
+        return metric_value(formula, cols, idx) if len(idx) else float("nan")
+    return value
+
+
+def _scores(rows, preds, random_rows=None, random_preds=None, *, positive: int | None = None) -> dict[str, Any]:
+    scored = _rows_scored(rows, preds, positive=positive)
+    out = _summary(_f1_of(scored["counts"]), scored["score"], scored["canon"], rows["group_id"], rows["variant"], rows)
+    if random_rows is not None:
+        metric = _f1_of(_rows_scored(random_rows, random_preds, positive=positive)["counts"])
+        rv = np.asarray(random_rows["variant"])
+        vals = [metric(np.where(rv == c)[0]) for c in sorted(set(rv.tolist()))]
+        out["random_mean"], out["random_std"] = float(np.mean(vals)), float(np.std(vals))
+    return out
+
+
+def score_classifier(clf, rows, random_rows=None, *, positive: int | None = None) -> dict[str, Any]:
     """Table-3 scores of a sequence classifier on ``names_mrpc`` rows.
 
     Parameters
@@ -139,42 +278,25 @@ def score_classifier(clf, rows, random_rows=None, *, positive: int = 1) -> dict[
         The ``test`` (or ``validation``) split: variant 0 and B swapped variants per group.
     random_rows : datasets.Dataset, optional
         The ``random`` split (10 copies, ``variant`` = copy number).
-    positive : int
-        Index of the positive class, whose F1 is reported (``equivalent`` for MRPC).
+    positive : int, optional
+        Index of the positive class, whose F1 is reported (default: ``equivalent`` for MRPC, else
+        the last label, as :func:`name_swaps` picks it).
 
     Returns
     -------
     dict
         ``original``, ``worst``, ``best``, ``random_mean``, ``random_std`` (F1 of the positive
-        class, in [0, 1]), ``accuracy_original``, ``stability``, ``groups``, ``variants``, ``queries``.
+        class, in [0, 1]), ``accuracy_original``, ``stability``, ``groups``, ``variants``,
+        ``by_kind``, ``frequency_points``, ``queries``.
     """
-    inputs = list(zip(rows["sentence1"], rows["sentence2"]))
-    extra = list(zip(random_rows["sentence1"], random_rows["sentence2"])) if random_rows is not None else []
+    inputs = _inputs(rows)
+    extra = _inputs(random_rows) if random_rows is not None else []
     preds_all = clf.predict(inputs + extra)
-    preds, rpreds = preds_all[:len(inputs)], preds_all[len(inputs):]
-    gold = np.asarray(rows["label"])
-    correct = (preds == gold).astype(float)
-
-    def f1(idx, p=preds, g=gold):
-        idx = np.asarray(idx, dtype=int)
-        return _positive_f1(g[idx], p[idx], positive) if len(idx) else float("nan")
-
-    out = _summary(f1, correct, [int(p) for p in preds], rows["group_id"], rows["variant"], rows)
-    if random_rows is not None:
-        rg, rv = np.asarray(random_rows["label"]), np.asarray(random_rows["variant"])
-        vals = [f1(np.where(rv == c)[0], rpreds, rg) for c in sorted(set(rv.tolist()))]
-        out["random_mean"], out["random_std"] = float(np.mean(vals)), float(np.std(vals))
+    out = _scores(rows, preds_all[:len(inputs)], random_rows, preds_all[len(inputs):], positive=positive)
     orig = np.asarray(rows["variant"]) == 0
-    out["accuracy_original"] = float(correct[orig].mean())
+    out["accuracy_original"] = float((preds_all[:len(inputs)] == np.asarray(rows["label"]))[orig].mean())
     out["queries"] = clf.queries
     return out
-
-
-def _positive_f1(gold: np.ndarray, pred: np.ndarray, positive: int) -> float:
-    tp = int(((pred == positive) & (gold == positive)).sum())
-    fp = int(((pred == positive) & (gold != positive)).sum())
-    fn = int(((pred != positive) & (gold == positive)).sum())
-    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
 def canonical_entities(tags: Sequence[str], edits, n_original: int) -> str:
@@ -193,49 +315,20 @@ def canonical_entities(tags: Sequence[str], edits, n_original: int) -> str:
     return json.dumps(sorted(ents))
 
 
-def _sentence_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
-    """Entity F1 of one sentence, as seqeval's ``f1_score`` gives it (default mode, entities from its
-    ``get_entities``): 2·tp / (predicted + gold); 1.0 when neither has an entity. One call per row of
-    a 50,000-row config: seqeval's own ``f1_score`` per sentence costs a third of the scoring time."""
-    from seqeval.metrics.sequence_labeling import get_entities
-
-    g, p = set(get_entities(list(gold))), set(get_entities(list(pred)))
-    if not g and not p:
-        return 1.0
-    return 2 * len(g & p) / (len(g) + len(p))
-
-
 def score_tagger(tagger, rows, random_rows=None) -> dict[str, Any]:
-    """Table-3 scores of a tagger on ``names_conll2003``: entity F1 (seqeval, micro) on the
-    original, D_worst, D_best and the random copies; per-example score is the sentence's entity F1.
+    """Table-3 scores of a tagger on ``names_conll2003``: entity F1 (seqeval's entities, pooled
+    counts) on the original, D_worst, D_best and the random copies; the per-example score that
+    picks the worst and best variant is the sentence's entity F1.
 
     Returns
     -------
     dict
-        As :func:`score_classifier`, with entity F1 in [0, 1].
+        As :func:`score_classifier` (without ``accuracy_original``), with entity F1 in [0, 1].
     """
-    from seqeval.metrics import f1_score
-
-    names = rows.features["ner_tags"].feature.names
-    sents = [tuple(t) for t in rows["tokens"]]
-    rsents = [tuple(t) for t in random_rows["tokens"]] if random_rows is not None else []
+    sents = _inputs(rows)
+    rsents = _inputs(random_rows) if random_rows is not None else []
     pred_all = tagger.predict(sents + rsents)
-    preds, rpreds = pred_all[:len(sents)], pred_all[len(sents):]
-    gold = [[names[t] for t in tags] for tags in rows["ner_tags"]]
-
-    def f1(idx, p=preds, g=gold):
-        idx = list(idx)
-        return float(f1_score([g[i] for i in idx], [p[i] for i in idx])) if idx else float("nan")
-
-    per_row = [_sentence_f1(gold[i], preds[i]) for i in range(len(gold))]
-    n_orig = [len(t) for t in rows["original_tokens"]]
-    canon = [canonical_entities(p, e, n) for p, e, n in zip(preds, rows["edits"], n_orig)]
-    out = _summary(f1, per_row, canon, rows["group_id"], rows["variant"], rows)
-    if random_rows is not None:
-        rgold = [[names[t] for t in tags] for tags in random_rows["ner_tags"]]
-        rv = np.asarray(random_rows["variant"])
-        vals = [f1(np.where(rv == c)[0], rpreds, rgold) for c in sorted(set(rv.tolist()))]
-        out["random_mean"], out["random_std"] = float(np.mean(vals)), float(np.std(vals))
+    out = _scores(rows, pred_all[:len(sents)], random_rows, pred_all[len(sents):])
     out["queries"] = tagger.queries
     return out
 
@@ -443,8 +536,6 @@ class Resemble:
 def canonical_candidates(rows, *, entity_type: str = "ORG", n: int = 20) -> list[str]:
     """RESEMBLE's candidate canonical names: the replacements of ``entity_type`` a built split
     uses, most used first (at most ``n``)."""
-    from collections import Counter
-
     c = Counter(e["replacement"].removeprefix("the ").removeprefix("The ")
                 for es in rows["edits"] for e in es if e["type"] == entity_type and e["role"] != "article")
     return [name for name, _ in c.most_common(n)]
@@ -578,3 +669,113 @@ def plot_spread(results: dict[str, dict], out_stem: str | Path, *, title: str, m
     paths = save_figure(fig, out_stem)
     plt.close(fig)
     return paths
+
+
+#: The record of ``robust-bench evaluate --config names_*`` names Table 3's rows; each is the
+#: declared metric it reports, or a mean and deviation of one over the random copies.
+_RECORD_METRICS = {"original": "original_f1", "worst": "worst_f1", "best": "best_f1", "random_mean": "original_f1",
+                   "random_std": "original_f1", "stability": "stability"}
+
+
+def evaluate_name_swaps(*, config: str, model: str | None = None, spacy_model: str | None = None,
+                        predictor: str | None = None, resemble: str | None = None, temperature: float = 2.0,
+                        confidence: float = 0.9, label_map: dict | None = None, device: str = "auto",
+                        dtype: str = "auto", batch_size: int = 64, repo: str | Path, output_dir: str | Path,
+                        echo: Callable[[str], None] = print) -> list[Path]:
+    """``robust-bench evaluate --config names_*``: Table 3 of Balasubramanian et al. (2020), and
+    RESEMBLE (Table 5) on ``names_mrpc``.
+
+    Parameters
+    ----------
+    config : str
+        ``names_mrpc`` (a sequence classifier, ``model``), ``names_conll2003`` (a token classifier
+        ``model``, or a spaCy pipeline's NER, ``spacy_model``) or ``names_coref`` (``predictor``).
+    model, spacy_model, predictor : str, optional
+        Model specs (:func:`robust_bench.models.resolve.resolve_model`); ``spacy_model`` is also
+        RESEMBLE's type annotator; ``predictor`` defaults to ``rule-based``.
+    resemble : str, optional
+        Comma-separated values of M: also score RESEMBLE with the M best canonical names.
+    temperature, confidence : float
+        RESEMBLE's T and P(z = ẑ | x) for an annotator without probabilities (Eq. 2).
+    label_map : dict, optional
+        Model label -> dataset label.
+    device, dtype, batch_size
+        Passed to the model adapters.
+    repo, output_dir : path-like
+    echo : callable
+
+    Returns
+    -------
+    list of Path
+        The records and figures written.
+
+    Raises
+    ------
+    NameEvalError, NotBuiltError, ModelError
+        A config that is not a name-swap config or not built, no model, a model that cannot be loaded.
+    """
+    from robust_bench.models.resolve import load_model
+    from robust_bench.results.records import make_record, model_slug, write_record
+
+    sets, meta = load_name_sets(repo, config)
+    rand = sets.get("random")
+    seed = int(meta.get("seed", 0))
+    sha = meta["files"]["test"]["sha256"]
+    opts = dict(device=device, dtype=dtype)
+    results = {}
+    if config == "names_mrpc":
+        if model is None:
+            raise NameEvalError("names_mrpc needs --model (a sequence classifier fine-tuned on MRPC)")
+        clf = load_model(model, interface="sequence-classification", batch_size=batch_size, **opts).classifier(
+            sets["test"].features["label"].names, label_map)
+        who, revision, metric = model, clf.revision, "F1"
+        results["plain"] = score_classifier(clf, sets["test"], rand)
+        if resemble:
+            from robust_bench.text.nlp import load_spacy, ner_model_name
+
+            nlp = load_spacy(ner_model_name(spacy_model), require=("ner",))     # the annotator (§4)
+            ranking = choose_canonical_names(clf, sets["validation"], canonical_candidates(sets["test"]), nlp, m=3)
+            echo("  canonical names by validation accuracy: "
+                 + ", ".join(f"{r['name']} {r['accuracy']:.3f}" for r in ranking[:5]))
+            for m in (int(x) for x in resemble.split(",")):
+                wrapped = Resemble(clf, [r["name"] for r in ranking[:m]], nlp, temperature=temperature,
+                                   confidence=confidence)
+                results[f"resemble_m{m}"] = score_classifier(wrapped, sets["test"], rand)
+                results[f"resemble_m{m}"]["canonical"] = [r["name"] for r in ranking[:m]]
+    elif config == "names_conll2003":
+        tags = sets["test"].features["ner_tags"].feature.names
+        spec = spacy_model or model or "spacy:"                 # default: $ROBUST_BENCH_SPACY_MODEL's NER
+        handle = load_model(spec, interface="token-classification", batch_size=32, **opts)
+        tagger = handle.tagger(tags, label_map)
+        who = tagger.model_id if handle.spec.kind == "spacy" else spec
+        revision, metric = tagger.revision, "entity F1"
+        results["plain"] = score_tagger(tagger, sets["test"], rand)
+    else:
+        pred = load_model(predictor or "rule-based", interface="coreference", **opts).coref()
+        who, revision, metric = pred.name, None, "CoNLL F1"
+        results["plain"] = score_coref(pred, sets["test"], rand)
+    ranges = {k: name_swaps.metric(m).range for k, m in _RECORD_METRICS.items()}
+    output_dir = Path(output_dir)
+    written = []
+    for name, sc in results.items():
+        title = f"{who} on {config}/test{'' if name == 'plain' else ' with ' + name} (Table 3; percentages)"
+        echo(format_table(sc, title=title, metric=metric))
+        # a metric with nothing to average over (no random variants) is NaN: listed, not written
+        metrics = {k: sc[k] for k in _RECORD_METRICS if math.isfinite(sc[k])}
+        details = {k: v for k, v in sc.items() if k not in _RECORD_METRICS and k != "frequency_points"}
+        details["undefined_metrics"] = [k for k in _RECORD_METRICS if k not in metrics]
+        rec = make_record(model_id=who, revision=revision, config=config, split="test", corpus_sha256=sha,
+                          metrics=metrics, ranges=ranges, seed=seed, variant=None if name == "plain" else name,
+                          details=details)
+        written.append(write_record(rec, output_dir, tag=f"names-{name}"))
+        echo(f"  record: {written[-1]}")
+    echo(f"  model queries: {results['plain'].get('queries')}")
+    stem = output_dir / f"{model_slug(who)}__{config}"
+    short = Path(who).name if Path(who).exists() else who
+    paths = plot_spread(results, f"{stem}__spread", title=f"{short} on {config}", metric=metric)
+    points = results["plain"]["frequency_points"]
+    if points:
+        paths += plot_frequency(points, f"{stem}__frequency", title=f"{short} on {config} (Fig. 1)",
+                                ylabel="accuracy of the variant" if config == "names_mrpc" else f"{metric} of the variant")
+    echo("  figures: " + ", ".join(str(p) for p in paths))
+    return written + paths

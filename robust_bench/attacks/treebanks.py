@@ -6,10 +6,10 @@ For each sentence (§2.2–2.4, settings of §3.2 and the authors' ``adversary/c
    the sentence re-parsed; importance = (1 − λ)·Δ arc errors + λ·Δ label errors against the gold
    tree, with λ = 0.5 (a label error is a word whose head *or* relation is wrong). Words are visited
    once each, in descending importance (DepAttacker ``calc_importance``).
-2. **Candidates** come from the four generators of :mod:`robust_bench.perturb.parser_substitutes`,
+2. **Candidates** come from the four generators of :mod:`robust_bench.perturb.treebanks`,
    computed on the original sentence, for the words that may change (not the paper's forbidden
    classes, §2.4, nor any other function word, auxiliary, copula, proper noun or word of a fixed
-   expression: :func:`~robust_bench.perturb.parser_substitutes.protection_reasons`); **filters**
+   expression: :func:`~robust_bench.perturb.treebanks.protection_reasons`); **filters**
    (the paper's four and the frequency and meaning checks) judge them in the current adversarial
    sentence.
 3. **Greedy substitution** (Eq. 3): the surviving candidates of the visited word are parsed in one
@@ -36,8 +36,8 @@ from typing import Sequence
 import numpy as np
 
 from robust_bench.models.parsers import Parse, Parser
-from robust_bench.perturb.parser_substitutes import (FILTERS, GENERATORS, Candidates, FilterQuery, Site,
-                                                     merge_candidates, protection_reasons)
+from robust_bench.perturb.treebanks import (FILTERS, GENERATORS, Candidates, FilterQuery, Site,
+                                            merge_candidates, protection_reasons)
 from robust_bench.scoring.parsing import attachment_errors, attachment_mask
 
 __all__ = ["TreeExample", "ParserAttackResult", "ParserAttack", "edit_budget", "summarise", "LAMBDA_ARC",
@@ -96,14 +96,14 @@ class TreeExample:
 
     def protection(self) -> list[str | None]:
         """Per word, why it must not change, or None where it may
-        (:func:`~robust_bench.perturb.parser_substitutes.protection_reasons`)."""
+        (:func:`~robust_bench.perturb.treebanks.protection_reasons`)."""
         return protection_reasons(self.words, xpos=self.xpos, upos=self.upos, deprels=self.deprels, heads=self.heads,
                                   feats=self.feats, lemmas=self.lemmas,
                                   multiword=[i in self.protected for i in range(len(self.words))])
 
     def sites(self) -> list[Site]:
         """The attackable words (no reason in :meth:`protection`), in sentence order."""
-        from robust_bench.perturb.parser_substitutes import verb_frames
+        from robust_bench.perturb.treebanks import verb_frames
 
         frames = verb_frames(self.heads, self.deprels, self.words) if self.deprels else None
         out = []
@@ -635,7 +635,7 @@ def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None =
         Why there are no vectors (a failed download), for the record.
     frames : str, optional
         A gold CoNLL-U treebank (UD English EWT train) whose verbs' complements the POS filter asks
-        a substitute verb to be able to take (:class:`~robust_bench.perturb.parser_substitutes.VerbFrames`).
+        a substitute verb to be able to take (:class:`~robust_bench.perturb.treebanks.VerbFrames`).
 
     Returns
     -------
@@ -649,7 +649,7 @@ def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None =
     ------
     ValueError
         For an unknown generator or filter name.
-    robust_bench.perturb.parser_substitutes.SubstituteError
+    robust_bench.perturb.treebanks.SubstituteError
         If a generator or filter asked for by name cannot run (no vectors, no grammar checker, no
         OpenHowNet data), or the vectors cannot be read, or WordNet is missing.
     robust_bench.models.loader.ModelError
@@ -660,12 +660,12 @@ def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None =
     from robust_bench.models.loader import ModelError
     from robust_bench.models.taggers import SpacyPosTagger
     from robust_bench.perturb.checks import ZIPF_FLOOR
-    from robust_bench.perturb.parser_substitutes import (MAX_SENSE_RANK, MAX_ZIPF_DROP, MAX_SUBSTITUTE_SENSE_RANK, MIN_COSINE,
-                                                         MLM_TOP_K, MAX_PPL_INCREASE, EmbeddingFilter,
-                                                         EmbeddingGenerator, FrequencyFilter, GrammarFilter,
-                                                         MaskedLMGenerator, MeaningFilter, PerplexityFilter, PosFilter,
-                                                         SememeGenerator, SubstituteError, VerbFrames,
-                                                         WordNetGenerator, load_word_vectors)
+    from robust_bench.perturb.treebanks import (MAX_SENSE_RANK, MAX_ZIPF_DROP, MAX_SUBSTITUTE_SENSE_RANK, MIN_COSINE,
+                                                MLM_TOP_K, MAX_PPL_INCREASE, EmbeddingFilter,
+                                                EmbeddingGenerator, FrequencyFilter, GrammarFilter,
+                                                MaskedLMGenerator, MeaningFilter, PerplexityFilter, PosFilter,
+                                                SememeGenerator, SubstituteError, VerbFrames,
+                                                WordNetGenerator, load_word_vectors)
 
     gen_names, gen_explicit = _names(generators, GENERATORS, "generator")
     flt_names, flt_explicit = _names(filters, FILTERS, "filter")

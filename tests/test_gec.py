@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
-from robust_bench.perturb.grammar_errors import (ARTICLES, PREPOSITIONS, Confusions, Token, apply_edits,
-                                         candidate_operations, error_budget, perturb, render)
+from robust_bench.perturb.gec import (ARTICLES, PREPOSITIONS, Confusions, Token, apply_edits,
+                                       candidate_operations, error_budget, perturb, render)
 
 
 def sent(*rows):
@@ -91,7 +91,7 @@ def test_no_article_or_preposition_goes_into_an_all_caps_headline():
 def test_prep_only_on_adpositions_with_learner_partners():
     ops = ops_of(NAMES, "Prep")
     assert {o.position for o in ops} == {7}                    # the infinitival "to" (PART) is never touched
-    from robust_bench.perturb.grammar_errors import LEARNER_CONFUSIONS
+    from robust_bench.perturb.gec import LEARNER_CONFUSIONS
 
     assert {o.replacement for o in ops if o.operation == "substitute"} == set(LEARNER_CONFUSIONS["Prep"]["to"]) - {""}
     # "eaten apples": "eat" is no verb learners give an extraneous preposition, so nothing is inserted
@@ -267,7 +267,7 @@ def test_confusion_weights_and_type_distribution_steer_sampling():
 
 
 def test_edits_must_leave_an_error_not_other_standard_english():
-    from robust_bench.perturb.grammar_errors import Operation, undoes_error
+    from robust_bench.perturb.gec import Operation, undoes_error
 
     # "at this time" -> "this time": a time phrase stands without its preposition
     at_time = sent(("left", "VBD", "VERB", "root", 0, "leave"), ("at", "IN", "ADP", "case", 3, "at"),

@@ -3,6 +3,10 @@
 v1 (``result_record.schema.json``): one model on one config split, written by the per-family
 commands. v2 (``result_record_v2.schema.json``): one model on one task of a suite version, written
 by ``robust-bench run``, with intervals and the per-example log's hash. JSON Schema 2020-12.
+
+A metric's range is declared once, with the metric, by the evaluation that reports it
+(:mod:`robust_bench.evaluations`); the writers pass those ranges here, and a record is checked
+against them.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from robust_bench.io.fileio import atomic_write_text
 from robust_bench import RobustBenchError
 
 __all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "make_record", "validate_record", "write_record",
-           "package_versions", "SCHEMAS"]
+           "package_versions", "model_slug", "SCHEMAS"]
+
+Ranges = Mapping[str, "tuple[float, float]"]
 
 SCHEMA_VERSION = "1"
 
@@ -45,7 +51,7 @@ def load_schema(version: str = SCHEMA_VERSION) -> dict:
     """
     if version not in SCHEMAS:
         raise RecordError(f"result record field 'schema_version': unknown version {version!r}; known: {sorted(SCHEMAS)}")
-    text = resources.files("robust_bench.leaderboard").joinpath(SCHEMAS[version]).read_text("utf-8")
+    text = resources.files(__package__).joinpath(SCHEMAS[version]).read_text("utf-8")
     return json.loads(text)
 
 
@@ -65,7 +71,7 @@ def package_versions(*names: str) -> dict[str, str]:
 
 
 def make_record(*, model_id: str, revision: str | None, config: str, split: str, corpus_sha256: str,
-                metrics: Mapping[str, float], seed: int, variant: str | None = None,
+                metrics: Mapping[str, float], ranges: Ranges, seed: int, variant: str | None = None,
                 details: Mapping[str, Any] | None = None, versions: Mapping[str, str] | None = None,
                 timestamp: str | None = None) -> dict:
     """Assemble and validate a v1 record.
@@ -79,6 +85,9 @@ def make_record(*, model_id: str, revision: str | None, config: str, split: str,
     corpus_sha256 : str
         SHA-256 hex digest of the evaluated data file.
     metrics : mapping of str to float
+    ranges : mapping of str to (float, float)
+        Each metric's declared range (:attr:`robust_bench.evaluations.Evaluation.ranges`); every
+        metric must have one.
     seed : int
     variant : str, optional
         Which text the model saw (``"plain"``, ``"jabberwocky"``).
@@ -96,7 +105,7 @@ def make_record(*, model_id: str, revision: str | None, config: str, split: str,
     Raises
     ------
     RecordError
-        If the result does not validate.
+        If the result does not validate, or a metric has no declared range or leaves it.
     """
     rec: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -114,7 +123,7 @@ def make_record(*, model_id: str, revision: str | None, config: str, split: str,
         rec["variant"] = variant
     if details:
         rec["details"] = _finite_or_null(json.loads(json.dumps(details)))
-    validate_record(rec)
+    validate_record(rec, ranges=ranges)
     return rec
 
 
@@ -124,14 +133,6 @@ MAX_STRING = 10_000
 MAX_DEPTH = 32
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
-#: Metrics that may be negative: rank correlations (DSpr) and differences (drops, deltas).
-_SIGNED = re.compile(r"dspr|drop|delta|diff")
-
-
-def metric_range(name: str) -> tuple[float, float]:
-    """The range a record's metric may take: every metric is a fraction, [0, 1], except rank
-    correlations and differences (``dspr``, ``*_drop``, ``*delta*``), in [-1, 1]."""
-    return (-1.0, 1.0) if _SIGNED.search(name) else (0.0, 1.0)
 
 
 def _check_values(obj: Any, where: str, depth: int = 0) -> None:
@@ -166,12 +167,18 @@ def _finite_or_null(obj: Any) -> Any:
     return obj
 
 
-def validate_record(record: Mapping[str, Any]) -> None:
+def validate_record(record: Mapping[str, Any], *, ranges: Ranges | None = None) -> None:
     """Validate a record against the schema of its ``schema_version``, then check what JSON Schema
-    cannot say portably: every number finite (strict JSON), metrics within
-    :func:`metric_range`, SHA-256 digests of exactly 64 hex digits (no trailing newline), an RFC 3339
+    cannot say portably: every number finite (strict JSON), each metric within ``ranges`` (its
+    evaluation's declared range, where the caller knows the evaluation), SHA-256 digests of exactly 64 hex digits (no trailing newline), an RFC 3339
     timestamp with a time zone, strings of at most :data:`MAX_STRING` characters, nesting of at
     most :data:`MAX_DEPTH` levels.
+
+    Parameters
+    ----------
+    record : mapping
+    ranges : mapping of str to (float, float), optional
+        Metric name -> (low, high). When given, every metric of the record must be named in it.
 
     Raises
     ------
@@ -191,8 +198,11 @@ def validate_record(record: Mapping[str, Any]) -> None:
         where = "/".join(str(p) for p in e.absolute_path) or "<record>"
         raise RecordError(f"result record field {where!r}: {e.message}")
     _check_values(record, "")
-    for name, value in record["metrics"].items():
-        lo, hi = metric_range(name)
+    for name, value in record["metrics"].items() if ranges is not None else ():
+        if name not in ranges:
+            raise RecordError(f"result record field 'metrics/{name}': no declared range (not a metric of its "
+                              f"evaluation: {', '.join(sorted(ranges))})")
+        lo, hi = ranges[name]
         if value is not None and not lo <= value <= hi:
             raise RecordError(f"result record field 'metrics/{name}': {value} is outside [{lo:g}, {hi:g}]")
     for key in ("corpus_sha256", "log_sha256"):
@@ -208,12 +218,20 @@ def validate_record(record: Mapping[str, Any]) -> None:
                           "(e.g. 2026-11-22T14:00:00+00:00)") from None
 
 
+def model_slug(model: str) -> str:
+    """A file-name-safe name for a model: a local folder's name, or a Hub id or spec, lower-cased,
+    with every run of other characters than letters and digits made one ``_`` (run folders, figures,
+    derived configs)."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
 
 
 def write_record(record: Mapping[str, Any], out_dir: str | os.PathLike, *, tag: str | None = None) -> Path:
-    """Validate and write a record as ``<model>__<config>__<split>[__<variant>][__<tag>].json``, atomically.
+    """Validate (its schema; :func:`make_record` checked the ranges) and write a record as
+    ``<model>__<config>__<split>[__<variant>][__<tag>].json``, atomically.
 
     ``tag`` tells apart several records of one model on one split (for example the probe and layer).
 

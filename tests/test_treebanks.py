@@ -12,12 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robust_bench.attacks.parser_attack import (ParserAttack, TreeExample, edit_budget, results_from_rows, summarise)
+from robust_bench.attacks.treebanks import (ParserAttack, TreeExample, edit_budget, results_from_rows, summarise)
 from robust_bench.models.loader import ModelError
-from robust_bench.models.parsers import CallableParser, Parse, SpacyParser, StanzaParser, load_parser
-from robust_bench.perturb.parser_substitutes import (EmbeddingFilter, FilterQuery, GrammarFilter, PerplexityFilter,
-                                                     PosFilter, Site, load_word_vectors, merge_candidates,
-                                                     recover_word_case)
+from robust_bench.models.parsers import CallableParser, Parse, SpacyParser, StanzaParser
+from robust_bench.models.resolve import load_model
+from robust_bench.perturb.treebanks import (EmbeddingFilter, FilterQuery, GrammarFilter, PerplexityFilter,
+                                            PosFilter, Site, load_word_vectors, merge_candidates,
+                                            recover_word_case)
 from robust_bench.scoring.parsing import attachment_errors, attachment_scores
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,10 +164,15 @@ def test_stanza_adapter_reads_a_stanza_document_and_fails_clearly_without_stanza
     assert p.parse([["Dogs", "bark"]])[0] == Parse((0, 1), ("root", "obj"))
     with pytest.raises(ModelError, match="stanza is not installed|cannot build a stanza pipeline"):
         load_parser("stanza:/nowhere")
-    with pytest.raises(ModelError, match="unknown parser kind"):
+    with pytest.raises(ModelError, match="cannot import 'udpipe'"):
         load_parser("udpipe:x")
     with pytest.raises(ModelError, match="cannot import"):
         load_parser("callable:no_such_module:f")
+
+
+def load_parser(spec):
+    """A parser from a ``--parser`` spec, as the commands load it."""
+    return load_model(spec, interface="parser").parser()
 
 
 # --- generators and filters ------------------------------------------------------------------------
@@ -183,7 +189,7 @@ def test_word_vectors_read_word2vec_and_glove_files(tmp_path):
     for header in (True, False):
         v = load_word_vectors(_vectors(tmp_path, header))
         assert len(v) == 4 and v.neighbours("Dog", 1) == ["hound"] and v.cosine("dog", "zebra") is None
-    from robust_bench.perturb.parser_substitutes import SubstituteError
+    from robust_bench.perturb.treebanks import SubstituteError
 
     with pytest.raises(SubstituteError, match="does not exist"):
         load_word_vectors(tmp_path / "missing.txt")
@@ -242,7 +248,7 @@ def test_merge_dedupes_keeps_case_and_sources():
 
 
 def test_wordnet_generator_inflects_synonyms():
-    from robust_bench.perturb.parser_substitutes import WordNetGenerator
+    from robust_bench.perturb.treebanks import WordNetGenerator
 
     gen = WordNetGenerator()
     big, cars = gen.generate([Site("k", ("big",), 0, "JJ", lemma="big"), Site("k", ("cars",), 0, "NNS", lemma="car")])
@@ -250,11 +256,11 @@ def test_wordnet_generator_inflects_synonyms():
     assert "automobiles" in cars
 
 
-def test_masked_lm_generator_is_seeded_and_drops_subwords(parser_attack_models):
+def test_masked_lm_generator_is_seeded_and_drops_subwords(treebank_attack_models):
     from robust_bench.models.lm import MaskedLMFiller
-    from robust_bench.perturb.parser_substitutes import MaskedLMGenerator
+    from robust_bench.perturb.treebanks import MaskedLMGenerator
 
-    filler = MaskedLMFiller(parser_attack_models["mlm"], device="cpu")
+    filler = MaskedLMFiller(treebank_attack_models["mlm"], device="cpu")
     site = Site("s1", ("The", "dog", "chased", "a", "cat"), 1, "NN")
     a = MaskedLMGenerator(filler, seed=0).generate([site])[0]
     b = MaskedLMGenerator(filler, seed=0).generate([site])[0]
@@ -375,14 +381,14 @@ def test_adversarial_treebank_keeps_gold_trees(build_any, config, sources):
             "filter perplexity"} <= set(setup["unavailable"])
 
 
-def test_attack_parser_cli_on_a_second_parser(tmp_path, parser_attack_models, sources):
+def test_attack_parser_cli_on_a_second_parser(tmp_path, treebank_attack_models, sources):
     """The same attack against a Python callable (the toy parser of this module) on the WSJ sample,
     through the command a user runs; tables, record, figures and the stored config."""
     exe = Path(sys.executable).with_name("robust-bench")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ROBUST_BENCH_SOURCES": str(sources)}
-    args = [str(exe), "attack-parser", "--parser", "callable:tests.test_parser_attack:chain_parser", "--config",
-            "adv_ptb", "--limit", "8", "--mlm", parser_attack_models["mlm"], "--lm", parser_attack_models["lm"],
-            "--vectors", parser_attack_models["vectors"], "--out", str(tmp_path / "repo"),
+    args = [str(exe), "attack-parser", "--parser", "callable:tests.test_treebanks:chain_parser", "--config",
+            "adv_ptb", "--limit", "8", "--mlm", treebank_attack_models["mlm"], "--lm", treebank_attack_models["lm"],
+            "--vectors", treebank_attack_models["vectors"], "--out", str(tmp_path / "repo"),
             "--output-dir", str(tmp_path / "results")]
     proc = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -394,7 +400,7 @@ def test_attack_parser_cli_on_a_second_parser(tmp_path, parser_attack_models, so
     assert 0 <= rec["metrics"]["attack_success_rate"] <= 1 and "las_original_ud" not in rec["metrics"]
     assert (tmp_path / "repo" / "data" / "adv_chain_parser_ptb" / "test.parquet").is_file()
     assert list((tmp_path / "results").glob("*__candidates.png"))
-    bad = subprocess.run(args[:2] + ["--parser", "spacy:/nowhere", "--vectors", parser_attack_models["vectors"]],
+    bad = subprocess.run(args[:2] + ["--parser", "spacy:/nowhere", "--vectors", treebank_attack_models["vectors"]],
                          cwd=tmp_path, capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "error:" in bad.stderr and "/nowhere" in bad.stderr
 
@@ -423,7 +429,7 @@ def chain_parser(sentences):
 def test_sememe_generator_matches_sememes_and_pos():
     """OpenHowNet's data cannot be downloaded here; a HowNet-like dictionary of four senses checks the rule:
     same part of speech and identical sememe set."""
-    from robust_bench.perturb.parser_substitutes import SememeGenerator, SubstituteError
+    from robust_bench.perturb.treebanks import SememeGenerator, SubstituteError
 
     class Sense:
         def __init__(self, word, grammar, sememes):
@@ -485,7 +491,7 @@ def test_copulas_auxiliaries_names_and_fixed_expressions_never_change(ewt_cases)
 
 
 def test_protection_of_flat_names_phrasal_verbs_typos_and_capitalised_words():
-    from robust_bench.perturb.parser_substitutes import protection_reasons
+    from robust_bench.perturb.treebanks import protection_reasons
 
     words = ("They", "gave", "up", "on", "Highschool", "plans", "recieved", "yesterday")
     why = protection_reasons(words, xpos=("PRP", "VBD", "RP", "IN", "NN", "NNS", "VBN", "NN"),
@@ -534,7 +540,7 @@ def test_constructions_the_blind_audit_found_never_change(ewt_train, sent_id, wo
 def test_begin_and_start_under_negation_never_change():
     """The census of adv_ewt 2.1.0: "could n't even begin to try" -> "could n't even start to try"
     breaks the idiom (EWT test sentence 30); without the negation "begin" may change."""
-    from robust_bench.perturb.parser_substitutes import protection_reasons
+    from robust_bench.perturb.treebanks import protection_reasons
 
     words = ("he", "could", "n't", "even", "begin", "to", "try")
     xpos = ("PRP", "MD", "RB", "RB", "VB", "TO", "VB")
@@ -547,7 +553,7 @@ def test_begin_and_start_under_negation_never_change():
 
 
 def test_hyphenated_compounds_and_compound_heads_never_change():
-    from robust_bench.perturb.parser_substitutes import protection_reasons
+    from robust_bench.perturb.treebanks import protection_reasons
 
     words = ("tattoo", "shops", "sell", "rights", "-", "related", "books")
     why = protection_reasons(words, xpos=("NN", "NNS", "VBP", "NNS", "HYPH", "VBN", "NNS"),
@@ -559,7 +565,7 @@ def test_hyphenated_compounds_and_compound_heads_never_change():
 
 
 def test_synonyms_come_from_the_lemma_in_its_own_part_of_speech_and_common_senses():
-    from robust_bench.perturb.parser_substitutes import WordNetGenerator
+    from robust_bench.perturb.treebanks import WordNetGenerator
 
     gen = WordNetGenerator()
     was, number, wanted, cars = gen.generate([
@@ -573,7 +579,7 @@ def test_synonyms_come_from_the_lemma_in_its_own_part_of_speech_and_common_sense
 
 
 def test_frequency_filter_refuses_non_words_and_rare_words():
-    from robust_bench.perturb.parser_substitutes import FrequencyFilter
+    from robust_bench.perturb.treebanks import FrequencyFilter
 
     f = FrequencyFilter()
     # "dog" has Zipf 5.1: "pet" 4.45 passes; "puppy" 4.0 is 1.1 rarer, "canine" 3.3 common enough but 1.8 rarer
@@ -598,7 +604,7 @@ def test_pos_filter_refuses_a_change_of_tag_or_morphology_on_re_tagging():
 
 
 def test_grammar_filter_runs_link_grammar_and_checks_articles():
-    from robust_bench.perturb.parser_substitutes import link_grammar_checker
+    from robust_bench.perturb.treebanks import link_grammar_checker
 
     import linkgrammar  # noqa: F401  (make grammar installs CMU Link Grammar; make test runs it)
     nulls = link_grammar_checker()
@@ -616,7 +622,7 @@ def test_grammar_filter_runs_link_grammar_and_checks_articles():
 
 
 def test_grammar_checker_asked_for_but_not_installed_is_an_error():
-    from robust_bench.perturb.parser_substitutes import SubstituteError
+    from robust_bench.perturb.treebanks import SubstituteError
 
     try:
         import language_tool_python  # noqa: F401
@@ -628,7 +634,7 @@ def test_grammar_checker_asked_for_but_not_installed_is_an_error():
 
 
 def test_meaning_filter_refuses_a_synonym_in_another_sense():
-    from robust_bench.perturb.parser_substitutes import MeaningFilter
+    from robust_bench.perturb.treebanks import MeaningFilter
 
     words = ("i", "got", "her", "phone", "number", "yesterday", ".")
     site = Site("k", words, 4, "NN", "NOUN", lemma="number")
@@ -639,7 +645,7 @@ def test_meaning_filter_refuses_a_synonym_in_another_sense():
 
 
 def test_vectors_with_a_wrong_dimension_name_the_line(tmp_path):
-    from robust_bench.perturb.parser_substitutes import SubstituteError
+    from robust_bench.perturb.treebanks import SubstituteError
 
     bad = tmp_path / "vec.txt"
     bad.write_text("3 4\nthe 0.1 0.2 0.3 0.4\ncat 0.1 0.2 0.3\ndog 0.1 0.2 0.3 0.4\n")
@@ -648,8 +654,8 @@ def test_vectors_with_a_wrong_dimension_name_the_line(tmp_path):
 
 
 def test_make_attack_uses_what_runs_and_refuses_what_was_asked_for_but_cannot(sources):
-    from robust_bench.attacks.parser_attack import make_attack
-    from robust_bench.perturb.parser_substitutes import SubstituteError
+    from robust_bench.attacks.treebanks import make_attack
+    from robust_bench.perturb.treebanks import SubstituteError
 
     parser = make_parser()
     _, setup = make_attack(parser, mlm=None, lm=None, filters="frequency,pos,grammar")
@@ -664,7 +670,7 @@ def test_make_attack_uses_what_runs_and_refuses_what_was_asked_for_but_cannot(so
 
 
 def test_substitution_checks_count_protected_edits_non_words_and_retags():
-    from robust_bench.attacks.parser_attack import ParserAttackResult, substitution_checks
+    from robust_bench.attacks.treebanks import ParserAttackResult, substitution_checks
     from robust_bench.models.taggers import SpacyPosTagger
 
     ex = TreeExample(id="c", words=("The", "plan", "was", "all", "set", "."), heads=(2, 5, 5, 5, 0, 5),
@@ -710,7 +716,7 @@ def test_build_refuses_an_unknown_filter_and_writes_nothing(tmp_path, sources):
 
 
 def test_a_substitute_verb_must_take_the_original_prepositions_and_need_no_other(sources):
-    from robust_bench.perturb.parser_substitutes import VerbFrames, verb_frames
+    from robust_bench.perturb.treebanks import VerbFrames, verb_frames
 
     frames = VerbFrames(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu")
     # "designed to help with back problems": "aid" is never seen with "with" in EWT train
@@ -735,7 +741,7 @@ def test_a_substitute_verb_must_take_the_original_prepositions_and_need_no_other
 
 
 def test_an_ly_adverb_keeps_its_ly():
-    from robust_bench.perturb.parser_substitutes import WordNetGenerator
+    from robust_bench.perturb.treebanks import WordNetGenerator
 
     # through its second sense ("promptly"), which is "quick"'s first, "quickly" would offer "quick"
     [quickly] = WordNetGenerator(max_sense_rank=2).generate([Site("k", ("do", "so", "quickly"), 2, "RB", "ADV",
@@ -744,7 +750,7 @@ def test_an_ly_adverb_keeps_its_ly():
 
 
 def test_a_synonym_attested_only_in_another_part_of_speech_is_not_offered():
-    from robust_bench.perturb.parser_substitutes import WordNetGenerator
+    from robust_bench.perturb.treebanks import WordNetGenerator
 
     [vet] = WordNetGenerator().generate([Site("k", ("your", "vet", "can"), 1, "NN", "NOUN", lemma="vet")])
     assert "veterinarian" in vet and "veterinary" not in vet       # SemCor: "veterinary" only as an adjective
@@ -754,7 +760,7 @@ def test_a_substitute_verb_must_take_the_original_complements(sources):
     """EWT train's verbs and their complements: "state" never takes an indirect object, so "told him
     that" cannot become "stated him that"."""
     from robust_bench.models.taggers import SpacyPosTagger
-    from robust_bench.perturb.parser_substitutes import VerbFrames, verb_frames
+    from robust_bench.perturb.treebanks import VerbFrames, verb_frames
 
     frames = VerbFrames(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu")
     words = ("She", "told", "him", "that", "it", "worked", ".")
@@ -768,7 +774,7 @@ def test_a_substitute_verb_must_take_the_original_complements(sources):
 
 
 def test_synonyms_leave_out_abbreviations_and_verbal_nouns():
-    from robust_bench.perturb.parser_substitutes import WordNetGenerator, is_abbreviation
+    from robust_bench.perturb.treebanks import WordNetGenerator, is_abbreviation
 
     assert is_abbreviation("hr", "hour") and is_abbreviation("gal", "gallon") and not is_abbreviation("large", "big")
     hour, fight = WordNetGenerator().generate([Site("k", ("an", "hour"), 1, "NN", "NOUN", lemma="hour"),
@@ -780,7 +786,7 @@ def test_quantifiers_units_and_wordnet_expressions_never_change():
     """Defect classes of the first blind audit of adv_ewt 2.0.0 (seed 20261165): "several" ->
     "various", "for instance" -> "for example", "talking about" -> "speaking about", "minutes" ->
     "seconds"; and substitutes that gain -ed or -ing ("mature" -> "matured")."""
-    from robust_bench.perturb.parser_substitutes import WordNetGenerator, protection_reasons
+    from robust_bench.perturb.treebanks import WordNetGenerator, protection_reasons
 
     w = ("I", "tried", "several", "of", "the", "places", "for", "instance", "and", "waited", "ten", "minutes", ".")
     why = protection_reasons(w, xpos=("PRP", "VBD", "JJ", "IN", "DT", "NNS", "IN", "NN", "CC", "VBD", "CD", "NNS", "."),

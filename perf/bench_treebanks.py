@@ -18,7 +18,7 @@ fork of one parser toolkit, hard-coded paths and Java tools), so there is no pee
 
 Usage::
 
-    python perf/bench_parser_attack.py --source ../shared/data [--sentences 300] [--tiny-models]
+    python perf/bench_treebanks.py --source ../shared/data [--sentences 300] [--tiny-models]
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def main() -> None:
 
     import torch
 
-    from robust_bench.attacks.parser_attack import TreeExample, make_attack, summarise
+    from robust_bench.attacks.treebanks import TreeExample, make_attack, summarise
     from robust_bench.io.conllu_io import read_conllu
     from robust_bench.models.parsers import SpacyParser
 

@@ -1,0 +1,308 @@
+"""One evaluation per family, each declared once.
+
+Every module of this room (``gec``, ``names``, ``treebanks``, ``lit``, ``jabberwocky``) is one
+family's evaluation: the function that turns a model and a task's rows into per-example log entries,
+which ``robust-bench run`` and the family's own command both call, and the workflow of that command.
+Its :class:`Evaluation` declares, in one place,
+
+* its name, as suites and records call it, and the family it scores;
+* its metrics: each metric's formula over the log's outcome fields, direction and range
+  (:class:`Metric`), from which records, intervals, the gate and the suites' metric specs are derived;
+* what a report sets side by side (clean vs perturbed pairs) and its robustness measures;
+* the Hub's task type of the model it scores, how ``leaderboard verify`` compares a re-run
+  (:class:`Tolerance`), and a check of a log line's outcome against its own prediction and gold label.
+
+Evaluations register themselves with :func:`register_evaluation` and are found by discovery, as
+builders are (:mod:`robust_bench.data.registry`): adding an evaluation is adding one module here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from robust_bench import RobustBenchError, import_submodules
+from robust_bench.scoring.intervals import Formula
+
+__all__ = ["Metric", "Tolerance", "Evaluation", "EvalOutput", "CommandTask", "EvaluationError", "UnknownEvaluationError",
+           "register_evaluation", "get_evaluation", "evaluations", "declared_ranges", "family_title", "pair_or_tagger_task_type",
+           "input_sha256", "log_entry", "unit_ids",
+           "ratio", "f1"]
+
+
+class EvaluationError(RobustBenchError, ValueError):
+    """A task's rows or options do not fit its evaluation, or an evaluation is declared twice."""
+
+
+class UnknownEvaluationError(RobustBenchError, KeyError):
+    """No registered evaluation has this name; the message lists the known ones."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; keep the message readable
+        return str(self.args[0])
+
+
+def ratio(num: str, den: str = "one") -> Formula:
+    """Σnum / Σden over the examples (``one`` is 1 per example: a mean)."""
+    return Formula("ratio", (num, den))
+
+
+def f1(prefix: str) -> Formula:
+    """2Σtp / (2Σtp + Σfp + Σfn) over the fields ``tp_<prefix>``, ``fp_<prefix>``, ``fn_<prefix>``."""
+    return Formula("f1", (f"tp_{prefix}", f"fp_{prefix}", f"fn_{prefix}"))
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric an evaluation reports.
+
+    Attributes
+    ----------
+    name : str
+        As records and suites name it (``acc_ori``, ``attack_success_rate``...).
+    formula : Formula
+        How it is computed from the per-example outcome fields (sum-decomposable, so shards merge
+        and bootstrap intervals resample examples).
+    higher_is_better : bool
+        Its direction; the attack success rate is the exception that says so (lower is more robust).
+    range : (float, float)
+        The values it can take: fractions in [0, 1], rank correlations in [-1, 1].
+    """
+
+    name: str
+    formula: Formula
+    higher_is_better: bool = True
+    range: tuple[float, float] = (0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How ``leaderboard verify`` compares a re-run with a submitted log.
+
+    Attributes
+    ----------
+    compare : {"lines", "metrics"}
+        ``lines``: each sampled log line must equal the re-run's, and at most ``max_share`` of them
+        may differ. ``metrics``: every task metric on the sampled examples must be within
+        ``max_metric_diff`` (absolute, on the metric's own scale).
+    max_share : float, in [0, 1]
+    max_metric_diff : float, >= 0
+    """
+
+    compare: str
+    max_share: float = 0.0
+    max_metric_diff: float = 0.0
+
+    def describe(self) -> str:
+        if self.compare == "lines":
+            return f"log lines equal; at most {self.max_share:.0%} of the sampled examples may differ"
+        return f"every metric on the sample within {self.max_metric_diff} (absolute)"
+
+
+@dataclass(frozen=True)
+class CommandTask:
+    """What a family's own command asks of an evaluation function in place of a suite task: the config,
+    its split and the evaluation's options (a suite task also has these)."""
+
+    config: str
+    split: str
+    options: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.config
+
+
+@dataclass
+class EvalOutput:
+    """Per-example log entries (sorted by id by the runner) and deterministic details."""
+
+    examples: list[dict]
+    details: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One family's evaluation, declared once (see the module docstring).
+
+    Attributes
+    ----------
+    name : str
+        As suites and records name it (``contrast-set``).
+    family : str
+        The family it scores, as suites, records and builders name it (``lit``).
+    run : callable
+        ``run(model, task, rows, positions, seed, repo, work=None) -> EvalOutput``: ``model`` is a
+        :class:`robust_bench.models.resolve.ModelHandle`, ``rows`` the task's rows, ``positions``
+        their indices in the split (seeds derive from them), ``work`` a folder for partial results
+        that a killed run resumes from.
+    metrics : tuple of Metric
+    pairs : tuple of (str, str)
+        (clean, perturbed) metric pairs that reports set side by side.
+    robustness : tuple of str
+        Its robustness measures (worst case, stability, consistency, success rates).
+    tolerance : Tolerance
+    hub_task_type : str or callable
+        The Hub pipeline type of the model it scores (``model-index``), or a function of the v2
+        record that gives it.
+    unit_column : str, optional
+        A column whose value groups rows into one example (``group_id``: the variants of one source
+        example are scored together); by default each row is one example.
+    check_outcome : callable, optional
+        ``check_outcome(entry) -> [(outcome field, expected value), ...]``: what a log line's outcome
+        must say given its own prediction and gold label, so that an edited log is caught.
+    setup : callable, optional
+        ``setup() -> dict``: what the evaluation's results depend on besides the model, the data and
+        the seed on this machine (an attack's spaCy pipelines), which a run records in its task details
+        and ``leaderboard verify`` must find the same before it compares predictions.
+    title : str
+        The family's heading, with the paper it follows (leaderboard pages).
+    """
+
+    name: str
+    family: str
+    run: Callable[..., EvalOutput]
+    metrics: tuple[Metric, ...]
+    pairs: tuple[tuple[str, str], ...] = ()
+    robustness: tuple[str, ...] = ()
+    tolerance: Tolerance = Tolerance("lines", max_share=0.01)
+    hub_task_type: str | Callable[[dict], str] = "text-classification"
+    unit_column: str | None = None
+    check_outcome: Callable[[dict], list[tuple[str, int]]] | None = None
+    setup: Callable[[], dict] | None = None
+    title: str = ""
+
+    def __post_init__(self):
+        names = [m.name for m in self.metrics]
+        if len(set(names)) != len(names):
+            raise EvaluationError(f"evaluation {self.name!r}: metric names repeat: {names}")
+        for a in [x for p in self.pairs for x in p] + list(self.robustness):
+            if a not in names:
+                raise EvaluationError(f"evaluation {self.name!r}: {a!r} is not one of its metrics {names}")
+
+    def __call__(self, *args, **kwargs) -> EvalOutput:
+        return self.run(*args, **kwargs)
+
+    def metric(self, name: str) -> Metric:
+        """The declared metric ``name``.
+
+        Raises
+        ------
+        EvaluationError
+            Listing the evaluation's metrics.
+        """
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise EvaluationError(f"evaluation {self.name!r} has no metric {name!r}; it has "
+                              f"{', '.join(m.name for m in self.metrics)}")
+
+    def task_type(self, record: dict) -> str:
+        """The Hub pipeline type of the model a v2 record scored."""
+        return self.hub_task_type(record) if callable(self.hub_task_type) else self.hub_task_type
+
+    @property
+    def ranges(self) -> dict[str, tuple[float, float]]:
+        """Metric name -> declared range."""
+        return {m.name: m.range for m in self.metrics}
+
+
+_REGISTRY: dict[str, Evaluation] = {}
+
+
+def register_evaluation(*, name: str, family: str, metrics: Sequence[Metric], **declared) -> Callable:
+    """Decorator: declare and register the evaluation whose ``run`` function it decorates.
+
+    The keyword arguments are the fields of :class:`Evaluation`; the decorated name becomes the
+    :class:`Evaluation` (callable as its function).
+
+    Raises
+    ------
+    EvaluationError
+        If another evaluation already has the name, or the declaration is inconsistent.
+    """
+    def wrap(fn: Callable[..., EvalOutput]) -> Evaluation:
+        ev = Evaluation(name=name, family=family, run=fn, metrics=tuple(metrics), **declared)
+        old = _REGISTRY.get(name)
+        if old is not None and (old.run.__module__, old.run.__qualname__) != (fn.__module__, fn.__qualname__):
+            raise EvaluationError(f"evaluation {name!r} of {fn.__module__} is already declared by {old.run.__module__}")
+        _REGISTRY[name] = ev
+        return ev
+    return wrap
+
+
+def _discover() -> None:
+    import robust_bench.evaluations as pkg
+
+    import_submodules(pkg)
+
+
+def evaluations() -> list[Evaluation]:
+    """Every registered evaluation, discovered from this room (by name)."""
+    _discover()
+    return sorted(_REGISTRY.values(), key=lambda e: e.name)
+
+
+def get_evaluation(name: str) -> Evaluation:
+    """The evaluation ``name``.
+
+    Raises
+    ------
+    UnknownEvaluationError
+        Listing the known evaluations.
+    """
+    _discover()
+    if name not in _REGISTRY:
+        raise UnknownEvaluationError(f"unknown evaluation {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def declared_ranges(record: dict) -> dict[str, tuple[float, float]]:
+    """The metric ranges a v2 record's evaluation declares (``read_records(..., ranges_of=...)``).
+
+    Raises
+    ------
+    UnknownEvaluationError
+        If the record names no known evaluation.
+    """
+    return get_evaluation(record["evaluation"]).ranges
+
+
+def family_title(family: str) -> str:
+    """The heading of a family (its evaluation's :attr:`Evaluation.title`), or the family id."""
+    return next((e.title for e in evaluations() if e.family == family and e.title), family)
+
+
+def pair_or_tagger_task_type(record: dict) -> str:
+    """The Hub pipeline type of the model a record of a family that scores both sentence pairs and
+    NER scored: ``token-classification`` on a CoNLL-2003 config, else ``text-classification``."""
+    return "token-classification" if record["config"].endswith("conll2003") else "text-classification"
+
+
+def input_sha256(*parts: Any) -> str:
+    """SHA-256 of the JSON of what the model saw (canonical: sorted keys, no spaces)."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+                          .encode("utf-8")).hexdigest()
+
+
+def log_entry(uid: str, sha: str, prediction, gold, outcome: dict) -> dict:
+    """One line of a per-example log: ``id``, ``input_sha256``, ``prediction``, ``gold`` and
+    ``outcome`` (booleans and integers as int, other numbers as float)."""
+    return {"id": uid, "input_sha256": sha, "prediction": prediction, "gold": gold,
+            "outcome": {k: (int(v) if isinstance(v, (bool, int, np.bool_, np.integer)) else float(v))
+                        for k, v in outcome.items()}}
+
+
+def unit_ids(evaluation: str, rows, split: str) -> list[str]:
+    """The example (unit) each row belongs to: the value of the evaluation's ``unit_column`` (the
+    group for name swaps: variants of one source example are scored together), else the row's
+    ``id`` (``<split>-<idx>`` for rows that have only an ``idx``)."""
+    column = get_evaluation(evaluation).unit_column
+    if column:
+        return [str(g) for g in rows[column]]
+    if "id" in rows.column_names:
+        return [str(i) for i in rows["id"]]
+    return [f"{split}-{int(i):06d}" for i in rows["idx"]]

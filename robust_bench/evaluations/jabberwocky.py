@@ -1,0 +1,397 @@
+"""Jabberwocky probing (Hall Maudslay & Cotterell, 2021, §4, §5.1 and App. B): the ``probe``
+evaluation, ``robust-bench probe``, ``probe-figure`` and ``baselines``.
+
+A structural (or perceptron) probe is trained on the model's representations of plain EWT train,
+its layer chosen by development loss, then scored on the same test trees twice: with the plain words
+and with pseudowords that keep every tree. Metrics: UUAS (punctuation excluded) and DSpr (Hewitt &
+Manning, 2019, §3.1: Spearman correlations averaged over sentences of each length 5-50, then over
+lengths) on both; a model whose syntax rests on semantics loses more on Jabberwocky text. The
+model-free Path and Majority baselines (§5.1) ignore the words, so they score plain and Jabberwocky
+text alike. The probing run itself is :func:`robust_bench.experiments.jabberwocky.run_probing`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, Tolerance, input_sha256, log_entry, ratio,
+                                      register_evaluation)
+from robust_bench.scoring.intervals import Formula
+
+__all__ = ["probe", "probe_command", "probe_figure", "baselines_command", "run_records", "rep_name", "lead_table",
+           "plot_probe_records", "RECORD_RANGES"]
+
+
+def _dspr(variant: str) -> Formula:
+    return Formula("dspr", (f"dspr_rho_sum_{variant}", f"dspr_rows_{variant}", "length"))
+
+
+@register_evaluation(
+    name="probe", family="jabberwocky",
+    metrics=(Metric("uuas_plain", ratio("uuas_correct_plain", "uuas_total_plain")),
+             Metric("uuas_jabberwocky", ratio("uuas_correct_jabberwocky", "uuas_total_jabberwocky")),
+             Metric("dspr_plain", _dspr("plain"), range=(-1.0, 1.0)),
+             Metric("dspr_jabberwocky", _dspr("jabberwocky"), range=(-1.0, 1.0))),
+    pairs=(("uuas_plain", "uuas_jabberwocky"), ("dspr_plain", "dspr_jabberwocky")),
+    tolerance=Tolerance("metrics", max_metric_diff=0.02), hub_task_type="feature-extraction",
+    title="Jabberwocky EWT (Hall Maudslay & Cotterell, 2021)")
+def probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
+    """Log lines of a Jabberwocky probe: one per test sentence scored on both variants.
+
+    Parameters
+    ----------
+    model : robust_bench.models.resolve.ModelHandle
+        An encoder (any transformers model).
+    task
+        The suite task: ``options`` ``probe`` (structural, the default, or perceptron) and the
+        probing settings ``layers``, ``trials``, ``epochs``, ``batch_size``, ``patience``,
+        ``max_train_sentences``.
+    rows : datasets.Dataset
+        The test rows to score.
+    positions : sequence of int
+        Their indices in the test split; training uses the whole train split.
+    seed : int
+    repo : path-like
+        The dataset repository (train and validation splits).
+    work : path-like, optional
+        Finished probe searches are kept there, so a killed run resumes.
+
+    Returns
+    -------
+    EvalOutput
+        Per sentence: UUAS counts and DSpr sums for both variants, and its length.
+
+    Raises
+    ------
+    EvaluationError
+        On an unknown probe option.
+    """
+    from robust_bench.experiments.jabberwocky import ProbeSettings, run_probing
+
+    opts = dict(task.options)
+    kind = opts.pop("probe", "structural")
+    known = {"layers", "trials", "epochs", "batch_size", "patience", "max_train_sentences"}
+    bad = sorted(set(opts) - known)
+    if bad:
+        raise EvaluationError(f"task {task.name!r}: unknown probe options {bad}; known: {sorted(known)}")
+    if "layers" in opts:
+        opts["layers"] = tuple(opts["layers"])
+    settings = ProbeSettings(probes=(kind,), seed=seed, **opts)
+    run = run_probing(model.id, repo=repo, revision=model.spec.revision, config=task.config, settings=settings, device=model.device,
+                      dtype=model.dtype, progress=False, test_indices=positions, per_sentence=True,
+                      checkpoint_dir=None if work is None else Path(work) / "probe")
+    layer = run["selected"][kind]
+    per = {r["variant"]: r["per_sentence"] for r in run["results"] if r["representation"] == layer}
+    by_id = {str(i): k for k, i in enumerate(rows["id"])}
+    out = []
+    for k, sid in enumerate(run["test_ids"]):
+        row = rows[by_id[sid]]
+        outcome = {"length": per["plain"][k]["length"]}
+        for v in ("plain", "jabberwocky"):
+            s = per[v][k]
+            outcome.update({f"uuas_correct_{v}": s["uuas_correct"], f"uuas_total_{v}": s["uuas_total"],
+                            f"dspr_rho_sum_{v}": s.get("dspr_rho_sum", 0.0), f"dspr_rows_{v}": s.get("dspr_rows", 0)})
+        out.append(log_entry(sid, input_sha256(row["original_tokens"], row["tokens"]),
+                             {"layer": layer}, {"head": list(row["head"])}, outcome))
+    details = {"probe": kind, "selected_layer": layer, "layers": run["layers"], "n_test_scored": run["n_test"],
+               "n_test_rows": len(rows), "trial": next(r["trial"] for r in run["results"] if r["representation"] == layer)}
+    return EvalOutput(out, details)
+
+
+def rep_name(rep) -> str:
+    return f"layer {rep}" if isinstance(rep, int) else str(rep)
+
+
+def lead_table(run: dict[str, Any]) -> str:
+    """Plain-text table: the selected layer's UUAS/DSpr, plain and Jabberwocky, and its lead
+    (in points of UUAS or DSpr x 100) over layer 0, Fast+Pos, Path and Majority."""
+    lines = []
+    variants = sorted({r["variant"] for r in run["results"]}, key=lambda v: (v != "plain", v))
+    for kind, sel in run["selected"].items():
+        rows = {(r["representation"], r["variant"]): r["metrics"] for r in run["results"] if r["probe"] == kind}
+        metrics = ["uuas", "dspr"] if kind == "structural" else ["uuas"]
+        lines.append(f"{kind} probe on {run['model']} (selected: layer {sel}; trained on {run['train_on']}; "
+                     f"{run['n_test']}/{run['n_test_total']} test sentences aligned)")
+        head = f"  {'representation':<16}" + "".join(f"{m.upper() + ' ' + v[:5]:>14}" for m in metrics for v in variants)
+        lines.append(head)
+        reps = sorted({rep for rep, _ in rows}, key=lambda x: (not isinstance(x, int), x if isinstance(x, int) else 0))
+        for rep in reps:
+            mark = " *" if rep == sel else ""
+            lines.append(f"  {rep_name(rep) + mark:<16}" + "".join(
+                f"{rows[(rep, v)][m]:>14.4f}" for m in metrics for v in variants))
+        for name, by_v in run["baselines"].items():
+            lines.append(f"  {name:<16}" + "".join(f"{by_v[v][m]:>14.4f}" for m in metrics for v in variants))
+        lines.append("  lead of the selected layer, in points (x100):")
+        comps = [("layer 0", {v: rows[(0, v)] for v in variants})] if sel != 0 else []
+        if any(rep == "fast+pos" for rep, _ in rows):
+            comps.append(("fast+pos", {v: rows[("fast+pos", v)] for v in variants}))
+        comps += [(name, {v: by_v[v] for v in variants}) for name, by_v in run["baselines"].items()]
+        for name, by_v in comps:
+            lines.append(f"    over {name:<12}" + "".join(
+                f"{100 * (rows[(sel, v)][m] - by_v[v][m]):>+14.1f}" for m in metrics for v in variants))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _check_probe_record(n: int, rec: dict, metric: str) -> None:
+    d = rec["details"]
+    base = d.get("baselines" if metric == "uuas" else "baselines_dspr")
+    problems = {
+        "details.probe": isinstance(d.get("probe"), str),
+        "variant": rec.get("variant") in ("plain", "jabberwocky"),
+        "details.layer": d.get("layer") is None or (isinstance(d.get("layer"), int) and not isinstance(d["layer"], bool)),
+        "details.selected_layer": isinstance(d.get("selected_layer", False), bool),
+        "details.baselines": isinstance(base, dict) and all(isinstance(v, (int, float)) for v in base.values()),
+    }
+    for field, ok in problems.items():
+        if not ok:
+            raise EvaluationError(f"record {n} ({rec['model']['id']}): field {field!r} has the wrong type or value "
+                             "for a probe record")
+
+
+def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, metric: str = "uuas") -> list[Path]:
+    """Bar chart in the style of Fig. 3 of Hall Maudslay & Cotterell (2021).
+
+    For each (model, probe), two bars: plain and Jabberwocky scores of the selected layer, each
+    with the part that layer 0 already reaches drawn hatched inside it. Dashed lines mark the
+    Path and Majority baselines. Written as PNG and SVG.
+
+    Parameters
+    ----------
+    records : sequence of dict
+        Result records of probing runs (one or more models).
+    out_stem : path-like
+        Output path without extension.
+    metric : {"uuas", "dspr"}
+
+    Returns
+    -------
+    list of pathlib.Path
+        The PNG and SVG files.
+
+    Raises
+    ------
+    EvaluationError
+        If no record carries ``metric`` for a selected layer, or a probe record's ``variant`` or
+        ``details`` (``probe``, ``layer``, ``selected_layer``, ``baselines``) have the wrong type
+        (naming the record and the field).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups: dict[tuple[str, str], dict] = {}
+    for n, rec in enumerate(records, start=1):
+        d = rec.get("details", {})
+        if metric not in rec["metrics"] or "probe" not in d:
+            continue
+        _check_probe_record(n, rec, metric)
+        key = (rec["model"]["id"], d["probe"])
+        g = groups.setdefault(key, {"sel": {}, "l0": {}, "base": {}})
+        if d.get("selected_layer"):
+            g["sel"][rec["variant"]] = rec["metrics"][metric]
+            g["base"][rec["variant"]] = d["baselines"] if metric == "uuas" else d["baselines_dspr"]
+        if d.get("layer") == 0:
+            g["l0"][rec["variant"]] = rec["metrics"][metric]
+    groups = {k: v for k, v in groups.items() if v["sel"]}
+    if not groups:
+        raise EvaluationError(f"no selected-layer records with {metric!r}")
+    keys = sorted(groups)
+    colours = {"plain": "#4C72B0", "jabberwocky": "#DD8452"}
+    fig, ax = plt.subplots(figsize=(max(4.5, 1.8 + 1.6 * len(keys)), 4))
+    width = 0.38
+    for gi, key in enumerate(keys):
+        g = groups[key]
+        for vi, variant in enumerate(("plain", "jabberwocky")):
+            if variant not in g["sel"]:
+                continue
+            x = gi + (vi - 0.5) * width
+            ax.bar(x, g["sel"][variant], width, color=colours[variant],
+                   label=variant.capitalize() if gi == 0 else None)
+            if variant in g["l0"]:
+                ax.bar(x, min(g["l0"][variant], g["sel"][variant]), width, color="none", edgecolor="black",
+                       hatch="//", linewidth=0.6, label="layer 0" if gi == 0 and vi == 0 else None)
+            ax.text(x, g["sel"][variant] + 0.01, f"{g['sel'][variant]:.2f}", ha="center", fontsize=8)
+    first = groups[keys[0]]["base"].get("plain") or next(iter(groups[keys[0]]["base"].values()))
+    for name, style in (("path", "--"), ("majority", ":")):
+        if name in first:
+            ax.axhline(first[name], color="grey", linestyle=style, linewidth=1, label=name.capitalize())
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels([f"{Path(m).name}\n{p}" for m, p in keys], fontsize=8)
+    ax.set_ylabel(metric.upper())
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{metric.upper()}: plain vs Jabberwocky test", fontsize=10)
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    from robust_bench.io.fileio import save_figure
+
+    return save_figure(fig, out_stem)
+
+
+#: A probing or baseline record (v1) holds one variant's scores, named without the variant; their
+#: ranges are those of the evaluation's metrics.
+RECORD_RANGES = {"uuas": probe.metric("uuas_plain").range, "dspr": probe.metric("dspr_plain").range}
+
+
+def run_records(run: dict[str, Any]) -> list[tuple[dict, str]]:
+    """Result records v1 for a probing run: one per (probe, representation, test variant).
+
+    Returns
+    -------
+    list of (record, tag)
+        ``tag`` names the probe and representation, for :func:`robust_bench.results.records.write_record`.
+    """
+    from robust_bench.results.records import make_record
+
+    out = []
+    for r in run["results"]:
+        rep = r["representation"]
+        details = {
+            "probe": r["probe"],
+            "layer": rep if isinstance(rep, int) else None,
+            "representation": rep_name(rep),
+            "selected_layer": run["selected"][r["probe"]] == rep,
+            "dev_loss": r["dev_loss"],
+            "trial": r["trial"],
+            "train_on": run["train_on"],
+            "training": run["training"],
+            "n_test_sentences": run["n_test"],
+            "n_test_total": run["n_test_total"],
+            "alignment_dropped": run["dropped"],
+            "baselines": {name: by_v[r["variant"]]["uuas"] for name, by_v in run["baselines"].items()},
+            "baselines_dspr": {name: by_v[r["variant"]]["dspr"] for name, by_v in run["baselines"].items()},
+            **r["details"],
+        }
+        rec = make_record(model_id=run["model"], revision=run["model_revision"], config=run["config"], split="test",
+                          corpus_sha256=run["corpus_sha256"], metrics=r["metrics"], ranges=RECORD_RANGES,
+                          seed=run["seed"], variant=r["variant"], details=details)
+        tag = f"{r['probe']}-{rep_name(rep).replace(' ', '')}"
+        out.append((rec, tag))
+    return out
+
+
+def probe_command(model: str, *, repo: str | Path, config: str = "jabberwocky_ewt", settings=None,
+                  revision: str | None = None, device: str = "auto", dtype: str = "auto", pooling: str = "first",
+                  output_dir: str | Path, resume: bool = False, echo: Callable[[str], None] = print) -> list[Path]:
+    """``robust-bench probe``: train probes on a model and score them on plain and Jabberwocky EWT,
+    every layer and probe of ``settings`` (App. B's protocol by default).
+
+    Parameters
+    ----------
+    model : str
+        An encoder: any transformers model id or folder.
+    repo : path-like
+        The dataset repository holding ``config``.
+    config : str
+    settings : robust_bench.experiments.jabberwocky.ProbeSettings, optional
+    revision, device, dtype, pooling
+        Passed to the encoder adapter.
+    output_dir : path-like
+        Records (one per probe, representation and variant) and figures go here; finished searches
+        are kept in ``output_dir/.probe-checkpoints`` until the run ends.
+    resume : bool
+        Continue a killed run from those checkpoints.
+    echo : callable
+
+    Returns
+    -------
+    list of Path
+        The records and figures written.
+
+    Raises
+    ------
+    ProbingError, ModelError, NotBuiltError
+    """
+    from robust_bench.experiments.jabberwocky import run_probing
+    from robust_bench.results.records import model_slug, write_record
+
+    output_dir = Path(output_dir)
+    stem = model_slug(model)
+    checkpoints = output_dir / ".probe-checkpoints" / f"{stem}__{config}"
+    if not resume and checkpoints.exists():
+        shutil.rmtree(checkpoints)
+    run = run_probing(model, repo=repo, config=config, settings=settings, revision=revision, device=device,
+                      dtype=dtype, pooling=pooling, checkpoint_dir=checkpoints)
+    if run["resumed"]:
+        echo(f"resumed: {len(run['resumed'])} finished searches read from {checkpoints}")
+    echo(lead_table(run))
+    echo("alignment drops (sentences): " + "; ".join(
+        f"{k}: " + ", ".join(f"{r} {n}" for r, n in v.items()) for k, v in run["dropped"].items()))
+    records = run_records(run)
+    written = [write_record(rec, output_dir, tag=tag) for rec, tag in records]
+    echo(f"encoder forward passes: {run['n_forward']} (0 means every representation came from the cache)")
+    echo(f"wrote {len(records)} result records to {output_dir}")
+    shutil.rmtree(checkpoints, ignore_errors=True)
+    recs = [r for r, _ in records]
+    # a figure per metric that some selected layer reports (the perceptron probe has no DSpr)
+    for metric in ("uuas", "dspr"):
+        if not any(metric in r["metrics"] and r["details"].get("selected_layer") for r in recs):
+            continue
+        paths = plot_probe_records(recs, output_dir / f"{stem}__{config}__{metric}", metric=metric)
+        echo(f"figure: {', '.join(str(p) for p in paths)}")
+        written += paths
+    return written
+
+
+def probe_figure(paths: Sequence[str | Path], out: str | Path, *, metric: str = "uuas") -> list[Path]:
+    """``robust-bench probe-figure``: several models' probe records side by side (Fig. 3).
+
+    Raises
+    ------
+    RunFolderError
+        A file that is not a valid record (naming the file and the field).
+    EvaluationError
+        No selected-layer record with ``metric``, or a probe record's fields of the wrong type.
+    """
+    from robust_bench.results.records import RecordError, validate_record
+    from robust_bench.results.runs import RunFolderError, read_record
+
+    records = [read_record(p) for p in paths]
+    for p, rec in zip(paths, records):
+        if "probe" in (rec.get("details") or {}):       # a probe record: its metrics in their declared ranges
+            try:
+                validate_record(rec, ranges=RECORD_RANGES)
+            except RecordError as exc:
+                raise RunFolderError(str(p), "schema", str(exc)) from None
+    return plot_probe_records(records, out, metric=metric)
+
+
+def baselines_command(config: str = "jabberwocky_ewt", *, repo: str | Path, source: str | Path | None = None,
+                      split: str = "test", output_dir: str | Path, echo: Callable[[str], None] = print) -> list[Path]:
+    """``robust-bench baselines``: the Path and Majority baselines (§5.1) on plain and Jabberwocky
+    text, with the check that both give identical scores (the baselines ignore the words).
+
+    Returns
+    -------
+    list of Path
+        The records written, one per baseline and variant.
+
+    Raises
+    ------
+    BaselineCheckError, NotBuiltError
+    """
+    from robust_bench.experiments.baselines import run_baselines
+    from robust_bench.results.records import make_record, write_record
+    from robust_bench.scoring import PUNCTUATION_RULES
+
+    run = run_baselines(config, repo=repo, source=source, split=split)
+    echo(f"{config} / {split}: model-free baselines (Hall Maudslay & Cotterell, 2021, §5.1)")
+    rules = {r["details"]["punctuation_rule"] for by_v in run["results"].values() for r in by_v.values()}
+    echo(f"UUAS excludes punctuation by: {', '.join(PUNCTUATION_RULES[r] for r in sorted(rules))}")
+    echo(f"{'baseline':<10} {'variant':<12} {'UUAS':>7} {'DSpr':>7}")
+    written = []
+    for name, by_variant in run["results"].items():
+        for variant, r in by_variant.items():
+            echo(f"{name:<10} {variant:<12} {r['uuas']:>7.4f} {r['dspr']:>7.4f}")
+            rec = make_record(model_id=f"baseline:{name}", revision=None, config=config, split=split,
+                              corpus_sha256=run["hashes"][variant], metrics={"uuas": r["uuas"], "dspr": r["dspr"]},
+                              ranges=RECORD_RANGES, seed=run["seed"], variant=variant, details=r["details"])
+            written.append(write_record(rec, output_dir))
+    echo("check passed: plain and Jabberwocky scores are identical for both baselines")
+    for path in written:
+        echo(f"  wrote {path}")
+    return written

@@ -1,0 +1,299 @@
+"""LIT contrast sets (Li et al., 2020, §4.1.3 and Table 3): the ``contrast-set`` evaluation, and
+``robust-bench evaluate --config lit_*``.
+
+Per row, the model classifies the original pair and the transformed pair; the log line records both
+predictions and both gold labels. Over any set of rows (all of a split, or one transformation code):
+
+* **Acc@Ori**: accuracy on the original pairs of the dual instances (against the original labels);
+* **Acc@Ctr**: accuracy on the transformed pairs (against the labels the rules give);
+* **Consistency**: the share of dual instances on which the prediction on the transformed pair
+  equals the label rule applied to the prediction on the original pair
+  (:func:`robust_bench.scoring.consistency_details`); rows whose rule gives no label for the
+  original prediction are not counted.
+
+All metrics are fractions in [0, 1], higher is better. ``robust-bench run`` logs one line per row;
+``robust-bench evaluate`` logs the same lines and reports them per transformation code (Table 3),
+with the same formulas.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from robust_bench import RobustBenchError
+from robust_bench.evaluations import (CommandTask, EvalOutput, Metric, input_sha256, log_entry, ratio,
+                                      register_evaluation, unit_ids)
+
+__all__ = ["contrast_set", "check_outcome", "load_contrast_sets", "table3", "contrast_set_scores", "format_table",
+           "plot_scores", "evaluate_contrast_sets", "LitEvalError"]
+
+
+class LitEvalError(RobustBenchError, ValueError):
+    """A config that is not a LIT contrast set."""
+
+
+def check_outcome(entry: dict) -> list[tuple[str, int]]:
+    """What a contrast-set log line's outcome must say given its own predictions and gold labels."""
+    pred, gold = entry.get("prediction"), entry.get("gold")
+    if not (isinstance(pred, dict) and isinstance(gold, dict) and "ori_correct" in entry["outcome"]):
+        return []
+    return [("ori_correct", int(pred.get("original") == gold.get("original"))),
+            ("ctr_correct", int(pred.get("contrast") == gold.get("contrast")))]
+
+
+def _outcome(po: int, pc: int, go: int, gc: int, rule: str) -> dict:
+    """The outcome fields of one dual instance: predictions ``po``/``pc`` on the original and the
+    transformed pair, their gold labels ``go``/``gc``, the pair's label rule."""
+    from robust_bench.scoring import consistency_details
+
+    c = consistency_details([int(po)], [int(pc)], [rule])
+    return {"ori_correct": po == go, "ctr_correct": pc == gc, "one": 1,
+            "consistent": c["instances"] == 1 and c["consistency"] == 1.0, "counted": c["instances"]}
+
+
+@register_evaluation(
+    name="contrast-set", family="lit",
+    metrics=(Metric("acc_ori", ratio("ori_correct")), Metric("acc_ctr", ratio("ctr_correct")),
+             Metric("consistency", ratio("consistent", "counted"))),
+    pairs=(("acc_ori", "acc_ctr"),), robustness=("consistency",), check_outcome=check_outcome,
+    title="LIT contrast sets (Li et al., 2020)")
+def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
+    """Log lines of a LIT contrast set: both pairs of every row classified in one batched call.
+
+    Parameters
+    ----------
+    model : robust_bench.models.resolve.ModelHandle
+        A sequence classifier over the rows' labels (``task.options["label_map"]`` maps the
+        model's label names onto them where they differ).
+    task
+        The suite task (its ``split`` names the ids).
+    rows : datasets.Dataset
+        ``lit_*`` rows: ``original_premise``, ``original_hypothesis``, ``premise``, ``hypothesis``,
+        ``original_label``, ``label``, ``rule``.
+    positions, seed, repo, work
+        Unused: one forward pass per input.
+
+    Returns
+    -------
+    EvalOutput
+        One entry per row; outcome ``ori_correct``, ``ctr_correct``, ``consistent``, ``counted``, ``one``.
+    """
+    labels = list(rows.features["label"].names)
+    clf = model.classifier(labels, task.options.get("label_map"))
+    ori = list(zip(rows["original_premise"], rows["original_hypothesis"]))
+    ctr = list(zip(rows["premise"], rows["hypothesis"]))
+    preds = clf.predict(ori + ctr)
+    po, pc = preds[:len(ori)], preds[len(ori):]
+    gold_o, gold_c, rules = list(rows["original_label"]), list(rows["label"]), list(rows["rule"])
+    out = []
+    for k, uid in enumerate(unit_ids("contrast-set", rows, task.split)):
+        go, gc = int(gold_o[k]), int(gold_c[k])
+        out.append(log_entry(uid, input_sha256(ori[k], ctr[k]),
+                             {"original": labels[po[k]], "contrast": labels[pc[k]]},
+                             {"original": labels[go], "contrast": labels[gc]},
+                             _outcome(po[k], pc[k], go, gc, rules[k])))
+    return EvalOutput(out, {"rows": len(rows), "consistency_excluded": sum(1 - e["outcome"]["counted"] for e in out)})
+
+
+def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) -> tuple[dict, dict]:
+    """The splits of a built ``lit_*`` config (all of them, or ``split``), and its metadata.
+
+    Returns
+    -------
+    sets : dict of str to datasets.Dataset
+    meta : dict
+        The config's ``metadata.json``.
+
+    Raises
+    ------
+    LitEvalError
+        If the config is not a LIT config.
+    robust_bench.data.repository.NotBuiltError
+        If it is not built in ``repo``, or has no such split.
+    """
+    import datasets
+
+    from robust_bench.data.repository import built_config
+
+    if not config.startswith("lit_"):
+        raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli); got {config!r}")
+    meta = built_config(repo, config, split)
+    splits = [split] if split else list(meta["files"])
+    return {sp: datasets.load_dataset(str(repo), config, split=sp) for sp in splits}, meta
+
+
+def table3(codes: Sequence[str], entries: Sequence[dict]) -> dict:
+    """Table-3 scores per transformation code and overall, from contrast-set log lines, with the
+    evaluation's own formulas (:data:`contrast_set`'s metrics).
+
+    Parameters
+    ----------
+    codes : sequence of str of shape (n_rows,)
+        Each row's transformation code.
+    entries : sequence of dict of shape (n_rows,)
+        Its log line (or just ``{"outcome": ...}``).
+
+    Returns
+    -------
+    dict
+        Code (in the order of :data:`robust_bench.perturb.lit.pairs.CODES`, others after it, then
+        ``"all"``) -> ``n``, ``acc_ori``, ``acc_ctr``, ``consistency`` (fractions in [0, 1];
+        consistency NaN when no instance counts), ``consistency_excluded``.
+    """
+    from robust_bench.perturb.lit.pairs import CODES
+    from robust_bench.results.runs import log_columns
+    from robust_bench.scoring.intervals import metric_value
+
+    cols = log_columns(entries)
+    found: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(codes):
+        found[c].append(i)
+    order = [c for c in CODES if c in found] + sorted(c for c in found if c not in CODES)
+    groups = {c: found[c] for c in order}
+    groups["all"] = list(range(len(codes)))
+    out = {}
+    for code, idx in groups.items():
+        idx = np.asarray(idx, dtype=int)
+        scores = {m.name: metric_value(m.formula, cols, idx) for m in contrast_set.metrics}
+        out[code] = {"n": int(len(idx)), **scores, "consistency_excluded": int(len(idx) - cols["counted"][idx].sum())}
+    return out
+
+
+def contrast_set_scores(rows, original_predictions: Sequence[int], predictions: Sequence[int]) -> dict:
+    """Table-3 scores per transformation code and overall, from predictions (:func:`table3`).
+
+    Parameters
+    ----------
+    rows : datasets.Dataset or sequence of dict
+        Contrast-set rows with ``transformation``, ``rule``, ``original_label`` and ``label``.
+    original_predictions : array-like of int of shape (n_rows,)
+        Predictions on each row's original pair (indices into entailment, neutral, contradiction).
+    predictions : array-like of int of shape (n_rows,)
+        Predictions on each row's transformed pair.
+
+    Returns
+    -------
+    dict
+        As :func:`table3`.
+
+    Raises
+    ------
+    ValueError
+        If the lengths differ.
+    """
+    if not hasattr(rows, "column_names"):
+        rows = {k: [r[k] for r in rows] for k in ("transformation", "rule", "original_label", "label")}
+    codes, rules = list(rows["transformation"]), list(rows["rule"])
+    gold_o, gold_c = list(rows["original_label"]), list(rows["label"])
+    po, pc = np.asarray(original_predictions), np.asarray(predictions)
+    if not (len(codes) == len(po) == len(pc)):
+        raise ValueError(f"{len(codes)} rows but {len(po)} original and {len(pc)} transformed predictions")
+    return table3(codes, [{"outcome": _outcome(int(po[i]), int(pc[i]), int(gold_o[i]), int(gold_c[i]), rules[i])}
+                          for i in range(len(codes))])
+
+
+def format_table(scores: dict, *, title: str = "") -> str:
+    """A Table-3-style text table (percentages)."""
+    lines = [title] if title else []
+    lines.append(f"  {'transformation':<16}{'n':>7}{'Acc@Ori':>10}{'Acc@Ctr':>10}{'Consistency':>13}")
+    for code in [c for c in scores if c != "all"] + ["all"]:
+        s = scores[code]
+        lines.append(f"  {code:<16}{s['n']:>7}{s['acc_ori'] * 100:>10.1f}{s['acc_ctr'] * 100:>10.1f}"
+                     f"{s['consistency'] * 100:>13.1f}")
+    return "\n".join(lines)
+
+
+def plot_scores(scores: dict, out_stem: str | Path, *, title: str = "") -> list[Path]:
+    """Grouped bars of Acc@Ori, Acc@Ctr and Consistency per transformation (PNG and SVG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from robust_bench.io.fileio import save_figure
+
+    codes = list(scores)
+    x = np.arange(len(codes))
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(codes) + 2), 3.6))
+    for k, (key, name) in enumerate((("acc_ori", "Acc@Ori"), ("acc_ctr", "Acc@Ctr"), ("consistency", "Consistency"))):
+        ax.bar(x + (k - 1) * 0.27, [scores[c][key] * 100 for c in codes], width=0.27, label=name)
+    ax.set_xticks(x, codes, rotation=30, ha="right")
+    ax.set_ylabel("%")
+    ax.set_ylim(0, 100)
+    ax.legend(ncol=3, fontsize=8, loc="upper right")
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, out_stem)
+
+
+def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None, label_map: dict | None = None,
+                           device: str = "auto", dtype: str = "auto", batch_size: int = 64,
+                           repo: str | Path, output_dir: str | Path,
+                           echo: Callable[[str], None] = print) -> list[Path]:
+    """``robust-bench evaluate --config lit_*``: Table 3 of Li et al. (2020) for one model, per split.
+
+    The model scores every row with :data:`contrast_set` (the function ``robust-bench run`` calls);
+    the metrics per transformation code come from its log lines (:func:`table3`). Writes a v1 record
+    (Acc@Ori, Acc@Ctr, consistency; the per-code table in ``details``) and a figure per split.
+
+    Parameters
+    ----------
+    model : str
+        A sequence classifier's model spec (:func:`robust_bench.models.resolve.resolve_model`).
+    config : str
+        ``lit_mnli``, ``lit_snli`` or an extended config, built in ``repo``.
+    split : str, optional
+        One split (default: every split).
+    label_map : dict, optional
+        Model label -> dataset label, where the names differ.
+    device, dtype, batch_size
+        Passed to the model adapter.
+    repo, output_dir : path-like
+    echo : callable
+        Where the tables and progress lines go.
+
+    Returns
+    -------
+    list of Path
+        The records and figures written.
+
+    Raises
+    ------
+    LitEvalError, NotBuiltError, ModelError
+        A config that is not LIT, not built, or a model that cannot be loaded.
+    """
+    from robust_bench.models.resolve import load_model
+    from robust_bench.results.records import make_record, model_slug, write_record
+
+    sets, meta = load_contrast_sets(repo, config, split)      # checks the config before the model loads
+    handle = load_model(model, interface="sequence-classification", device=device, dtype=dtype, batch_size=batch_size)
+    output_dir = Path(output_dir)
+    written = []
+    for sp, rows in sets.items():
+        out = contrast_set(handle, CommandTask(config, sp, {"label_map": label_map}), rows, range(len(rows)),
+                           int(meta.get("seed", 0)), repo)
+        clf = handle.classifier(list(rows.features["label"].names), label_map)
+        scores = table3(list(rows["transformation"]), out.examples)
+        echo(format_table(scores, title=f"{model} on {config}/{sp} (LIT, Table 3; percentages)"))
+        echo(f"  forward passes: {clf.n_forward}; distinct pairs scored: {clf.queries}")
+        overall = scores["all"]
+        rec = make_record(model_id=model, revision=clf.revision, config=config, split=sp,
+                          corpus_sha256=meta["files"][sp]["sha256"],
+                          metrics={m: overall[m] for m in ("acc_ori", "acc_ctr", "consistency")},
+                          ranges=contrast_set.ranges, seed=int(meta.get("seed", 0)),
+                          details={"per_transformation": {k: v for k, v in scores.items() if k != "all"},
+                                   "consistency_excluded": overall["consistency_excluded"],
+                                   "label_map": label_map, "backend": meta["provenance"].get("backend"),
+                                   "lm": meta["provenance"].get("lm")})
+        path = write_record(rec, output_dir, tag="lit")
+        figs = plot_scores(scores, output_dir / f"{model_slug(model)}__{config}__{sp}__lit",
+                           title=f"{Path(model).name} on {config}/{sp}")
+        echo(f"  record: {path}")
+        echo(f"  figure: {', '.join(str(p) for p in figs)}")
+        written += [path, *figs]
+    return written

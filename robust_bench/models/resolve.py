@@ -1,0 +1,435 @@
+"""One model resolver for every spec syntax: what a model string names, which interfaces it
+provides, and its adapters.
+
+A model spec is one of
+
+* a ``transformers`` model, a Hub id or a local folder: ``config.json``'s ``architectures`` say
+  ``*ForSequenceClassification`` (sequence classification) or ``*ForTokenClassification`` (token
+  classification); every transformers model is also an encoder (hidden states for probing);
+* a spaCy pipeline, an installed package, a folder with ``meta.json``, or ``spacy:NAME_OR_PATH``
+  (``spacy:`` alone is ``$ROBUST_BENCH_SPACY_MODEL``): a parser when it has a ``parser``
+  component, a token classifier (NER) when it has ``ner``;
+* ``stanza:PATH_OR_LANG``: a stanza pipeline's parser;
+* a Python object ``module:attribute``, ``path/to/file.py:attribute`` or ``callable:module:attribute``:
+  an object that is already an adapter (a :class:`~robust_bench.models.parsers.Parser`,
+  :class:`~robust_bench.models.classifiers.Classifier`, :class:`~robust_bench.models.taggers.TokenClassifier`
+  or :class:`~robust_bench.models.coref.CorefPredictor`), a function with a ``robust_bench_interface``
+  attribute naming its interface (classifiers and taggers then also need ``robust_bench_labels``),
+  or, where the caller asks for one interface, a plain function of that interface (a parser
+  function ``make_*`` is called once and must return a :class:`~robust_bench.models.parsers.Parser`);
+* a coreference predictor: ``rule-based``, ``fastcoref[:MODEL]``, or a CoNLL-2012 file or folder of
+  system output.
+
+:func:`resolve_model` reads a spec into a :class:`ModelSpec`; a :class:`ModelHandle` builds its
+adapters lazily, once per label set, so a process loads each model once. ``robust-bench run``,
+``leaderboard verify`` and every family command resolve models here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from robust_bench.models.loader import ModelError
+
+__all__ = ["ModelSpec", "ModelHandle", "InterfaceError", "resolve_model", "load_model", "spec_name", "INTERFACES"]
+
+#: every interface a model can provide, as suites name them
+INTERFACES = ("sequence-classification", "token-classification", "encoder", "parser", "coreference")
+
+
+class InterfaceError(ModelError, ValueError):
+    """The model cannot be found or loaded, or does not provide an interface a task needs."""
+
+
+@dataclass
+class ModelSpec:
+    """What a model spec names and which interfaces it provides.
+
+    Attributes
+    ----------
+    id : str
+        The spec as given (records name the model by it).
+    kind : str
+        ``transformers``, ``spacy``, ``stanza``, ``callable`` or ``coref``.
+    interfaces : tuple of str
+    target : str
+        What is loaded: the folder, Hub id, package, ``module:attribute``, or coreference predictor.
+    architectures, labels : tuple of str
+        A transformers model's ``architectures`` and ``id2label`` (a spaCy pipeline's NER labels).
+    revision : str, optional
+        The Hub revision asked for (transformers models); None: the default branch.
+    """
+
+    id: str
+    kind: str
+    interfaces: tuple[str, ...]
+    target: str = ""
+    architectures: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    revision: str | None = None
+
+    def __post_init__(self):
+        self.target = self.target or self.id
+
+
+def _spacy_meta(model: str) -> dict | None:
+    p = Path(model)
+    if (p / "meta.json").is_file() and (p / "config.cfg").is_file():
+        return json.loads((p / "meta.json").read_text("utf-8"))
+    if "/" not in model and ":" not in model:
+        try:
+            import spacy.util
+
+            if spacy.util.is_package(model):
+                return spacy.util.get_model_meta(spacy.util.get_package_path(model))
+        except ImportError:
+            return None
+    return None
+
+
+def _import_object(model: str, target: str) -> Any:
+    module, _, attr = target.rpartition(":")
+    if not module or not attr:
+        raise InterfaceError(f"{model!r}: expected MODULE:ATTRIBUTE or FILE.py:ATTRIBUTE")
+    try:
+        if module.endswith(".py"):
+            path = Path(module)
+            if not path.is_file():
+                raise InterfaceError(f"model {model!r}: {path} does not exist")
+            spec = importlib.util.spec_from_file_location(f"robust_bench_user_{path.stem}", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+        else:
+            mod = importlib.import_module(module)
+    except InterfaceError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any import failure of user code is reported as such
+        raise InterfaceError(f"model {model!r}: cannot import {module!r}: {type(exc).__name__}: {exc}") from None
+    try:
+        return getattr(mod, attr)
+    except AttributeError:
+        raise InterfaceError(f"model {model!r}: {module!r} has no attribute {attr!r}") from None
+
+
+def _object_interfaces(obj: Any, interface: str | None) -> tuple[str, ...]:
+    from robust_bench.models.classifiers import Classifier
+    from robust_bench.models.coref import CorefPredictor
+    from robust_bench.models.parsers import Parser
+    from robust_bench.models.taggers import TokenClassifier
+
+    for cls, name in ((Parser, "parser"), (Classifier, "sequence-classification"),
+                      (TokenClassifier, "token-classification"), (CorefPredictor, "coreference")):
+        if isinstance(obj, cls):
+            return (name,)
+    declared = getattr(obj, "robust_bench_interface", None)
+    if callable(obj) and declared in INTERFACES:
+        return (declared,)
+    if callable(obj) and interface in ("parser", "coreference"):
+        return (interface,)
+    return ()
+
+
+def _is_object_spec(model: str) -> bool:
+    return ":" in model and not Path(model).exists() and not model.startswith(("http:", "https:"))
+
+
+def spec_name(model: str) -> str:
+    """What a model spec names, without loading it: a folder or Hub id as given, a ``spacy:``,
+    ``stanza:``, ``callable:`` or ``fastcoref:`` spec by what follows the prefix (the bare prefix when
+    nothing does), a ``module:attribute`` spec by its module (run folders are named by it)."""
+    if Path(model).exists():
+        return model
+    kind, _, rest = model.partition(":")
+    name = rest if kind in ("spacy", "stanza", "callable", "fastcoref") and rest else model
+    if _is_object_spec(name):
+        name = name.rpartition(":")[0]
+    return name
+
+
+def resolve_model(model: str, revision: str | None = None, *, interface: str | None = None) -> ModelSpec:
+    """Read a model spec (see the module docstring) into what it names and the interfaces it provides.
+
+    Parameters
+    ----------
+    model : str
+    revision : str, optional
+        Branch, tag or commit of a Hub model (``from_pretrained(revision=...)``).
+    interface : str, optional
+        The interface the caller needs (``parser`` for ``--parser``, ``coreference`` for
+        ``--predictor``): the spec must provide it, and a plain function is taken as one.
+
+    Returns
+    -------
+    ModelSpec
+
+    Raises
+    ------
+    InterfaceError
+        If the model cannot be found (a missing folder, an unreachable Hub id), provides no
+        interface (or not ``interface``), or a revision is asked of a model that is not a
+        transformers model.
+    """
+    if interface is not None and interface not in INTERFACES:
+        raise InterfaceError(f"unknown interface {interface!r}; known: {', '.join(INTERFACES)}")
+    spec = _resolve(model, revision, interface)
+    if revision is not None and spec.kind != "transformers":
+        raise InterfaceError(f"--revision applies to transformers models from the Hub; {model!r} is not one")
+    if interface is not None and interface not in spec.interfaces:
+        raise InterfaceError(f"{model!r} is not a {interface} model: it provides {', '.join(spec.interfaces)} "
+                             f"({spec.kind})")
+    return spec
+
+
+def _resolve(model: str, revision: str | None, interface: str | None) -> ModelSpec:
+    kind, _, rest = model.partition(":")
+    if kind == "spacy" and not Path(model).exists():
+        from robust_bench.text.nlp import spacy_model_name
+
+        target = rest or spacy_model_name(None)
+        meta = _spacy_meta(target)
+        if meta is None:
+            raise InterfaceError(f"{model!r}: {target!r} is not an installed spaCy package or pipeline folder")
+        return _spacy_spec(model, target, meta)
+    if kind == "stanza" and not Path(model).exists():
+        return ModelSpec(model, "stanza", ("parser",), target=rest or "en")
+    if kind == "callable" and not Path(model).exists():
+        return _object_spec(model, rest, interface)
+    if model == "rule-based" or kind == "fastcoref":
+        return ModelSpec(model, "coref", ("coreference",))
+    meta = _spacy_meta(model)
+    if meta is not None:
+        return _spacy_spec(model, model, meta)
+    if _is_object_spec(model):
+        return _object_spec(model, model, interface)
+    p = Path(model)
+    if interface == "coreference":
+        if not p.exists():
+            raise InterfaceError(f"coreference predictor {model!r}: neither rule-based, fastcoref[:MODEL] nor a CoNLL-2012 "
+                                 "file or folder")
+        return ModelSpec(model, "coref", ("coreference",))
+    if p.is_absolute() or model.startswith((".", "~")) or p.exists():
+        if not p.exists():
+            raise InterfaceError(f"model folder {model} does not exist")
+        if not (p / "config.json").is_file():
+            raise InterfaceError(f"{model} is neither a transformers model (no config.json) nor a spaCy pipeline "
+                                 "(no meta.json and config.cfg)")
+    from robust_bench.models.loader import load_config
+
+    try:
+        cfg = load_config(model, revision=revision)
+    except ModelError as exc:
+        raise InterfaceError(str(exc)) from None
+    arch = tuple(getattr(cfg, "architectures", None) or ())
+    ifaces = []
+    if any(a.endswith("ForSequenceClassification") for a in arch):
+        ifaces.append("sequence-classification")
+    if any(a.endswith("ForTokenClassification") for a in arch):
+        ifaces.append("token-classification")
+    ifaces.append("encoder")
+    labels = tuple(str(v) for _, v in sorted((getattr(cfg, "id2label", None) or {}).items()))
+    return ModelSpec(model, "transformers", tuple(ifaces), model, arch, labels, revision)
+
+
+def _spacy_spec(model: str, target: str, meta: dict) -> ModelSpec:
+    pipes = set(meta.get("pipeline") or meta.get("components") or [])
+    ifaces = tuple(n for n, pipe in (("parser", "parser"), ("token-classification", "ner")) if pipe in pipes)
+    if not ifaces:
+        raise InterfaceError(f"spaCy pipeline {model!r} has neither a parser nor an ner component")
+    return ModelSpec(model, "spacy", ifaces, target=target, labels=tuple(meta.get("labels", {}).get("ner", ())))
+
+
+def _object_spec(model: str, target: str, interface: str | None) -> ModelSpec:
+    obj = _import_object(model, target)
+    ifaces = _object_interfaces(obj, interface)
+    if not ifaces:
+        raise InterfaceError(f"model {model!r} is neither an adapter (Parser, Classifier, TokenClassifier, "
+                             "CorefPredictor) nor a function with a robust_bench_interface attribute")
+    return ModelSpec(model, "callable", ifaces, target=target)
+
+
+def load_model(model: str, revision: str | None = None, *, interface: str | None = None, **options) -> "ModelHandle":
+    """:func:`resolve_model`, then a :class:`ModelHandle` with ``options`` (device, dtype, batch size)."""
+    return ModelHandle(resolve_model(model, revision, interface=interface), **options)
+
+
+@dataclass
+class ModelHandle:
+    """A resolved model and its adapters, built on first use and kept for the process.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+    device, dtype : str
+        Passed to the transformers adapters.
+    batch_size : int
+    """
+
+    spec: ModelSpec
+    device: str = "auto"
+    dtype: str = "auto"
+    batch_size: int = 64
+    _adapters: dict = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    def _object(self):
+        if "object" not in self._adapters:
+            self._adapters["object"] = _import_object(self.spec.id, self.spec.target)
+        return self._adapters["object"]
+
+    def classifier(self, labels: Sequence[str], label_map: dict | None = None):
+        """A :class:`~robust_bench.models.classifiers.Classifier` over ``labels``.
+
+        Parameters
+        ----------
+        labels : sequence of str
+            The dataset's label names, in its order.
+        label_map : dict, optional
+            Model label -> dataset label, where the names differ.
+
+        Raises
+        ------
+        LabelMappingError
+            If the model's labels do not map onto ``labels``.
+        """
+        key = ("cls", tuple(labels), tuple(sorted((label_map or {}).items())))
+        if key not in self._adapters:
+            if self.spec.kind == "callable":
+                from robust_bench.models.classifiers import CallableClassifier, Classifier
+
+                self._adapters[key] = self._callable_adapter(
+                    Classifier, "labels", labels, lambda obj: CallableClassifier(obj, labels, name=self.spec.id))
+            else:
+                from robust_bench.models.classifiers import HFClassifier
+
+                self._adapters[key] = HFClassifier(self.spec.target, labels, label_map=label_map,
+                                                   revision=self.spec.revision, device=self.device, dtype=self.dtype,
+                                                   batch_size=self.batch_size)
+        return self._adapters[key]
+
+    def _callable_adapter(self, adapter: type, labels_attr: str, want: Sequence[str], wrap: Callable):
+        """The callable spec's object as an adapter: itself if it already is one (``adapter``), else
+        ``wrap(obj)``; either way its labels (``labels_attr``, or ``robust_bench_labels`` on a bare
+        function) must be ``want``."""
+        obj = self._object()
+        if isinstance(obj, adapter):
+            self._check_labels(getattr(obj, labels_attr), want)
+            return obj
+        self._check_labels(getattr(obj, "robust_bench_labels", ()), want)
+        return wrap(obj)
+
+    @staticmethod
+    def _check_labels(have: Sequence[str], want: Sequence[str]) -> None:
+        from robust_bench.models.classifiers import LabelMappingError
+
+        if tuple(have) != tuple(want):
+            raise LabelMappingError(f"the callable's labels {list(have)} are not the task's {list(want)}")
+
+    def tagger(self, tags: Sequence[str], label_map: dict | None = None):
+        """A :class:`~robust_bench.models.taggers.TokenClassifier` over ``tags`` (IOB2).
+
+        Raises
+        ------
+        LabelMappingError
+            If the model's tags do not cover ``tags``.
+        """
+        key = ("tag", tuple(tags), tuple(sorted((label_map or {}).items())))
+        if key not in self._adapters:
+            if self.spec.kind == "spacy":
+                from robust_bench.models.taggers import SpacyTagger
+
+                self._adapters[key] = SpacyTagger(self.spec.target, tags)
+            elif self.spec.kind == "callable":
+                from robust_bench.models.taggers import CallableTokenClassifier, TokenClassifier
+
+                self._adapters[key] = self._callable_adapter(
+                    TokenClassifier, "tags", tags, lambda obj: CallableTokenClassifier(obj, tags))
+            else:
+                from robust_bench.models.taggers import HFTokenClassifier
+
+                self._adapters[key] = HFTokenClassifier(self.spec.target, tags, label_map=label_map,
+                                                        revision=self.spec.revision, device=self.device,
+                                                        dtype=self.dtype, batch_size=self.batch_size)
+        return self._adapters[key]
+
+    def parser(self, *, batch_size: int = 256):
+        """A :class:`~robust_bench.models.parsers.Parser`.
+
+        Raises
+        ------
+        ModelError
+            If the parser cannot be loaded (a spaCy pipeline without a parser, stanza not
+            installed, a ``make_*`` function that returns no Parser).
+        """
+        if "parser" not in self._adapters:
+            from robust_bench.models.parsers import CallableParser, Parser, SpacyParser, StanzaParser
+
+            if self.spec.kind == "spacy":
+                from robust_bench.text.nlp import SpacyModelError
+
+                try:
+                    self._adapters["parser"] = SpacyParser(self.spec.target, batch_size=batch_size)
+                except SpacyModelError as exc:
+                    raise ModelError(str(exc)) from exc
+            elif self.spec.kind == "stanza":
+                self._adapters["parser"] = StanzaParser(self.spec.target)
+            else:
+                obj = self._object()
+                func = self.spec.target.rpartition(":")[2]
+                if not isinstance(obj, Parser) and func.startswith("make_"):
+                    obj = obj()
+                    if not isinstance(obj, Parser):
+                        raise ModelError(f"{self.spec.target}() must return a robust_bench Parser, got "
+                                         f"{type(obj).__name__}")
+                self._adapters["parser"] = obj if isinstance(obj, Parser) else CallableParser(
+                    obj, name=func if self.spec.id.startswith("callable:") else self.spec.id)
+        return self._adapters["parser"]
+
+    def coref(self):
+        """A :class:`~robust_bench.models.coref.CorefPredictor`: the rule-based baseline, fastcoref,
+        a CoNLL-2012 file or folder of system output, or a Python object.
+
+        Raises
+        ------
+        ModelError
+            If fastcoref is not installed or its model cannot be loaded, or the files cannot be read.
+        """
+        if "coref" not in self._adapters:
+            from robust_bench.models.coref import CallableCoref, ConllFileCoref, CorefPredictor, FastCorefAdapter, RuleBasedCoref
+
+            target = self.spec.target
+            if self.spec.kind == "callable":
+                obj = self._object()
+                pred = obj if isinstance(obj, CorefPredictor) else CallableCoref(obj, name=self.spec.id)
+            elif target == "rule-based":
+                pred = RuleBasedCoref()
+            elif target.partition(":")[0] == "fastcoref":
+                pred = FastCorefAdapter(target.partition(":")[2] or "biu-nlp/f-coref",
+                                        device="cpu" if self.device == "auto" else self.device)
+            else:
+                pred = ConllFileCoref([target])
+            self._adapters["coref"] = pred
+        return self._adapters["coref"]
+
+    def revision(self) -> str | None:
+        """The model's revision or fingerprint, for the records."""
+        if self.spec.kind == "transformers":
+            from robust_bench.models.loader import load_config, model_revision
+
+            if Path(self.spec.target).expanduser().is_dir():
+                return model_revision(self.spec.target)
+            # a Hub model: the commit its config came from (never a branch name)
+            return model_revision(self.spec.target, self.spec.revision,
+                                  load_config(self.spec.target, revision=self.spec.revision))
+        if self.spec.kind in ("spacy", "stanza"):
+            return self.parser().revision if "parser" in self.spec.interfaces else None
+        if self.spec.kind == "coref":
+            return None
+        return getattr(self._object(), "revision", None)

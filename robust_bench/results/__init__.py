@@ -1,0 +1,10 @@
+"""Result records and run folders: their formats, schemas, the one writer of records
+(:func:`make_record`) and the one reader of run folders and per-example logs
+(:mod:`robust_bench.results.runs`). A low room: experiments, evaluations, suites and the
+leaderboard all read and write results through it."""
+
+from robust_bench.results.records import (SCHEMA_VERSION, RecordError, load_schema, make_record, package_versions,
+                                          validate_record, write_record)
+
+__all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "make_record", "package_versions", "validate_record",
+           "write_record"]

@@ -1,0 +1,193 @@
+"""Issue 32: one evaluation per family behind both front doors, each declared once.
+
+* a new evaluation is one module in ``robust_bench/evaluations/``: suites, runs, records, reports and
+  the gate take it from its declaration;
+* a suite names metrics; their formulas, directions and ranges are the evaluation's;
+* the command line only parses, calls and prints;
+* ``robust-bench run`` and a family's own command score the same examples identically.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+TOY_EVALUATION = '''
+"""A toy evaluation written by tests/test_evaluations.py; it is deleted when the test ends."""
+
+from robust_bench.evaluations import EvalOutput, Metric, input_sha256, log_entry, ratio, register_evaluation, unit_ids
+
+LABELS = ["even", "odd"]
+
+
+@register_evaluation(name="@NAME@", family="toy", metrics=(Metric("parity_accuracy", ratio("correct")),
+                                                           Metric("errors", ratio("wrong"), higher_is_better=False)),
+                     robustness=("errors",))
+def toy(model, task, rows, positions, seed, repo, work=None):
+    """Is a sentence's number of words even or odd?"""
+    clf = model.classifier(LABELS)
+    words = [list(t) for t in rows["tokens"]]
+    preds = clf.predict([" ".join(w) for w in words])
+    out = [log_entry(uid, input_sha256(w), LABELS[p], LABELS[len(w) % 2],
+                     {"correct": p == len(w) % 2, "wrong": p != len(w) % 2, "one": 1})
+           for uid, w, p in zip(unit_ids("@NAME@", rows, task.split), words, preds)]
+    return EvalOutput(out, {"rows": len(rows)})
+'''
+
+PARITY_MODEL = '''
+import numpy as np
+
+
+def parity(texts):
+    """Right on every sentence but those of 7 words."""
+    out = []
+    for t in texts:
+        n = len(t.split())
+        odd = (n % 2 == 1) != (n == 7)
+        out.append([0.0, 1.0] if odd else [1.0, 0.0])
+    return np.asarray(out)
+
+
+parity.robust_bench_interface = "sequence-classification"
+parity.robust_bench_labels = ["even", "odd"]
+'''
+
+
+def _run(args, cwd, check=True):
+    exe = Path(sys.executable).with_name("robust-bench")
+    proc = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    if check:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+@pytest.mark.shared
+def test_a_new_evaluation_is_one_file_and_runs_end_to_end(built_repo, tmp_path):
+    """A toy evaluation module, and nothing else in the package: a suite names it and its metrics,
+    `run` scores a callable model with it, and the record carries the declared family, formula
+    values and ranges; the report lists its robustness measure; `check` compares two runs by it."""
+    from robust_bench.results.runs import read_log
+
+    tag = uuid.uuid4().hex[:8]
+    name = f"toy-{tag}"
+    module = ROOT / "robust_bench" / "evaluations" / f"toy_{tag}.py"
+    try:
+        module.write_text(TOY_EVALUATION.replace("@NAME@", name), encoding="utf-8")
+        (tmp_path / "parity.py").write_text(PARITY_MODEL, encoding="utf-8")
+        (tmp_path / "toy.yaml").write_text(f"""name: toy
+version: 1
+description: One toy task.
+tasks:
+- name: toy_parity
+  config: jabberwocky_ewt
+  split: test
+  interface: sequence-classification
+  evaluation: {name}
+  metrics: [parity_accuracy, errors]
+  primary: parity_accuracy
+  data_sha256: null
+""", encoding="utf-8")
+        for out in ("a", "b"):
+            _run(["run", "--model", "parity.py:parity", "--suite", "toy.yaml", "--repo", built_repo, "--limit", "80",
+                  "--output-dir", out], tmp_path)
+        run_dir = tmp_path / "a" / "parity_py"
+        rec = json.loads((run_dir / "records" / "toy_parity.json").read_text())
+        assert rec["family"] == "toy" and rec["evaluation"] == name and rec["n_examples"] == 80
+        lines = read_log(run_dir / "logs" / "toy_parity.jsonl")
+        wrong = sum(e["outcome"]["wrong"] for e in lines)
+        assert 0 < wrong < 80 and rec["metrics"]["errors"] == pytest.approx(wrong / 80)
+        assert rec["metrics"]["parity_accuracy"] == pytest.approx(1 - wrong / 80)
+        assert "errors" in (run_dir / "report.md").read_text()
+        gate = _run(["check", "--baseline", run_dir, "--candidate", tmp_path / "b" / "parity_py", "--suite",
+                     "toy.yaml"], tmp_path)
+        assert "pass" in gate.stdout
+        # a metric the evaluation does not declare is refused when the suite is read, naming it
+        text = (tmp_path / "toy.yaml").read_text()
+        (tmp_path / "bad.yaml").write_text(text.replace("[parity_accuracy, errors]", "[parity_accuracy, recall]"))
+        bad = _run(["run", "--model", "parity.py:parity", "--suite", "bad.yaml", "--repo", built_repo,
+                    "--output-dir", "c"], tmp_path, check=False)
+        assert bad.returncode == 2 and "no metric 'recall'" in bad.stderr and "parity_accuracy" in bad.stderr
+    finally:
+        module.unlink(missing_ok=True)
+        shutil.rmtree(module.parent / "__pycache__", ignore_errors=True)
+
+
+def test_a_suite_names_metrics_and_the_evaluation_declares_them(tmp_path):
+    from robust_bench.benchmarks import SuiteError, list_suites, load_suite
+    from robust_bench.evaluations import get_evaluation
+
+    for name in list_suites():                           # every shipped suite loads (a YAML error once hid here)
+        suite = load_suite(name)
+        for task in suite.tasks:
+            ev = get_evaluation(task.evaluation)
+            assert task.family == ev.family
+            for m in task.metrics:
+                assert (m.formula, m.higher_is_better, m.range) == (lambda d: (d.formula, d.higher_is_better,
+                                                                                d.range))(ev.metric(m.name))
+    shipped = (ROOT / "benchmarks" / "default.yaml").read_text()
+    bad = shipped.replace("metrics: [acc_ori, acc_ctr, consistency]",
+                          "metrics: [acc_ori, {name: consistency, higher_is_better: false, range: [0, 1]}]", 1)
+    (tmp_path / "bad.yaml").write_text(bad.replace("primary: consistency", "primary: acc_ori"))
+    with pytest.raises(SuiteError, match="'consistency': direction or range differs from its evaluation"):
+        load_suite(tmp_path / "bad.yaml")
+    (tmp_path / "fam.yaml").write_text(shipped.replace("evaluation: contrast-set", "evaluation: contrast-set\n  family: toy", 1))
+    with pytest.raises(SuiteError, match="field 'family': 'toy', but evaluation 'contrast-set' scores 'lit'"):
+        load_suite(tmp_path / "fam.yaml")
+    (tmp_path / "ev.yaml").write_text(shipped.replace("evaluation: contrast-set", "evaluation: contrast-sets", 1))
+    with pytest.raises(SuiteError, match="unknown evaluation 'contrast-sets'; known: .*contrast-set"):
+        load_suite(tmp_path / "ev.yaml")
+
+
+def test_the_command_line_only_parses_calls_and_prints():
+    """Every module of cli/ but its shared parsing helpers defines commands and nothing else: each
+    top-level function is a registered command, and no command module holds a class or a table."""
+    helpers = {"__init__.py", "_app.py", "_common.py"}
+    for path in sorted((ROOT / "robust_bench" / "cli").glob("*.py")):
+        if path.name in helpers:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                commands = [d for d in node.decorator_list if isinstance(d, ast.Call)
+                            and isinstance(d.func, ast.Attribute) and d.func.attr == "command"]
+                assert commands, f"{path.name}: {node.name} is not a command; workflows belong in robust_bench.evaluations"
+            assert not isinstance(node, ast.ClassDef), f"{path.name}: class {node.name}"
+
+
+@pytest.mark.shared
+def test_run_and_the_lit_command_score_alike(lit_repo, tiny_nli_classifier, tmp_path):
+    """Both front doors call the one contrast-set evaluation: `robust-bench evaluate` reports the
+    metrics that `robust-bench run` records on the same rows."""
+    from robust_bench.evaluations.lit import evaluate_contrast_sets
+    from robust_bench.suite.runner import run_suite
+
+    (tmp_path / "lit.yaml").write_text("""name: litonly
+version: 1
+description: lit_mnli alone.
+tasks:
+- name: lit_mnli
+  config: lit_mnli
+  split: validation_matched
+  interface: sequence-classification
+  evaluation: contrast-set
+  metrics: [acc_ori, acc_ctr, consistency]
+  primary: consistency
+  data_sha256: null
+""")
+    run_suite(str(tiny_nli_classifier), tmp_path / "lit.yaml", repo=lit_repo, out=tmp_path / "run", device="cpu",
+              report=False, echo=lambda m: None)
+    v2 = json.loads((tmp_path / "run" / "records" / "lit_mnli.json").read_text())
+    written = evaluate_contrast_sets(str(tiny_nli_classifier), "lit_mnli", split="validation_matched", device="cpu",
+                                     repo=lit_repo, output_dir=tmp_path / "cmd", echo=lambda m: None)
+    v1 = json.loads(next(p for p in written if p.suffix == ".json").read_text())
+    assert v1["metrics"] == pytest.approx({k: v2["metrics"][k] for k in v1["metrics"]}, abs=1e-9)
+    assert v1["details"]["per_transformation"] and v1["corpus_sha256"] == v2["corpus_sha256"]
