@@ -163,16 +163,11 @@ def test_stanza_adapter_reads_a_stanza_document_and_fails_clearly_without_stanza
     p = StanzaParser("my-model", pipeline=pipeline)
     assert p.parse([["Dogs", "bark"]])[0] == Parse((0, 1), ("root", "obj"))
     with pytest.raises(ModelError, match="stanza is not installed|cannot build a stanza pipeline"):
-        load_parser("stanza:/nowhere")
+        load_model("stanza:/nowhere", interface="parser").parser()
     with pytest.raises(ModelError, match="cannot import 'udpipe'"):
-        load_parser("udpipe:x")
+        load_model("udpipe:x", interface="parser").parser()
     with pytest.raises(ModelError, match="cannot import"):
-        load_parser("callable:no_such_module:f")
-
-
-def load_parser(spec):
-    """A parser from a ``--parser`` spec, as the commands load it."""
-    return load_model(spec, interface="parser").parser()
+        load_model("callable:no_such_module:f", interface="parser").parser()
 
 
 # --- generators and filters ------------------------------------------------------------------------
