@@ -18,8 +18,10 @@ app.add_typer(suite_app, name="suite")
 
 @app.command("run")
 def run_cmd(
-    model: str = typer.Option(..., "--model", help="Hub id or folder of a transformers model or spaCy pipeline, or "
-                                                   "module:attribute of a Python adapter."),
+    model: str = typer.Option(..., "--model", help="Hub id or folder of a transformers model (classifier, tagger, "
+                                                   "encoder or causal LM) or spaCy pipeline, module:attribute of a "
+                                                   "Python adapter, or a causal LM as hf:ID, vllm:ID or "
+                                                   "openai-compatible:URL:MODEL."),
     revision: Optional[str] = typer.Option(None, "--revision", help="Branch, tag or commit of a Hub model (the run "
                                                                    "records the commit)."),
     suite: str = typer.Option("default", "--suite", help="Shipped suite name (`robust-bench suite list`) or YAML path."),
@@ -37,12 +39,24 @@ def run_cmd(
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
     dtype: str = typer.Option("auto", "--dtype"),
     batch_size: int = typer.Option(64, "--batch-size"),
+    num_fewshot: int = typer.Option(0, "--num-fewshot", help="Causal LMs: demonstrations per query, drawn with --seed "
+                                                             "from the config's train (else another) split."),
+    apply_chat_template: bool = typer.Option(False, "--apply-chat-template", help="Causal LMs: the prompt as the "
+                                                                                 "user turn of the model's chat template."),
+    scoring: str = typer.Option("loglikelihood", "--scoring", help="Causal LMs: loglikelihood (softmax over the "
+                                                                   "verbalised labels) or generate (answer parsing, for "
+                                                                   "endpoints without log-probabilities)."),
+    acc_norm: bool = typer.Option(False, "--acc-norm", help="Causal LMs: log-likelihoods per character of the "
+                                                           "verbaliser (lm-eval acc_norm) instead of summed (acc)."),
 ) -> None:
     """Score one model on every suite task that fits it: records with 95% intervals, per-example logs, a report."""
     check_positive("--limit", limit)
     check_positive("--shards", shards)
     check_positive("--batch-size", batch_size)
     check_choice("--executor", executor, ("local", "ray"))
+    check_choice("--scoring", scoring, ("loglikelihood", "generate"))
+    if num_fewshot < 0:
+        fail(f"--num-fewshot must be >= 0, got {num_fewshot}")
     check_output_dir("--output-dir", output_dir)
     from robust_bench.suite.runner import parse_shard, run_folder, run_suite
 
@@ -55,6 +69,10 @@ def run_cmd(
         if executor not in ("local", "ray"):
             raise typer.BadParameter(f"--executor must be local or ray, got {executor!r}")
         part = parse_shard(shard) if shard else None
+        from robust_bench.models.llm import LLMSettings
+
+        llm = LLMSettings(num_fewshot=num_fewshot, apply_chat_template=apply_chat_template, scoring=scoring,
+                          normalization="length" if acc_norm else "none")
         wanted = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
         out = run_folder(output_dir, model, part)
         typer.echo(f"{model} on suite {suite} -> {out}")
@@ -64,10 +82,11 @@ def run_cmd(
             from robust_bench.suite.distributed import run_on_ray
 
             run_on_ray(model, suite, repo=repo, out=out, n_shards=shards, tasks=wanted, limit=limit, seed=seed,
-                       revision=revision, device=device, dtype=dtype, batch_size=batch_size, echo=typer.echo)
+                       revision=revision, device=device, dtype=dtype, batch_size=batch_size, llm=llm, echo=typer.echo)
         else:
             manifest = run_suite(model, suite, repo=repo, out=out, tasks=wanted, limit=limit, resume=resume, shard=part,
-                                 seed=seed, revision=revision, device=device, dtype=dtype, batch_size=batch_size, echo=typer.echo)
+                                 seed=seed, revision=revision, device=device, dtype=dtype, batch_size=batch_size,
+                                 llm=llm, echo=typer.echo)
             failed = [t for t, s in manifest["tasks"].items() if s["status"] == "failed"]
             if failed:
                 typer.echo(f"error: tasks failed: {', '.join(failed)} (reasons above and in {out / 'run.json'})", err=True)

@@ -233,7 +233,7 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
             "model": model.id, "revision": model.revision(), "config": task.config, "split": task.split,
             "search": search, "budget": budget, "seed": seed, "ids": input_sha256(*uids)})
     try:
-        entries, _ = attack_examples(model.classifier(list(rows.features["label"].names)), rows, task.config,
+        entries, _ = attack_examples(model.classifier(list(rows.features["label"].names), task=task, repo=repo, seed=seed), rows, task.config,
                                      journal=journal, **kw)
     finally:
         if journal is not None:

@@ -80,7 +80,7 @@ def probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     if "layers" in opts:
         opts["layers"] = tuple(opts["layers"])
     settings = ProbeSettings(probes=(kind,), seed=seed, **opts)
-    run = run_probing(model.id, repo=repo, revision=model.spec.revision, config=task.config, settings=settings, device=model.device,
+    run = run_probing(model.spec.target, repo=repo, revision=model.spec.revision, config=task.config, settings=settings, device=model.device,
                       dtype=model.dtype, progress=False, test_indices=positions, per_sentence=True,
                       checkpoint_dir=None if work is None else Path(work) / "probe")
     layer = run["selected"][kind]

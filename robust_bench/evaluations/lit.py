@@ -83,7 +83,7 @@ def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOut
         One entry per row; outcome ``ori_correct``, ``ctr_correct``, ``consistent``, ``counted``, ``one``.
     """
     labels = list(rows.features["label"].names)
-    clf = model.classifier(labels, task.options.get("label_map"))
+    clf = model.classifier(labels, task.options.get("label_map"), task=task, repo=repo, seed=seed)
     ori = list(zip(rows["original_premise"], rows["original_hypothesis"]))
     ctr = list(zip(rows["premise"], rows["hypothesis"]))
     preds = clf.predict(ori + ctr)

@@ -134,7 +134,7 @@ def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutpu
         If the rows are neither sentence pairs nor NER rows.
     """
     if "sentence1" in rows.column_names:
-        adapter = model.classifier(list(rows.features["label"].names))
+        adapter = model.classifier(list(rows.features["label"].names), task=task, repo=repo, seed=seed)
     elif "ner_tags" in rows.column_names:
         adapter = model.tagger(list(rows.features["ner_tags"].feature.names))
     else:

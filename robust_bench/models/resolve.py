@@ -18,7 +18,11 @@ A model spec is one of
   or, where the caller asks for one interface, a plain function of that interface (a parser
   function ``make_*`` is called once and must return a :class:`~robust_bench.models.parsers.Parser`);
 * a coreference predictor: ``rule-based``, ``fastcoref[:MODEL]``, or a CoNLL-2012 file or folder of
-  system output.
+  system output;
+* a causal LM (:mod:`robust_bench.models.llm`): a transformers model whose ``architectures`` say
+  ``*ForCausalLM`` or ``*LMHeadModel`` (run with lm-eval's ``hf`` backend), or explicitly ``hf:ID``,
+  ``vllm:ID`` or ``openai-compatible:URL:MODEL`` (a server's ``/v1`` URL). It is a sequence classifier
+  (labels scored as multiple choice) and, with ``hf``, an encoder (its hidden states).
 
 :func:`resolve_model` reads a spec into a :class:`ModelSpec`; a :class:`ModelHandle` builds its
 adapters lazily, once per label set, so a process loads each model once. ``robust-bench run``,
@@ -55,7 +59,7 @@ class ModelSpec:
     id : str
         The spec as given (records name the model by it).
     kind : str
-        ``transformers``, ``spacy``, ``stanza``, ``callable`` or ``coref``.
+        ``transformers``, ``causal-lm``, ``spacy``, ``stanza``, ``callable`` or ``coref``.
     interfaces : tuple of str
     target : str
         What is loaded: the folder, Hub id, package, ``module:attribute``, or coreference predictor.
@@ -63,6 +67,10 @@ class ModelSpec:
         A transformers model's ``architectures`` and ``id2label`` (a spaCy pipeline's NER labels).
     revision : str, optional
         The Hub revision asked for (transformers models); None: the default branch.
+    backend : str, optional
+        A causal LM's backend: ``hf``, ``vllm`` or ``openai-compatible``.
+    base_url : str, optional
+        An ``openai-compatible`` server's ``/v1`` URL.
     """
 
     id: str
@@ -72,6 +80,8 @@ class ModelSpec:
     architectures: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     revision: str | None = None
+    backend: str | None = None
+    base_url: str | None = None
 
     def __post_init__(self):
         self.target = self.target or self.id
@@ -145,6 +155,15 @@ def spec_name(model: str) -> str:
     if Path(model).exists():
         return model
     kind, _, rest = model.partition(":")
+    if kind in ("hf", "vllm") and rest:
+        return rest
+    if kind == "openai-compatible" and rest:
+        from robust_bench.models.llm import parse_llm_spec
+
+        try:
+            return parse_llm_spec(model)[1]
+        except ValueError:
+            return model
     name = rest if kind in ("spacy", "stanza", "callable", "fastcoref") and rest else model
     if _is_object_spec(name):
         name = name.rpartition(":")[0]
@@ -177,7 +196,7 @@ def resolve_model(model: str, revision: str | None = None, *, interface: str | N
     if interface is not None and interface not in INTERFACES:
         raise InterfaceError(f"unknown interface {interface!r}; known: {', '.join(INTERFACES)}")
     spec = _resolve(model, revision, interface)
-    if revision is not None and spec.kind != "transformers":
+    if revision is not None and spec.kind not in ("transformers", "causal-lm"):
         raise InterfaceError(f"--revision applies to transformers models from the Hub; {model!r} is not one")
     if interface is not None and interface not in spec.interfaces:
         raise InterfaceError(f"{model!r} is not a {interface} model: it provides {', '.join(spec.interfaces)} "
@@ -199,6 +218,8 @@ def _resolve(model: str, revision: str | None, interface: str | None) -> ModelSp
         return ModelSpec(model, "stanza", ("parser",), target=rest or "en")
     if kind == "callable" and not Path(model).exists():
         return _object_spec(model, rest, interface)
+    if kind in ("hf", "vllm", "openai-compatible") and not Path(model).exists():
+        return _llm_spec(model, revision)
     if model == "rule-based" or kind == "fastcoref":
         return ModelSpec(model, "coref", ("coreference",))
     meta = _spacy_meta(model)
@@ -225,6 +246,8 @@ def _resolve(model: str, revision: str | None, interface: str | None) -> ModelSp
     except ModelError as exc:
         raise InterfaceError(str(exc)) from None
     arch = tuple(getattr(cfg, "architectures", None) or ())
+    if _is_causal_lm(arch) and not any(a.endswith(("ForSequenceClassification", "ForTokenClassification")) for a in arch):
+        return ModelSpec(model, "causal-lm", ("sequence-classification", "encoder"), model, arch, (), revision, "hf")
     ifaces = []
     if any(a.endswith("ForSequenceClassification") for a in arch):
         ifaces.append("sequence-classification")
@@ -233,6 +256,35 @@ def _resolve(model: str, revision: str | None, interface: str | None) -> ModelSp
     ifaces.append("encoder")
     labels = tuple(str(v) for _, v in sorted((getattr(cfg, "id2label", None) or {}).items()))
     return ModelSpec(model, "transformers", tuple(ifaces), model, arch, labels, revision)
+
+
+def _is_causal_lm(architectures: Sequence[str]) -> bool:
+    return any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures)
+
+
+def _llm_spec(model: str, revision: str | None) -> ModelSpec:
+    """``hf:ID``, ``vllm:ID``: the model's config must name a causal LM; ``openai-compatible:URL:MODEL``:
+    the server is asked before the run (:func:`robust_bench.models.llm.probe_server`)."""
+    from robust_bench.models.llm import LLMError, parse_llm_spec
+
+    try:
+        backend, target, url = parse_llm_spec(model)
+    except LLMError as exc:
+        raise InterfaceError(f"--model: {exc}") from None
+    if backend == "openai-compatible":
+        return ModelSpec(model, "causal-lm", ("sequence-classification",), target, backend=backend, base_url=url)
+    from robust_bench.models.loader import load_config
+
+    try:
+        cfg = load_config(target, revision=revision)
+    except ModelError as exc:
+        raise InterfaceError(f"--model {model!r}: {exc}") from None
+    arch = tuple(getattr(cfg, "architectures", None) or ())
+    if not _is_causal_lm(arch):
+        raise InterfaceError(f"--model {model!r}: the {backend} backend scores causal LMs, and {target}'s config.json "
+                             f"field 'architectures' is {list(arch)}, not *ForCausalLM or *LMHeadModel")
+    ifaces = ("sequence-classification", "encoder") if backend == "hf" else ("sequence-classification",)
+    return ModelSpec(model, "causal-lm", ifaces, target, arch, (), revision, backend)
 
 
 def _spacy_spec(model: str, target: str, meta: dict) -> ModelSpec:
@@ -267,12 +319,15 @@ class ModelHandle:
     device, dtype : str
         Passed to the transformers adapters.
     batch_size : int
+    llm : robust_bench.models.llm.LLMSettings, optional
+        How a causal LM is asked (shots, chat template, scoring); the defaults where None.
     """
 
     spec: ModelSpec
     device: str = "auto"
     dtype: str = "auto"
     batch_size: int = 64
+    llm: Any = None
     _adapters: dict = field(default_factory=dict)
 
     @property
@@ -284,7 +339,61 @@ class ModelHandle:
             self._adapters["object"] = _import_object(self.spec.id, self.spec.target)
         return self._adapters["object"]
 
-    def classifier(self, labels: Sequence[str], label_map: dict | None = None):
+    def llm_backend(self):
+        """The causal LM's :class:`~robust_bench.models.llm.LLMBackend` (loaded, or the server asked, once).
+
+        Raises
+        ------
+        LLMError
+            If the model is not a causal LM, lm-eval is missing, or the server cannot be used.
+        """
+        from robust_bench.models.llm import LLMBackend, LLMError, LLMSettings
+
+        if self.spec.kind != "causal-lm":
+            raise LLMError(f"{self.spec.id!r} is not a causal LM ({self.spec.kind})")
+        if "llm" not in self._adapters:
+            self._adapters["llm"] = LLMBackend(self.spec.backend, self.spec.target, base_url=self.spec.base_url,
+                                               revision=self.spec.revision, device=self.device, dtype=self.dtype,
+                                               batch_size=min(self.batch_size, 32), settings=self.llm or LLMSettings())
+        return self._adapters["llm"]
+
+    def llm_classifier(self, labels: Sequence[str], task, *, repo=None, seed: int = 0):
+        """The causal LM as a classifier of ``task``'s rows: its prompt, shots and settings
+        (:class:`~robust_bench.models.llm.LLMClassifier`), one per task.
+
+        Parameters
+        ----------
+        labels : sequence of str
+        task
+            A suite task or :class:`~robust_bench.evaluations.CommandTask` (its config picks the
+            default prompt; ``options["prompt"]`` overrides it).
+        repo : path-like, optional
+            The dataset repository, for k-shot demonstrations from the config's ``train`` split.
+        seed : int
+            Draws the demonstrations.
+
+        Raises
+        ------
+        LLMError
+            If the prompt, its verbalisers or the demonstrations cannot be used.
+        """
+        from robust_bench.models.llm import LLMClassifier, LLMSettings, draw_shots, task_prompt
+
+        key = ("llm", task.name, tuple(labels))
+        if key not in self._adapters:
+            settings = self.llm or LLMSettings()
+            prompt = task_prompt(task.config, labels, task.options)
+            shots = draw_shots(repo, task.config, prompt, labels, settings.num_fewshot, seed) if settings.num_fewshot else []
+            self._adapters[key] = LLMClassifier(self.llm_backend(), labels, prompt, settings, shots)
+        return self._adapters[key]
+
+    def llm_setup(self, task_name: str) -> dict | None:
+        """How the causal LM was asked on a task (backend, prompt hash, chat template, shots) and its
+        counters, or None where it was not (not a causal LM, or the task was not a classification)."""
+        clf = next((v for k, v in self._adapters.items() if k[0] == "llm" and len(k) == 3 and k[1] == task_name), None)
+        return None if clf is None else {**clf.describe(), **clf.counters()}
+
+    def classifier(self, labels: Sequence[str], label_map: dict | None = None, *, task=None, repo=None, seed: int = 0):
         """A :class:`~robust_bench.models.classifiers.Classifier` over ``labels``.
 
         Parameters
@@ -293,12 +402,22 @@ class ModelHandle:
             The dataset's label names, in its order.
         label_map : dict, optional
             Model label -> dataset label, where the names differ.
+        task, repo, seed
+            What a causal LM needs (:meth:`llm_classifier`); other models ignore them.
 
         Raises
         ------
         LabelMappingError
             If the model's labels do not map onto ``labels``.
+        LLMError
+            If a causal LM is asked without a task, or its prompt cannot be used.
         """
+        if self.spec.kind == "causal-lm":
+            from robust_bench.models.llm import LLMError
+
+            if task is None:
+                raise LLMError(f"{self.spec.id!r} is a causal LM: it classifies a task's rows through the task's prompt")
+            return self.llm_classifier(labels, task, repo=repo, seed=seed)
         key = ("cls", tuple(labels), tuple(sorted((label_map or {}).items())))
         if key not in self._adapters:
             if self.spec.kind == "callable":
@@ -420,7 +539,9 @@ class ModelHandle:
 
     def revision(self) -> str | None:
         """The model's revision or fingerprint, for the records."""
-        if self.spec.kind == "transformers":
+        if self.spec.kind == "causal-lm" and self.spec.backend == "openai-compatible":
+            return None
+        if self.spec.kind in ("transformers", "causal-lm"):
             from robust_bench.models.loader import load_config, model_revision
 
             if Path(self.spec.target).expanduser().is_dir():

@@ -300,9 +300,15 @@ def _clean(x: float) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), 10)
 
 
+#: what a record's ``model.llm`` says of how a causal LM was asked; runs that differ in any of these
+#: are not compared (``check``, the leaderboard)
+LLM_SETUP = ("backend", "model", "base_url", "prompt_sha256", "prompt_source", "chat_template", "num_fewshot",
+             "scoring", "normalization")
+
+
 def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, model_id: str,
                     revision: str | None, corpus_sha256: str, seed: int, limit: int | None,
-                    versions: dict | None = None, timestamp: str | None = None) -> dict:
+                    versions: dict | None = None, timestamp: str | None = None, llm: dict | None = None) -> dict:
     """The v2 record of a task, from its per-example log alone.
 
     Parameters
@@ -314,6 +320,10 @@ def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, m
         The log's entries, sorted by id.
     log_sha256, model_id, revision, corpus_sha256, seed, limit, versions, timestamp
         What the record states; ``versions`` and ``timestamp`` default to now's.
+    llm : dict, optional
+        How a causal LM was asked (:meth:`robust_bench.models.resolve.ModelHandle.llm_setup`): its
+        backend, prompt hash, chat-template flag, shots and scoring go to ``model.llm``; its query and
+        request counts (and ``wall_seconds``, where given) to ``details.llm``.
 
     Every metric comes from its formula over the outcome columns; every interval is a 95% percentile
     bootstrap over the examples (:func:`robust_bench.scoring.intervals.bootstrap_interval`, seeded
@@ -353,5 +363,8 @@ def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, m
         "versions": versions if versions is not None else package_versions("datasets", "transformers", "torch", "scipy"),
         "timestamp": timestamp or datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+    if llm:
+        rec["model"]["llm"] = {k: llm[k] for k in LLM_SETUP if k in llm}
+        rec["details"]["llm"] = {k: v for k, v in llm.items() if k not in LLM_SETUP}
     validate_record(rec, ranges={m.name: m.range for m in task.metrics})
     return rec

@@ -72,6 +72,23 @@ def _validated(run: Path, suite: Suite | str | None) -> tuple[Suite, dict[str, d
     return chosen, checked.records, checked.logs
 
 
+#: what must agree for two causal-LM runs to be compared: the same prompt, asked the same way
+_LLM_COMPARED = ("prompt_sha256", "chat_template", "num_fewshot", "scoring", "normalization")
+
+
+def _same_llm_setup(task: str, ra: dict, rb: dict) -> None:
+    """Refuse to compare two causal-LM records of ``task`` whose prompts or settings differ (a
+    classifier against an LLM, or hf against vLLM, is compared)."""
+    la, lb = ra["model"].get("llm"), rb["model"].get("llm")
+    if not la or not lb:
+        return
+    diff = [k for k in _LLM_COMPARED if la.get(k) != lb.get(k)]
+    if diff:
+        shown = ", ".join(f"{k} {str(la.get(k))[:12]} vs {str(lb.get(k))[:12]}" for k in diff)
+        raise GateError(f"task {task}: the LLM runs were asked differently ({shown}); scores under different "
+                        "prompts or settings are not compared")
+
+
 def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float = 0.01, alpha: float = 0.05,
                suite: Suite | str | None = None) -> list[TaskVerdict]:
     """Compare two run folders task by task.
@@ -117,6 +134,7 @@ def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float 
         ra, rb = a[name], b[name]
         if ra["corpus_sha256"] != rb["corpus_sha256"]:
             raise GateError(f"task {name}: data hashes differ ({ra['corpus_sha256'][:12]}… vs {rb['corpus_sha256'][:12]}…)")
+        _same_llm_setup(name, ra, rb)
         la, lb = logs_a[name], logs_b[name]
         if [e["id"] for e in la] != [e["id"] for e in lb]:
             raise GateError(f"task {name}: the runs scored different examples ({len(la)} vs {len(lb)}; "

@@ -102,10 +102,43 @@ def select_rows(task: Task, repo: Path, limit: int | None, shard: tuple[int, int
 
 
 def _fits(task: Task, spec: ModelSpec) -> str | None:
+    if task.interface not in spec.interfaces and spec.kind == "causal-lm":
+        probed = " and probed as an encoder (hf backend)" if spec.backend == "hf" else ""
+        return (f"needs {'an' if task.interface[0] in 'aeiou' else 'a'} {task.interface} model; a causal LM "
+                f"({spec.backend}) is scored on sequence-classification tasks as multiple choice{probed}")
     if task.interface not in spec.interfaces:
         return (f"needs {'an' if task.interface[0] in 'aeiou' else 'a'} {task.interface} model; {spec.id} provides {', '.join(spec.interfaces)} "
                 f"({spec.kind}{': ' + ', '.join(spec.architectures) if spec.architectures else ''})")
     return None
+
+
+def _llm_preflight(handle: ModelHandle, tasks: Sequence[Task], repo: Path, seed: int) -> dict:
+    """Load (or reach) the causal LM and build every classification task's prompt, verbalisers and
+    shots before the run folder is written, so that a bad option leaves nothing behind; the settings
+    the run is identified by.
+
+    Raises
+    ------
+    LLMError
+        The first problem found, naming the option or field.
+    """
+    import dataclasses
+
+    from robust_bench.models.llm import LLMError, LLMSettings
+
+    handle.llm_backend()
+    for task in tasks:
+        if task.interface != "sequence-classification":
+            continue
+        try:
+            labels = list(select_rows(task, repo, 1, None).rows.features["label"].names)
+        except Exception:  # noqa: BLE001 - not built, another hash, no labels: the task fails on its own when it runs
+            continue
+        try:
+            handle.llm_classifier(labels, task, repo=repo, seed=seed)
+        except LLMError as exc:
+            raise LLMError(f"task {task.name!r}: {exc}") from None
+    return dataclasses.asdict(handle.llm or LLMSettings())
 
 
 def _runtime(device: str, dtype: str, batch_size: int) -> dict:
@@ -121,7 +154,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
               tasks: Sequence[str] | None = None, limit: int | None = None, resume: bool = False,
               shard: tuple[int, int] | None = None, seed: int = 0, revision: str | None = None,
               device: str = "auto", dtype: str = "auto", batch_size: int = 64, report: bool = True,
-              echo: Callable[[str], None] = print) -> dict:
+              llm=None, echo: Callable[[str], None] = print) -> dict:
     """Score ``model`` on every task of ``suite`` that fits it; write the run folder ``out``.
 
     Parameters
@@ -148,6 +181,9 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         Seed of the attacks, the probes and the bootstrap.
     revision : str, optional
         Branch, tag or commit of a Hub model; the run records the commit it resolved to.
+    llm : robust_bench.models.llm.LLMSettings, optional
+        How a causal LM is asked (k-shot, chat template, scoring); recorded in the manifest and in
+        every record's ``model.llm``.
 
     Returns
     -------
@@ -162,6 +198,9 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         If the ``run.json`` being resumed is malformed (naming the field).
     InterfaceError, SuiteError
         If the model cannot be found or the suite is invalid.
+    LLMError
+        If a causal LM cannot be loaded or reached, or a task's prompt or verbalisers cannot be used:
+        refused before the run folder is written.
     """
     suite = suite if isinstance(suite, Suite) else load_suite(suite)
     selected = list(suite.tasks)
@@ -173,9 +212,11 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         selected = [t for t in suite.tasks if t.name in tasks or t.family in tasks]
     out, repo = Path(out), Path(repo)
     spec = resolve_model(model, revision)
-    handle = ModelHandle(spec, device=device, dtype=dtype, batch_size=batch_size)
+    handle = ModelHandle(spec, device=device, dtype=dtype, batch_size=batch_size, llm=llm)
     ident = {"model": model, "suite": {"name": suite.name, "version": suite.version},
              "shard": list(shard) if shard else None, "seed": seed, "limit": limit}
+    if spec.kind == "causal-lm":
+        ident["llm"] = _llm_preflight(handle, [t for t in selected if not _fits(t, spec)], repo, seed)
     if (out / RUN_FILE).exists():
         if not resume:
             raise RunError(f"{out} already holds a run; pass --resume to continue it or choose another --output-dir")
@@ -225,11 +266,15 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         shutil.rmtree(work, ignore_errors=True)
         entry = {"status": "done", "n_examples": len(result.examples), "corpus_sha256": data.corpus_sha256,
                  "log_sha256": log_sha, "details": result.details, "wall_seconds": round(time.perf_counter() - start, 2)}
+        setup = handle.llm_setup(task.name)
+        if setup is not None:
+            entry["llm"] = setup = {**setup, "wall_seconds": entry["wall_seconds"]}
         manifest["tasks"][task.name] = entry
         manifest["revision"] = revision
         if shard is None:
-            rec = record_from_log(task, suite, sorted(result.examples, key=lambda e: e["id"]), log_sha256=log_sha, model_id=model, revision=revision,
-                                  corpus_sha256=data.corpus_sha256, seed=seed, limit=limit)
+            rec = record_from_log(task, suite, sorted(result.examples, key=lambda e: e["id"]), log_sha256=log_sha,
+                                  model_id=model, revision=revision, corpus_sha256=data.corpus_sha256, seed=seed,
+                                  limit=limit, llm=setup)
             write_task_record(out, task.name, rec)
             m = rec["metrics"][task.primary]
             lo, hi = rec["intervals"][task.primary]
@@ -244,6 +289,24 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
 
         write_report(out)
     return manifest
+
+
+def _merged_llm(task: str, states: Sequence[dict]) -> dict | None:
+    """One task's causal-LM setup across shards (the same in each) with their counts summed."""
+    from robust_bench.results.runs import LLM_SETUP
+
+    setups = [s.get("llm") for s in states]
+    if not any(setups):
+        return None
+    if any(not x or {k: x.get(k) for k in LLM_SETUP} != {k: setups[0].get(k) for k in LLM_SETUP} for x in setups):
+        raise RunError(f"task {task!r}: the shards asked the LLM differently")
+    out = {k: setups[0][k] for k in LLM_SETUP if k in setups[0]}
+    for k in ("queries", "requests", "parse_failures", "wall_seconds"):
+        if k in setups[0]:
+            out[k] = sum(x[k] for x in setups)
+    if "parse_failures" in out:
+        out["parse_failure_rate"] = out["parse_failures"] / out["queries"] if out["queries"] else 0.0
+    return out
 
 
 def _fmt(x) -> str:
@@ -274,7 +337,7 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
     """
     manifests = [read_manifest(d) for d in shard_dirs]
     first = manifests[0]
-    keys = ("model", "suite", "seed", "limit")
+    keys = ("model", "suite", "seed", "limit", "llm")
     for d, m in zip(shard_dirs, manifests):
         if m.get("shard") is None:
             raise RunError(f"{d} is not a shard (run without --shard)")
@@ -292,6 +355,8 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
     if (out / RUN_FILE).exists():
         raise RunError(f"{out} already holds a run; merge into a new folder")
     manifest = {k: first[k] for k in (*keys, "interfaces", "model_kind", "versions")}
+    if "llm" in first:
+        manifest["llm"] = first["llm"]
     if "runtime" in first:
         manifest["runtime"] = first["runtime"]
     manifest.update({"shard": None, "tasks": {}, "merged_from": [str(d) for d in shard_dirs],
@@ -317,14 +382,17 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
         if len(shas) != 1:
             raise RunError(f"task {task.name!r}: the shards scored different data ({sorted(shas)})")
         log_sha = write_log(out / "logs" / f"{task.name}.jsonl", examples)
+        llm = _merged_llm(task.name, states)
         rec = record_from_log(task, suite, sorted(examples, key=lambda e: e["id"]), log_sha256=log_sha,
                               model_id=first["model"], revision=first.get("revision"), corpus_sha256=shas.pop(),
-                              seed=first["seed"], limit=first["limit"])
+                              seed=first["seed"], limit=first["limit"], llm=llm)
         write_task_record(out, task.name, rec)
         manifest["tasks"][task.name] = {"status": "done", "n_examples": len(examples), "log_sha256": log_sha,
                                         "corpus_sha256": rec["corpus_sha256"],
                                         "wall_seconds": round(sum(s["wall_seconds"] for s in states), 2),
                                         "details": [s.get("details") for s in states]}
+        if llm:
+            manifest["tasks"][task.name]["llm"] = llm
     write_manifest(out, manifest)
     if report:
         from robust_bench.leaderboard.report import write_report

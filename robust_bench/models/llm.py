@@ -1,0 +1,574 @@
+"""Causal and instruction-tuned LMs as classifiers: label scoring with lm-evaluation-harness's backends.
+
+An LLM classifies a row as lm-evaluation-harness scores a ``multiple_choice`` task (Gao et al.,
+*lm-evaluation-harness*, ``api/task.py`` and ``api/metrics.py``):
+
+* the row is rendered by a Jinja prompt (``doc_to_text``) into a context; each label has a
+  verbaliser (``doc_to_choice``), scored as the continuation ``target_delimiter + verbaliser``;
+* the label probabilities are the softmax over the verbalisers' summed log-likelihoods (``acc``),
+  or over the log-likelihoods divided by the verbalisers' lengths in characters (``acc_norm``);
+* the default prompts and verbalisers are lm-eval's own GLUE tasks (``tasks/glue/{mnli,mrpc,qnli,
+  sst2}``), so the scores of the original rows are comparable with an ``lm_eval`` run; SNLI takes
+  MNLI's. A suite task overrides them with ``options: {prompt: {template, choices}}``;
+* k-shot demonstrations are drawn once per task with the run's seed from the config's ``train``
+  split, and every query of the task sees the same ones (an attack's perturbed input then differs
+  from its clean input in nothing else);
+* ``chat_template``: the context is the user turn of the model's chat template with the generation
+  prompt added, and the target delimiter is empty, as lm-eval does (``--apply-chat-template``);
+* ``scoring="generate"``, for endpoints that return no log-probabilities: the model generates an
+  answer greedily (at most 16 tokens, up to a newline) and the first verbaliser it begins with, case
+  folded, is the label; an answer that begins with none is a parse failure, counted in
+  :attr:`LLMClassifier.n_parse_failures` and scored as a uniform distribution.
+
+The inference itself is lm-eval's: :class:`lm_eval.models.huggingface.HFLM` (``hf``),
+:class:`lm_eval.models.vllm_causallms.VLLM` (``vllm``) and
+:class:`lm_eval.models.openai_completions.LocalCompletionsAPI` / ``LocalChatCompletion``
+(``openai-compatible``), so batching, length sorting and the context/continuation split are the
+harness's. :class:`LLMClassifier` is a :class:`~robust_bench.models.classifiers.Classifier`: every
+distinct input goes to the model once, and the attacks and name swaps query it as any classifier.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from robust_bench.models.classifiers import Classifier, Input
+from robust_bench.models.loader import ModelError
+
+__all__ = ["BACKENDS", "LLMError", "Prompt", "GLUE_PROMPTS", "task_prompt", "LLMSettings", "LLMBackend",
+           "LLMClassifier", "parse_llm_spec", "probe_server", "draw_shots", "source_task"]
+
+#: backend name -> what it runs
+BACKENDS = {"hf": "transformers, in this process (lm-eval HFLM)",
+            "vllm": "vLLM, in this process (lm-eval VLLM; pip install 'robust-bench[vllm]')",
+            "openai-compatible": "an OpenAI-compatible server's /v1/completions or /v1/chat/completions "
+                                 "(lm-eval local-completions / local-chat-completions; pip install 'robust-bench[api]')"}
+
+#: seconds to wait for a server before the run is refused
+SERVER_TIMEOUT = 10
+
+
+class LLMError(ModelError, ValueError):
+    """An LLM spec, prompt, verbaliser or server cannot be used; the message names the option or field."""
+
+
+_MNLI = ("{{premise}}\nQuestion: {{hypothesis.strip() ~ ('' if hypothesis.strip().endswith('.') else '.')}}"
+         " True, False or Neither?\nAnswer:")
+
+#: lm-eval's GLUE prompts (tasks/glue/*/default.yaml; MNLI's utils.doc_to_text written in Jinja):
+#: source task -> (fields, doc_to_text, verbaliser per label name)
+GLUE_PROMPTS: dict[str, tuple[tuple[str, ...], str, dict[str, str]]] = {
+    "mnli": (("premise", "hypothesis"), _MNLI, {"entailment": "True", "neutral": "Neither", "contradiction": "False"}),
+    "snli": (("premise", "hypothesis"), _MNLI, {"entailment": "True", "neutral": "Neither", "contradiction": "False"}),
+    "mrpc": (("sentence1", "sentence2"),
+             "Sentence 1: {{sentence1}}\nSentence 2: {{sentence2}}\nQuestion: Do both sentences mean the same thing?"
+             "\nAnswer:", {"not_equivalent": "no", "equivalent": "yes"}),
+    "qnli": (("question", "sentence"),
+             "{{question}}\n{{sentence}}\nQuestion: Does this response answer the question?\nAnswer:",
+             {"entailment": "yes", "not_entailment": "no"}),
+    "sst2": (("sentence",), "{{sentence}}\nQuestion: Is this sentence positive or negative?\nAnswer:",
+             {"negative": "negative", "positive": "positive"}),
+}
+
+
+def _jinja():
+    import jinja2
+
+    return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """How a row becomes a context and each label a continuation (lm-eval ``multiple_choice``).
+
+    Attributes
+    ----------
+    source : str
+        Where it comes from: ``lm-eval:glue/mnli`` or ``suite``.
+    fields : tuple of str
+        The row's text fields, in the order the classifier's inputs hold them.
+    template : str
+        Jinja ``doc_to_text`` over ``fields``.
+    verbalisers : tuple of str
+        One per label, in the dataset's label order (``doc_to_choice``).
+    target_delimiter, fewshot_delimiter : str
+        lm-eval's defaults, ``" "`` and ``"\\n\\n"``.
+    """
+
+    source: str
+    fields: tuple[str, ...]
+    template: str
+    verbalisers: tuple[str, ...]
+    target_delimiter: str = " "
+    fewshot_delimiter: str = "\n\n"
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the prompt's template, verbalisers, fields and delimiters (records name the prompt by it)."""
+        blob = json.dumps([self.fields, self.template, self.verbalisers, self.target_delimiter, self.fewshot_delimiter],
+                          separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def doc(self, x: Input) -> dict[str, str]:
+        """The row's fields as the template sees them.
+
+        Raises
+        ------
+        LLMError
+            If the input has another number of texts than the prompt has fields.
+        """
+        texts = (x,) if isinstance(x, str) else tuple(x)
+        if len(texts) != len(self.fields):
+            raise LLMError(f"prompt {self.source}: the input has {len(texts)} texts, the prompt's fields are "
+                           f"{list(self.fields)}")
+        return dict(zip(self.fields, texts))
+
+    def render(self, doc: Mapping[str, Any]) -> str:
+        """``doc_to_text``.
+
+        Raises
+        ------
+        LLMError
+            Naming the template variable the row does not have.
+        """
+        import jinja2
+
+        try:
+            return _jinja().from_string(self.template).render(**doc)
+        except jinja2.UndefinedError as exc:
+            raise LLMError(f"prompt {self.source}: option 'prompt.template' uses a variable the rows do not have "
+                           f"({exc.message}); the variables are {sorted(doc)}") from None
+        except jinja2.TemplateError as exc:
+            raise LLMError(f"prompt {self.source}: option 'prompt.template' is not a valid Jinja template: {exc}") from None
+
+
+def source_task(config: str) -> str | None:
+    """The GLUE-style task a config's rows come from (``gec_mnli`` -> ``mnli``), or None."""
+    tail = config.rsplit("_", 1)[-1]
+    return tail if tail in GLUE_PROMPTS else None
+
+
+def task_prompt(config: str, labels: Sequence[str], options: Mapping[str, Any] | None = None) -> Prompt:
+    """The prompt of a task: lm-eval's GLUE prompt of its source, or the suite's override.
+
+    Parameters
+    ----------
+    config : str
+        The built config (``gec_mnli``, ``names_mrpc``, ``lit_snli`` ...).
+    labels : sequence of str
+        The dataset's label names, in ClassLabel order.
+    options : mapping, optional
+        The task's options; ``prompt: {template: JINJA, choices: {LABEL: VERBALISER} or [..], fields: [...]}``
+        replaces any part of the default (``fields`` is needed only for a config without a default).
+
+    Raises
+    ------
+    LLMError
+        If the config has no default prompt and the options give none, the choices do not cover the
+        labels, or a verbaliser is empty.
+    """
+    src = source_task(config)
+    over = dict((options or {}).get("prompt") or {})
+    unknown = sorted(set(over) - {"template", "choices", "fields", "target_delimiter", "fewshot_delimiter"})
+    if unknown:
+        raise LLMError(f"task option 'prompt' has unknown keys {unknown}; known: template, choices, fields, "
+                       "target_delimiter, fewshot_delimiter")
+    fields, template, choices = GLUE_PROMPTS[src] if src else ((), None, {})
+    fields = tuple(over.get("fields", fields))
+    template = over.get("template", template)
+    choices = over.get("choices", choices)
+    if not template or not fields:
+        raise LLMError(f"config {config!r} has no default LLM prompt (defaults: {', '.join(GLUE_PROMPTS)}); give "
+                       "options: {prompt: {template: ..., choices: ..., fields: [...]}} in the suite")
+    if isinstance(choices, (list, tuple)):
+        if len(choices) != len(labels):
+            raise LLMError(f"option 'prompt.choices' has {len(choices)} verbalisers for {len(labels)} labels {list(labels)}")
+        choices = dict(zip(labels, choices))
+    missing = [l for l in labels if l not in choices]
+    if missing:
+        raise LLMError(f"option 'prompt.choices' has no verbaliser for labels {missing}")
+    verbalisers = tuple(str(choices[l]) for l in labels)
+    empty = [l for l, v in zip(labels, verbalisers) if not v.strip()]
+    if empty:
+        raise LLMError(f"option 'prompt.choices': the verbaliser of {empty} is empty")
+    if len(set(verbalisers)) != len(verbalisers):
+        raise LLMError(f"option 'prompt.choices': two labels share a verbaliser ({list(verbalisers)})")
+    return Prompt("suite" if over else f"lm-eval:glue/{src}", fields, template, verbalisers,
+                  over.get("target_delimiter", " "), over.get("fewshot_delimiter", "\n\n"))
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """How an LLM is asked (``robust-bench run`` options).
+
+    Attributes
+    ----------
+    num_fewshot : int, >= 0
+        Demonstrations per query (``--num-fewshot``), from the config's ``train`` split.
+    apply_chat_template : bool
+        ``--apply-chat-template``.
+    scoring : {"loglikelihood", "generate"}
+        ``--scoring``: label log-likelihoods, or generation plus answer parsing.
+    normalization : {"none", "length"}
+        ``acc`` or ``acc_norm`` (lm-eval): log-likelihoods as they are, or per character of the verbaliser.
+    """
+
+    num_fewshot: int = 0
+    apply_chat_template: bool = False
+    scoring: str = "loglikelihood"
+    normalization: str = "none"
+
+    def __post_init__(self):
+        if self.num_fewshot < 0:
+            raise LLMError(f"--num-fewshot must be >= 0, got {self.num_fewshot}")
+        if self.scoring not in ("loglikelihood", "generate"):
+            raise LLMError(f"--scoring must be loglikelihood or generate, got {self.scoring!r}")
+        if self.normalization not in ("none", "length"):
+            raise LLMError(f"normalization must be none (acc) or length (acc_norm), got {self.normalization!r}")
+
+
+_SERVER = re.compile(r"^(https?://[^/:\s]+(?::\d+)?(?:/[^:\s]*)?):(.+)$")
+
+
+def parse_llm_spec(spec: str) -> tuple[str, str, str | None]:
+    """``hf:ID``, ``vllm:ID`` or ``openai-compatible:URL:MODEL`` -> (backend, model, base URL or None).
+
+    Raises
+    ------
+    LLMError
+        If the backend is unknown, or a server spec has no http(s) URL and model name.
+    """
+    backend, _, rest = spec.partition(":")
+    if backend not in BACKENDS:
+        raise LLMError(f"unknown LLM backend {backend!r} in {spec!r}; known: {', '.join(BACKENDS)}")
+    if not rest:
+        raise LLMError(f"{spec!r}: say which model, {backend}:MODEL")
+    if backend != "openai-compatible":
+        return backend, rest, None
+    m = _SERVER.match(rest)
+    if not m:
+        raise LLMError(f"{spec!r}: expected openai-compatible:URL:MODEL, e.g. "
+                       "openai-compatible:http://127.0.0.1:8000/v1:Qwen/Qwen2.5-0.5B-Instruct")
+    return backend, m.group(2), m.group(1).rstrip("/")
+
+
+def _post(url: str, payload: dict, timeout: float) -> dict:
+    req = urllib.request.Request(url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        return json.loads(resp.read().decode("utf-8"))
+
+
+def probe_server(base_url: str, model: str, *, logprobs: bool, timeout: float = SERVER_TIMEOUT) -> None:
+    """Ask the server one tiny completion before a run starts.
+
+    Parameters
+    ----------
+    base_url : str
+        ``http://HOST:PORT/v1``.
+    model : str
+    logprobs : bool
+        Whether the run needs ``echo`` with ``logprobs`` from ``/completions`` (log-likelihood scoring).
+    timeout : float, seconds
+
+    Raises
+    ------
+    LLMError
+        If the server does not answer within ``timeout`` seconds, answers with an error, or returns no
+        prompt log-probabilities when they are needed.
+    """
+    url = f"{base_url}/completions"
+    payload = {"model": model, "prompt": "Hello world", "max_tokens": 1, "temperature": 0}
+    if logprobs:
+        payload.update(echo=True, logprobs=1)
+    try:
+        out = _post(url, payload, timeout)
+    except urllib.error.HTTPError as exc:
+        body = exc.read().decode("utf-8", "replace")[:300]
+        raise LLMError(f"--model: the server at {url} answered HTTP {exc.code}: {body}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise LLMError(f"--model: no answer from {url} within {timeout:g} s ({reason}); is the server running?") from None
+    except ValueError:
+        raise LLMError(f"--model: {url} did not answer with JSON; is it an OpenAI-compatible server?") from None
+    if not logprobs:
+        return
+    try:
+        lp = out["choices"][0]["logprobs"]["token_logprobs"]
+        ok = isinstance(lp, list) and len(lp) > 1
+    except (KeyError, IndexError, TypeError):
+        ok = False
+    if not ok:
+        raise LLMError(f"--model: the server at {url} returned no prompt log-probabilities (echo=true, logprobs=1), "
+                       "which log-likelihood scoring needs; use --scoring generate (answer parsing), or a server "
+                       "that returns them (vLLM, SGLang)")
+
+
+class LLMBackend:
+    """One lm-eval model object and what robust-bench asks of it.
+
+    Parameters
+    ----------
+    backend : {"hf", "vllm", "openai-compatible"}
+    model : str
+        Hub id or local folder (the server's model name for ``openai-compatible``; it also names the
+        tokenizer lm-eval loads to split context from continuation).
+    base_url : str, optional
+        The server's ``/v1`` URL.
+    revision, device, dtype : str
+        ``hf`` and ``vllm`` only.
+    batch_size : int
+    settings : LLMSettings
+
+    Raises
+    ------
+    LLMError
+        If lm-eval (or the backend's extra) is not installed, the model is not a causal LM, or the
+        server cannot be reached or returns no log-probabilities.
+    """
+
+    def __init__(self, backend: str, model: str, *, base_url: str | None = None, revision: str | None = None,
+                 device: str = "auto", dtype: str = "auto", batch_size: int = 16,
+                 settings: LLMSettings = LLMSettings()):
+        self.backend, self.model_id, self.base_url, self.settings = backend, model, base_url, settings
+        self.revision = revision
+        if backend == "openai-compatible":
+            probe_server(base_url, model, logprobs=settings.scoring == "loglikelihood" and not settings.apply_chat_template)
+        self.lm = self._load(device, dtype, batch_size)
+        #: what records name the weights by: the local folder's fingerprint, else the revision asked for
+        self.fingerprint = revision
+        if backend != "openai-compatible":
+            from pathlib import Path
+
+            from robust_bench.models.loader import model_revision
+
+            if Path(model).expanduser().is_dir():
+                self.fingerprint = model_revision(model)
+
+    def _load(self, device: str, dtype: str, batch_size: int):
+        extra = {"hf": "llm", "vllm": "vllm", "openai-compatible": "api"}[self.backend]
+        try:
+            if self.backend == "hf":
+                from lm_eval.models.huggingface import HFLM
+            elif self.backend == "vllm":
+                from lm_eval.models.vllm_causallms import VLLM
+            else:
+                from lm_eval.models.openai_completions import LocalChatCompletion, LocalCompletionsAPI
+        except ImportError as exc:
+            raise LLMError(f"the {self.backend} backend needs lm-eval and its {self.backend} extra: "
+                           f"pip install 'robust-bench[{extra}]' ({exc})") from None
+        if self.backend == "hf":
+            from robust_bench.models.loader import resolve_device, resolve_dtype
+
+            dev = resolve_device(device)
+            return HFLM(pretrained=self.model_id, backend="causal", revision=self.revision or "main", device=dev,
+                        dtype=str(resolve_dtype(dev, dtype)).removeprefix("torch."), batch_size=batch_size,
+                        max_batch_size=batch_size)
+        if self.backend == "vllm":
+            return VLLM(pretrained=self.model_id, revision=self.revision, dtype=dtype, batch_size="auto")
+        chat = self.settings.apply_chat_template
+        cls = LocalChatCompletion if chat else LocalCompletionsAPI
+        url = f"{self.base_url}/{'chat/completions' if chat else 'completions'}"
+        args = dict(base_url=url, model=self.model_id, num_concurrent=1, max_retries=2, timeout=60,
+                    batch_size=1 if chat else batch_size)
+        if not chat:
+            args.update(tokenizer_backend="huggingface", tokenizer=self.model_id)
+        return cls(**args)
+
+    @property
+    def tokenizer(self):
+        return getattr(self.lm, "tokenizer", None)
+
+    def chat(self, text: str) -> str | Any:
+        """``text`` as the user turn of the chat template, with the generation prompt."""
+        return self.lm.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True)
+
+    def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[float]:
+        """Summed log-likelihood (nats) of each continuation given its context, one per request."""
+        from lm_eval.api.instance import Instance
+
+        inst = [Instance(request_type="loglikelihood", doc={}, arguments=(c, k), idx=i)
+                for i, (c, k) in enumerate(requests)]
+        try:
+            out = self.lm.loglikelihood(inst, disable_tqdm=True)
+        except (KeyError, TypeError) as exc:
+            if self.backend == "openai-compatible":
+                raise LLMError(f"--model: the server at {self.base_url} returned no prompt log-probabilities "
+                               f"({type(exc).__name__}: {exc}); use --scoring generate") from None
+            raise
+        return [float(ll) for ll, _ in out]
+
+    def generate(self, contexts: Sequence[Any], max_gen_toks: int = 16) -> list[str]:
+        """Greedy answers, cut at the first newline."""
+        from lm_eval.api.instance import Instance
+
+        gen = {"until": ["\n"], "max_gen_toks": max_gen_toks, "do_sample": False, "temperature": 0}
+        inst = [Instance(request_type="generate_until", doc={}, arguments=(c, dict(gen)), idx=i)
+                for i, c in enumerate(contexts)]
+        return [str(x) for x in self.lm.generate_until(inst, disable_tqdm=True)]
+
+    def n_tokens(self, text: str) -> int | None:
+        """Tokens of ``text`` (None where the backend has no tokenizer here)."""
+        try:
+            return len(self.lm.tok_encode(text))
+        except Exception:  # noqa: BLE001 - a chat endpoint without a local tokenizer
+            return None
+
+    def describe(self) -> dict:
+        """What records say of the backend."""
+        return {"backend": self.backend, "model": self.model_id, **({"base_url": self.base_url} if self.base_url else {})}
+
+
+class LLMClassifier(Classifier):
+    """A causal LM as a :class:`~robust_bench.models.classifiers.Classifier` (see the module docstring).
+
+    Parameters
+    ----------
+    backend : LLMBackend
+    labels : sequence of str
+        The dataset's label names, in ClassLabel order.
+    prompt : Prompt
+    settings : LLMSettings
+    shots : sequence of (input, label index), optional
+        The k-shot demonstrations (``settings.num_fewshot`` of them), the same for every query.
+
+    Attributes
+    ----------
+    n_parse_failures : int
+        Distinct inputs whose generated answer began with no verbaliser (``scoring="generate"``).
+
+    Raises
+    ------
+    LLMError
+        If a verbaliser tokenises to nothing, the template uses a variable the rows lack, or the
+        number of shots is not ``settings.num_fewshot``.
+    """
+
+    def __init__(self, backend: LLMBackend, labels: Sequence[str], prompt: Prompt, settings: LLMSettings,
+                 shots: Sequence[tuple[Input, int]] = ()):
+        super().__init__(labels)
+        if len(prompt.verbalisers) != len(self.labels):
+            raise LLMError(f"prompt {prompt.source}: {len(prompt.verbalisers)} verbalisers for {len(self.labels)} labels")
+        if len(shots) != settings.num_fewshot:
+            raise LLMError(f"--num-fewshot {settings.num_fewshot}: {len(shots)} demonstrations given")
+        self.backend, self.prompt, self.settings = backend, prompt, settings
+        self.revision = backend.fingerprint
+        self.n_requests = 0
+        self.delimiter = "" if settings.apply_chat_template else prompt.target_delimiter
+        for label, verb in zip(self.labels, prompt.verbalisers):
+            if backend.n_tokens(self.delimiter + verb) == 0 or not verb.strip():
+                raise LLMError(f"prompt {prompt.source}: option 'prompt.choices': the verbaliser {verb!r} of label "
+                               f"{label!r} tokenises to nothing")
+        self.prefix = "".join(prompt.render(prompt.doc(x)) + prompt.target_delimiter + prompt.verbalisers[y]
+                              + prompt.fewshot_delimiter for x, y in shots)
+        self.n_parse_failures = 0
+        self.n_forward = 0
+
+    def context(self, x: Input) -> Any:
+        """The context the model sees for input ``x`` (chat-formatted where asked)."""
+        text = self.prefix + self.prompt.render(self.prompt.doc(x))
+        return self.backend.chat(text) if self.settings.apply_chat_template else text
+
+    def loglikelihoods(self, inputs: Sequence[Input]) -> np.ndarray:
+        """Log-likelihood (nats) of each label's verbaliser, shape (n_inputs, n_labels); not cached."""
+        ctx = [self.context(x) for x in inputs]
+        reqs = [(c, self.delimiter + v) for c in ctx for v in self.prompt.verbalisers]
+        self.n_forward += 1
+        self.n_requests += len(reqs)
+        return np.asarray(self.backend.loglikelihood(reqs), dtype=np.float64).reshape(len(inputs), len(self.labels))
+
+    def _forward(self, inputs: list[Input]) -> np.ndarray:
+        if self.settings.scoring == "generate":
+            return self._generate(inputs)
+        ll = self.loglikelihoods(inputs)
+        if self.settings.normalization == "length":
+            ll = ll / np.array([len(v) for v in self.prompt.verbalisers], dtype=np.float64)
+        e = np.exp(ll - ll.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def _generate(self, inputs: list[Input]) -> np.ndarray:
+        answers = self.backend.generate([self.context(x) for x in inputs])
+        self.n_forward += 1
+        self.n_requests += len(inputs)
+        out = np.full((len(inputs), len(self.labels)), 1.0 / len(self.labels))
+        folded = [v.strip().casefold() for v in self.prompt.verbalisers]
+        # longest first, so that "not_entailment"-style verbalisers are not read as their prefixes
+        order = sorted(range(len(folded)), key=lambda j: -len(folded[j]))
+        for i, a in enumerate(answers):
+            a = a.strip().casefold()
+            hit = next((j for j in order if a.startswith(folded[j])
+                        and (len(a) == len(folded[j]) or not a[len(folded[j])].isalnum())), None)
+            if hit is None:
+                self.n_parse_failures += 1
+            else:
+                out[i] = 0.0
+                out[i, hit] = 1.0
+        return out
+
+    def describe(self) -> dict:
+        """What a record says of how the model was asked: backend, prompt hash and settings."""
+        d = {**self.backend.describe(), "prompt_sha256": self.prompt.sha256, "prompt_source": self.prompt.source,
+             "chat_template": self.settings.apply_chat_template, "num_fewshot": self.settings.num_fewshot,
+             "scoring": self.settings.scoring, "normalization": self.settings.normalization}
+        return d
+
+    def counters(self) -> dict:
+        """Counts for the task's details: distinct inputs, requests sent, parse failures."""
+        out = {"queries": self.queries, "requests": self.n_requests}
+        if self.settings.scoring == "generate":
+            out["parse_failures"] = self.n_parse_failures
+            out["parse_failure_rate"] = self.n_parse_failures / self.queries if self.queries else 0.0
+        return out
+
+
+def draw_shots(repo, config: str, prompt: Prompt, labels: Sequence[str], k: int, seed: int) -> list[tuple[Input, int]]:
+    """``k`` demonstrations for a task, drawn with ``seed`` from its config's ``train`` split, or, where it
+    has none, from another split (as lm-eval falls back to the validation split); a row's clean
+    text (``original_*`` columns, as LIT rows have) where it has one.
+
+    Returns
+    -------
+    list of (input, label index) of length ``k``
+
+    Raises
+    ------
+    LLMError
+        If ``repo`` is not given, the config has one split only, or fewer than ``k`` rows.
+    """
+    import datasets
+
+    from robust_bench.data.repository import built_config
+
+    if repo is None:
+        raise LLMError(f"--num-fewshot {k}: demonstrations need the dataset repository")
+    splits = list(built_config(repo, config)["files"])
+    source = "train" if "train" in splits else None
+    if source is None:
+        others = [s for s in splits if s not in ("test",)] or splits
+        if len(splits) < 2:
+            raise LLMError(f"--num-fewshot {k}: config {config!r} has no train split and no second split to draw "
+                           f"demonstrations from (splits: {splits})")
+        source = sorted(others)[0]
+    rows = datasets.load_dataset(str(repo), config, split=source)
+    if len(rows) < k:
+        raise LLMError(f"--num-fewshot {k}: {config}/{source} has {len(rows)} rows")
+    cols = rows.column_names
+    fields = [f"original_{f}" if f"original_{f}" in cols else f for f in prompt.fields]
+    gold = "original_label" if "original_label" in cols else "label"
+    missing = [f for f in fields + [gold] if f not in cols]
+    if missing:
+        raise LLMError(f"--num-fewshot {k}: {config}/{source} has no columns {missing} for the prompt's fields")
+    picked = sorted(np.random.default_rng(seed).choice(len(rows), size=k, replace=False).tolist())
+    out = []
+    for i in picked:
+        r = rows[int(i)]
+        texts = tuple(r[f] for f in fields)
+        out.append((texts[0] if len(texts) == 1 else texts, int(r[gold])))
+    return out
