@@ -47,7 +47,7 @@ from typing import Any, Mapping
 
 from robust_bench.benchmarks import Suite
 from robust_bench.io.sources import sha256_file
-from robust_bench.results.runs import (MAX_TOTAL_BYTES, RUN_FILE, RunFolderError, file_size, read_log, read_manifest,
+from robust_bench.results.runs import (LLM_SETUP, MAX_TOTAL_BYTES, RUN_FILE, RunFolderError, file_size, read_log, read_manifest,
                                        read_record, record_from_log)
 from robust_bench import RobustBenchError
 
@@ -420,11 +420,15 @@ def validate_run(run_dir: str | Path, suite: Suite, *, model_id: str | None = No
         for k, v in expect.items():
             if rec[k] != v:
                 raise SubmissionError(w, k, f"{ascii(rec[k])[:100]} differs from {v!r} (the suite or run.json)")
-        if rec["model"] != {"id": manifest["model"], "revision": manifest.get("revision")}:
+        if {k: rec["model"].get(k) for k in ("id", "revision")} != {"id": manifest["model"],
+                                                                    "revision": manifest.get("revision")}:
             raise SubmissionError(w, "model", "differs from run.json's model and revision")
         if task.name not in done:
             raise SubmissionError(w, "task", "run.json does not list the task as done")
         state = manifest["tasks"][task.name]
+        llm = state.get("llm") if isinstance(state.get("llm"), dict) else None
+        if rec["model"].get("llm") != ({k: llm[k] for k in LLM_SETUP if k in llm} if llm else None):
+            raise SubmissionError(w, "model.llm", "differs from how run.json says the LLM was asked")
         for k in ("log_sha256", "corpus_sha256"):
             if state.get(k) != rec[k]:
                 raise SubmissionError(w, k, "differs from run.json")

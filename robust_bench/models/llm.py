@@ -376,8 +376,11 @@ class LLMBackend:
         chat = self.settings.apply_chat_template
         cls = LocalChatCompletion if chat else LocalCompletionsAPI
         url = f"{self.base_url}/{'chat/completions' if chat else 'completions'}"
+        generate = chat or self.settings.scoring == "generate"
+        # prompts as text (every server takes a string; not all take token ids), one per request when
+        # generating (servers such as `transformers serve` take no list of prompts)
         args = dict(base_url=url, model=self.model_id, num_concurrent=1, max_retries=2, timeout=60,
-                    batch_size=1 if chat else batch_size)
+                    batch_size=1 if generate else batch_size, tokenized_requests=False)
         if not chat:
             args.update(tokenizer_backend="huggingface", tokenizer=self.model_id)
         return cls(**args)
@@ -462,6 +465,7 @@ class LLMClassifier(Classifier):
         self.revision = backend.fingerprint
         self.n_requests = 0
         self.delimiter = "" if settings.apply_chat_template else prompt.target_delimiter
+        prompt.render(dict.fromkeys(prompt.fields, "text"))   # an unknown variable fails here, before any query
         for label, verb in zip(self.labels, prompt.verbalisers):
             if backend.n_tokens(self.delimiter + verb) == 0 or not verb.strip():
                 raise LLMError(f"prompt {prompt.source}: option 'prompt.choices': the verbaliser {verb!r} of label "
@@ -528,10 +532,11 @@ class LLMClassifier(Classifier):
         return out
 
 
-def draw_shots(repo, config: str, prompt: Prompt, labels: Sequence[str], k: int, seed: int) -> list[tuple[Input, int]]:
-    """``k`` demonstrations for a task, drawn with ``seed`` from its config's ``train`` split, or, where it
-    has none, from another split (as lm-eval falls back to the validation split); a row's clean
-    text (``original_*`` columns, as LIT rows have) where it has one.
+def draw_shots(repo, config: str, split: str, prompt: Prompt, k: int, seed: int) -> list[tuple[Input, int]]:
+    """``k`` demonstrations for a task on ``split``, drawn with ``seed`` from its config's ``train`` split,
+    or, where it has none, from another of its splits (as lm-eval falls back to the validation
+    split), never from the split scored; a row's clean text (``original_*`` columns, as LIT rows
+    have) where it has one.
 
     Returns
     -------
@@ -549,13 +554,11 @@ def draw_shots(repo, config: str, prompt: Prompt, labels: Sequence[str], k: int,
     if repo is None:
         raise LLMError(f"--num-fewshot {k}: demonstrations need the dataset repository")
     splits = list(built_config(repo, config)["files"])
-    source = "train" if "train" in splits else None
-    if source is None:
-        others = [s for s in splits if s not in ("test",)] or splits
-        if len(splits) < 2:
-            raise LLMError(f"--num-fewshot {k}: config {config!r} has no train split and no second split to draw "
-                           f"demonstrations from (splits: {splits})")
-        source = sorted(others)[0]
+    others = sorted((s for s in splits if s != split), key=lambda s: (s != "train", "test" in s, s))
+    if not others:
+        raise LLMError(f"--num-fewshot {k}: config {config!r} has no split besides {split!r} to draw demonstrations "
+                       f"from (splits: {splits})")
+    source = others[0]
     rows = datasets.load_dataset(str(repo), config, split=source)
     if len(rows) < k:
         raise LLMError(f"--num-fewshot {k}: {config}/{source} has {len(rows)} rows")

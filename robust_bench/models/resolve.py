@@ -383,7 +383,7 @@ class ModelHandle:
         if key not in self._adapters:
             settings = self.llm or LLMSettings()
             prompt = task_prompt(task.config, labels, task.options)
-            shots = draw_shots(repo, task.config, prompt, labels, settings.num_fewshot, seed) if settings.num_fewshot else []
+            shots = draw_shots(repo, task.config, task.split, prompt, settings.num_fewshot, seed) if settings.num_fewshot else []
             self._adapters[key] = LLMClassifier(self.llm_backend(), labels, prompt, settings, shots)
         return self._adapters[key]
 

@@ -123,9 +123,12 @@ def build_tiny_bert(path: Path, sentences: Iterable[Sequence[str]], *, hidden: i
 
 
 def build_tiny_gpt2(path: Path, sentences: Iterable[Sequence[str]], *, hidden: int = 32, layers: int = 2,
-                    vocab_size: int = 2000, max_positions: int = 128, seed: int = 0, lm_head: bool = False) -> Path:
+                    vocab_size: int = 2000, max_positions: int = 128, seed: int = 0, lm_head: bool = False,
+                    heads: int = 2, chat_template: str | None = None) -> Path:
     """A randomly initialised 2-layer GPT-2 with a byte-BPE vocabulary trained on ``sentences``
-    (word lists); ``lm_head=True`` saves ``GPT2LMHeadModel`` (a causal LM), else ``GPT2Model``."""
+    (word lists); ``lm_head=True`` saves ``GPT2LMHeadModel`` (a causal LM), else ``GPT2Model``;
+    ``heads`` attention heads (vLLM's CPU attention needs 64 dimensions per head); a Jinja
+    ``chat_template`` is saved with the tokenizer."""
     import torch
     from tokenizers import ByteLevelBPETokenizer
     from transformers import GPT2Config, GPT2LMHeadModel, GPT2Model, GPT2Tokenizer
@@ -136,8 +139,10 @@ def build_tiny_gpt2(path: Path, sentences: Iterable[Sequence[str]], *, hidden: i
                             special_tokens=["<|endoftext|>"])
     tok = GPT2Tokenizer(tokenizer_object=bpe._tokenizer, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
                         unk_token="<|endoftext|>", add_prefix_space=True, model_max_length=max_positions)
+    if chat_template is not None:
+        tok.chat_template = chat_template
     tok.save_pretrained(str(path))
-    cfg = GPT2Config(vocab_size=len(tok), n_embd=hidden, n_layer=layers, n_head=2, n_positions=max_positions,
+    cfg = GPT2Config(vocab_size=len(tok), n_embd=hidden, n_layer=layers, n_head=heads, n_positions=max_positions,
                      bos_token_id=0, eos_token_id=0)
     torch.manual_seed(seed)
     (GPT2LMHeadModel if lm_head else GPT2Model)(cfg).save_pretrained(str(path))

@@ -40,7 +40,7 @@ from robust_bench.scoring.intervals import bootstrap_interval, metric_value
 
 __all__ = ["RUN_FILE", "LIMITS", "MAX_TOTAL_BYTES", "RUN_SCHEMA", "RunError", "RunFolderError", "read_json",
            "file_size", "read_manifest", "write_manifest", "read_log", "write_log", "read_record", "read_records", "write_task_record",
-           "log_columns", "record_from_log", "dumps"]
+           "log_columns", "record_from_log", "dumps", "LLM_SETUP"]
 
 RUN_FILE = "run.json"
 #: largest accepted size of each file of a run folder, in bytes

