@@ -308,27 +308,31 @@ def test_export_runs_in_lm_eval_with_the_same_loglikelihoods_and_accuracy(causal
 
 
 def test_chat_template_and_k_shot_shape_the_context(causal_lms, smoke_repo):
-    from robust_bench.evaluations import CommandTask
+    from robust_bench.evaluations import CommandTask, task_classifier
     from robust_bench.io.task_data import NLI_LABELS
-    from robust_bench.models.llm import LLMSettings
+    from robust_bench.models.llm import LLMError, LLMSettings
     from robust_bench.models.resolve import load_model
 
     repo, _ = smoke_repo
     task = CommandTask("lit_mnli", "validation_matched")
     x = ("A dog runs.", "An animal moves.")
     chat = load_model(str(causal_lms["plain"]), device="cpu", llm=LLMSettings(apply_chat_template=True))
-    clf = chat.classifier(list(NLI_LABELS), task=task, repo=repo)
+    clf = task_classifier(chat, list(NLI_LABELS), task, repo, 0)
     ctx = clf.context(x)
     assert ctx.startswith("<|user|>A dog runs.\nQuestion: An animal moves. True, False or Neither?") and \
         ctx.endswith("<|assistant|>")
     assert clf.delimiter == "" and chat.llm_setup("lit_mnli")["chat_template"] is True
-    shots = [load_model(str(causal_lms["plain"]), device="cpu", llm=LLMSettings(num_fewshot=2))
-             .classifier(list(NLI_LABELS), task=task, repo=repo, seed=s) for s in (0, 0, 1)]
+    shots = [task_classifier(load_model(str(causal_lms["plain"]), device="cpu", llm=LLMSettings(num_fewshot=2)),
+                             list(NLI_LABELS), task, repo, s) for s in (0, 0, 1)]
     # two demonstrations from the other split, the same for every query of the task and for the same seed
     assert shots[0].prefix == shots[1].prefix != shots[2].prefix
     assert shots[0].prefix.count("\nAnswer: ") == 2 and shots[0].prefix.endswith("\n\n")
     assert shots[0].context(x).startswith(shots[0].prefix)
     assert np.isfinite(shots[0].predict_proba([x])).all()
+    # asked directly, without the demonstrations the settings call for: refused
+    with pytest.raises(LLMError, match="--num-fewshot 2: 0 demonstrations given"):
+        load_model(str(causal_lms["plain"]), device="cpu", llm=LLMSettings(num_fewshot=2)).classifier(
+            list(NLI_LABELS), task=task)
 
 
 # --- bad input: one clear error, no run folder ----------------------------------------------------------

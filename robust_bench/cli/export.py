@@ -32,8 +32,12 @@ def export_lm_eval_cmd(
     check_positive("--limit", limit)
     from robust_bench.data.lm_eval_export import export_lm_eval
 
+    from robust_bench.benchmarks import load_suite
+
+    scored = {t.config: t.split for t in reversed(load_suite("default").tasks)}
     try:
-        paths = export_lm_eval(configs, repo=repo, out=out, split=split, limit=limit)
+        paths = export_lm_eval(configs, repo=repo, out=out, limit=limit,
+                               splits={c: split or scored.get(c) for c in configs})
     except RobustBenchError as exc:
         fail(exc)
     for p in paths:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from robust_bench import RobustBenchError
 from robust_bench.io.fileio import atomic_write_text
@@ -45,15 +45,6 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _default_split(config: str, splits: Sequence[str]) -> str:
-    from robust_bench.benchmarks import load_suite
-
-    for task in load_suite("default").tasks:
-        if task.config == config and task.split in splits:
-            return task.split
-    return list(splits)[0]
-
-
 def _columns(cols: Sequence[str], fields: Sequence[str], original: bool) -> list[str]:
     if original:
         return [f"original_{f}" if f"original_{f}" in cols else f for f in fields]
@@ -61,7 +52,7 @@ def _columns(cols: Sequence[str], fields: Sequence[str], original: bool) -> list
 
 
 def export_lm_eval(configs: Sequence[str], *, repo: str | os.PathLike, out: str | os.PathLike,
-                   split: str | None = None, limit: int | None = None) -> list[Path]:
+                   splits: Mapping[str, str] | None = None, limit: int | None = None) -> list[Path]:
     """Write lm-eval task YAMLs and their Parquet data for ``configs`` (see the module docstring).
 
     Parameters
@@ -71,8 +62,9 @@ def export_lm_eval(configs: Sequence[str], *, repo: str | os.PathLike, out: str 
         The dataset repository holding the built configs.
     out : path-like
         The folder to write (created; files of the same names are replaced).
-    split : str, optional
-        The split to export (default: the one the default suite scores).
+    splits : mapping of str to str, optional
+        Config -> the split to export (default: its first built split; ``robust-bench export`` gives the
+        one the default suite scores).
     limit : int, optional
         Only the first ``limit`` rows (perturbed) and their originals, as ``run --limit`` selects them.
 
@@ -99,7 +91,7 @@ def export_lm_eval(configs: Sequence[str], *, repo: str | os.PathLike, out: str 
     plans = []
     for config in configs:                 # every config checked before anything is written
         meta = built_config(repo, config)
-        sp = split or _default_split(config, list(meta["files"]))
+        sp = (splits or {}).get(config) or list(meta["files"])[0]
         if sp not in meta["files"]:
             raise ExportError(f"{config}: no split {sp!r}; built: {', '.join(meta['files'])}")
         rows = datasets.load_dataset(str(repo), config, split=sp)

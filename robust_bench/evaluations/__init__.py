@@ -30,7 +30,7 @@ from robust_bench.scoring.intervals import Formula
 
 __all__ = ["Metric", "Tolerance", "Evaluation", "EvalOutput", "CommandTask", "EvaluationError", "UnknownEvaluationError",
            "register_evaluation", "get_evaluation", "evaluations", "declared_ranges", "family_title", "pair_or_tagger_task_type",
-           "input_sha256", "log_entry", "unit_ids",
+           "input_sha256", "log_entry", "unit_ids", "task_classifier",
            "ratio", "f1"]
 
 
@@ -294,6 +294,49 @@ def log_entry(uid: str, sha: str, prediction, gold, outcome: dict) -> dict:
     return {"id": uid, "input_sha256": sha, "prediction": prediction, "gold": gold,
             "outcome": {k: (int(v) if isinstance(v, (bool, int, np.bool_, np.integer)) else float(v))
                         for k, v in outcome.items()}}
+
+
+def task_classifier(model, labels: Sequence[str], task, repo, seed: int, label_map: dict | None = None):
+    """The classifier a task's evaluation queries: the model's own over ``labels``, or, for a causal LM,
+    the model asked through the task's prompt with k-shot demonstrations drawn with ``seed`` from
+    another split of the task's config (``train`` first, never the split scored).
+
+    Parameters
+    ----------
+    model : robust_bench.models.resolve.ModelHandle
+    labels : sequence of str
+    task
+        A suite task or :class:`CommandTask`.
+    repo : path-like
+        The dataset repository (demonstrations are read from it).
+    seed : int
+    label_map : dict, optional
+
+    Raises
+    ------
+    LLMError
+        If the config has no other split to draw demonstrations from, or the prompt cannot be used.
+    """
+    if model.spec.kind != "causal-lm":
+        return model.classifier(labels, label_map)
+    from robust_bench.models.llm import LLMError, LLMSettings, draw_shots, task_prompt
+
+    k = (model.llm or LLMSettings()).num_fewshot
+    shots = []
+    if k:
+        import datasets
+
+        from robust_bench.data.repository import built_config
+
+        splits = list(built_config(repo, task.config)["files"])
+        others = sorted((s for s in splits if s != task.split), key=lambda s: (s != "train", "test" in s, s))
+        if not others:
+            raise LLMError(f"--num-fewshot {k}: config {task.config!r} has no split besides {task.split!r} to draw "
+                           f"demonstrations from")
+        rows = datasets.load_dataset(str(repo), task.config, split=others[0])
+        shots = draw_shots(rows, task_prompt(task.config, labels, task.options), k, seed,
+                           where=f"{task.config}/{others[0]}")
+    return model.classifier(labels, label_map, task=task, shots=shots)
 
 
 def unit_ids(evaluation: str, rows, split: str) -> list[str]:

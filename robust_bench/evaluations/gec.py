@@ -19,8 +19,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, Tolerance, f1, input_sha256, log_entry,
-                                      pair_or_tagger_task_type, ratio, register_evaluation, unit_ids)
+from robust_bench.evaluations import (CommandTask, EvalOutput, EvaluationError, Metric, Tolerance, f1, input_sha256,
+                                      log_entry, pair_or_tagger_task_type, ratio, register_evaluation, task_classifier,
+                                      unit_ids)
 from robust_bench.scoring import entity_counts
 
 __all__ = ["attack", "attack_examples", "attack_command", "check_outcome", "attack_journal",
@@ -233,7 +234,7 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
             "model": model.id, "revision": model.revision(), "config": task.config, "split": task.split,
             "search": search, "budget": budget, "seed": seed, "ids": input_sha256(*uids)})
     try:
-        entries, _ = attack_examples(model.classifier(list(rows.features["label"].names), task=task, repo=repo, seed=seed), rows, task.config,
+        entries, _ = attack_examples(task_classifier(model, list(rows.features["label"].names), task, repo, seed), rows, task.config,
                                      journal=journal, **kw)
     finally:
         if journal is not None:
@@ -311,7 +312,7 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
         target, *others = [h.tagger(names, label_map) for h in handles]
     else:
         labels = list(rows.features["label"].names)
-        target, *others = [h.classifier(labels, label_map) for h in handles]
+        target, *others = [h.classifier(labels, label_map, task=CommandTask(config, split)) for h in handles]
     output_dir = Path(output_dir)
     journal = journal_path = None
     if not ner:

@@ -26,7 +26,7 @@ import numpy as np
 
 from robust_bench import RobustBenchError
 from robust_bench.evaluations import (CommandTask, EvalOutput, Metric, input_sha256, log_entry, ratio,
-                                      register_evaluation, unit_ids)
+                                      register_evaluation, task_classifier, unit_ids)
 
 __all__ = ["contrast_set", "check_outcome", "load_contrast_sets", "table3", "contrast_set_scores", "format_table",
            "plot_scores", "evaluate_contrast_sets", "LitEvalError"]
@@ -83,7 +83,7 @@ def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOut
         One entry per row; outcome ``ori_correct``, ``ctr_correct``, ``consistent``, ``counted``, ``one``.
     """
     labels = list(rows.features["label"].names)
-    clf = model.classifier(labels, task.options.get("label_map"), task=task, repo=repo, seed=seed)
+    clf = task_classifier(model, labels, task, repo, seed, task.options.get("label_map"))
     ori = list(zip(rows["original_premise"], rows["original_hypothesis"]))
     ctr = list(zip(rows["premise"], rows["hypothesis"]))
     preds = clf.predict(ori + ctr)
@@ -277,7 +277,7 @@ def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None,
     for sp, rows in sets.items():
         out = contrast_set(handle, CommandTask(config, sp, {"label_map": label_map}), rows, range(len(rows)),
                            int(meta.get("seed", 0)), repo)
-        clf = handle.classifier(list(rows.features["label"].names), label_map)
+        clf = handle.classifier(list(rows.features["label"].names), label_map, task=CommandTask(config, sp))
         scores = table3(list(rows["transformation"]), out.examples)
         echo(format_table(scores, title=f"{model} on {config}/{sp} (LIT, Table 3; percentages)"))
         echo(f"  forward passes: {clf.n_forward}; distinct pairs scored: {clf.queries}")

@@ -29,8 +29,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from robust_bench import RobustBenchError
-from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, f1, input_sha256, log_entry,
-                                      pair_or_tagger_task_type, ratio, register_evaluation)
+from robust_bench.evaluations import (CommandTask, EvalOutput, EvaluationError, Metric, f1, input_sha256, log_entry,
+                                      pair_or_tagger_task_type, ratio, register_evaluation, task_classifier)
 from robust_bench.scoring import entity_counts, group_stability, stability_details, worst_best_rows
 
 __all__ = ["name_swaps", "NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref",
@@ -134,7 +134,7 @@ def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutpu
         If the rows are neither sentence pairs nor NER rows.
     """
     if "sentence1" in rows.column_names:
-        adapter = model.classifier(list(rows.features["label"].names), task=task, repo=repo, seed=seed)
+        adapter = task_classifier(model, list(rows.features["label"].names), task, repo, seed)
     elif "ner_tags" in rows.column_names:
         adapter = model.tagger(list(rows.features["ner_tags"].feature.names))
     else:
@@ -727,7 +727,7 @@ def evaluate_name_swaps(*, config: str, model: str | None = None, spacy_model: s
         if model is None:
             raise NameEvalError("names_mrpc needs --model (a sequence classifier fine-tuned on MRPC)")
         clf = load_model(model, interface="sequence-classification", batch_size=batch_size, **opts).classifier(
-            sets["test"].features["label"].names, label_map)
+            sets["test"].features["label"].names, label_map, task=CommandTask(config, "test"))
         who, revision, metric = model, clf.revision, "F1"
         results["plain"] = score_classifier(clf, sets["test"], rand)
         if resemble:

@@ -30,6 +30,7 @@ distinct input goes to the model once, and the attacks and name swaps query it a
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -79,10 +80,12 @@ GLUE_PROMPTS: dict[str, tuple[tuple[str, ...], str, dict[str, str]]] = {
 }
 
 
-def _jinja():
+@functools.lru_cache(maxsize=64)
+def _compiled(template: str):
+    """The Jinja template, compiled once per process (StrictUndefined: an unknown variable is an error)."""
     import jinja2
 
-    return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True).from_string(template)
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,7 @@ class Prompt:
         import jinja2
 
         try:
-            return _jinja().from_string(self.template).render(**doc)
+            return _compiled(self.template).render(**doc)
         except jinja2.UndefinedError as exc:
             raise LLMError(f"prompt {self.source}: option 'prompt.template' uses a variable the rows do not have "
                            f"({exc.message}); the variables are {sorted(doc)}") from None
@@ -532,45 +535,39 @@ class LLMClassifier(Classifier):
         return out
 
 
-def draw_shots(repo, config: str, split: str, prompt: Prompt, k: int, seed: int) -> list[tuple[Input, int]]:
-    """``k`` demonstrations for a task on ``split``, drawn with ``seed`` from its config's ``train`` split,
-    or, where it has none, from another of its splits (as lm-eval falls back to the validation
-    split), never from the split scored; a row's clean text (``original_*`` columns, as LIT rows
-    have) where it has one.
+def draw_shots(rows, prompt: Prompt, k: int, seed: int, *, where: str = "the demonstrations' split") -> list[tuple[Input, int]]:
+    """``k`` demonstrations drawn with ``seed`` from ``rows`` (another split of the task's config: its
+    ``train`` split, else another, never the split scored; :func:`robust_bench.evaluations.task_classifier`
+    picks it), each a row's clean text (``original_*`` columns, as LIT rows have) where it has one.
+
+    Parameters
+    ----------
+    rows : datasets.Dataset
+    prompt : Prompt
+    k : int, >= 1
+    seed : int
+    where : str
+        Names the split in errors.
 
     Returns
     -------
-    list of (input, label index) of length ``k``
+    list of (input, label index) of length ``k``, in the rows' order
 
     Raises
     ------
     LLMError
-        If ``repo`` is not given, the config has one split only, or fewer than ``k`` rows.
+        If ``rows`` has fewer than ``k`` rows or lacks the prompt's fields.
     """
-    import datasets
-
-    from robust_bench.data.repository import built_config
-
-    if repo is None:
-        raise LLMError(f"--num-fewshot {k}: demonstrations need the dataset repository")
-    splits = list(built_config(repo, config)["files"])
-    others = sorted((s for s in splits if s != split), key=lambda s: (s != "train", "test" in s, s))
-    if not others:
-        raise LLMError(f"--num-fewshot {k}: config {config!r} has no split besides {split!r} to draw demonstrations "
-                       f"from (splits: {splits})")
-    source = others[0]
-    rows = datasets.load_dataset(str(repo), config, split=source)
     if len(rows) < k:
-        raise LLMError(f"--num-fewshot {k}: {config}/{source} has {len(rows)} rows")
+        raise LLMError(f"--num-fewshot {k}: {where} has {len(rows)} rows")
     cols = rows.column_names
     fields = [f"original_{f}" if f"original_{f}" in cols else f for f in prompt.fields]
     gold = "original_label" if "original_label" in cols else "label"
     missing = [f for f in fields + [gold] if f not in cols]
     if missing:
-        raise LLMError(f"--num-fewshot {k}: {config}/{source} has no columns {missing} for the prompt's fields")
-    picked = sorted(np.random.default_rng(seed).choice(len(rows), size=k, replace=False).tolist())
+        raise LLMError(f"--num-fewshot {k}: {where} has no columns {missing} for the prompt's fields")
     out = []
-    for i in picked:
+    for i in sorted(np.random.default_rng(seed).choice(len(rows), size=k, replace=False).tolist()):
         r = rows[int(i)]
         texts = tuple(r[f] for f in fields)
         out.append((texts[0] if len(texts) == 1 else texts, int(r[gold])))

@@ -357,8 +357,8 @@ class ModelHandle:
                                                batch_size=min(self.batch_size, 32), settings=self.llm or LLMSettings())
         return self._adapters["llm"]
 
-    def llm_classifier(self, labels: Sequence[str], task, *, repo=None, seed: int = 0):
-        """The causal LM as a classifier of ``task``'s rows: its prompt, shots and settings
+    def llm_classifier(self, labels: Sequence[str], task, *, shots=None):
+        """The causal LM as a classifier of ``task``'s rows: its prompt, demonstrations and settings
         (:class:`~robust_bench.models.llm.LLMClassifier`), one per task.
 
         Parameters
@@ -367,24 +367,22 @@ class ModelHandle:
         task
             A suite task or :class:`~robust_bench.evaluations.CommandTask` (its config picks the
             default prompt; ``options["prompt"]`` overrides it).
-        repo : path-like, optional
-            The dataset repository, for k-shot demonstrations from the config's ``train`` split.
-        seed : int
-            Draws the demonstrations.
+        shots : sequence of (input, label index), optional
+            The k-shot demonstrations (:func:`robust_bench.evaluations.task_classifier` draws them);
+            needed when the settings ask for k > 0.
 
         Raises
         ------
         LLMError
             If the prompt, its verbalisers or the demonstrations cannot be used.
         """
-        from robust_bench.models.llm import LLMClassifier, LLMSettings, draw_shots, task_prompt
+        from robust_bench.models.llm import LLMClassifier, LLMSettings, task_prompt
 
         key = ("llm", task.name, tuple(labels))
         if key not in self._adapters:
             settings = self.llm or LLMSettings()
             prompt = task_prompt(task.config, labels, task.options)
-            shots = draw_shots(repo, task.config, task.split, prompt, settings.num_fewshot, seed) if settings.num_fewshot else []
-            self._adapters[key] = LLMClassifier(self.llm_backend(), labels, prompt, settings, shots)
+            self._adapters[key] = LLMClassifier(self.llm_backend(), labels, prompt, settings, list(shots or ()))
         return self._adapters[key]
 
     def llm_setup(self, task_name: str) -> dict | None:
@@ -393,7 +391,7 @@ class ModelHandle:
         clf = next((v for k, v in self._adapters.items() if k[0] == "llm" and len(k) == 3 and k[1] == task_name), None)
         return None if clf is None else {**clf.describe(), **clf.counters()}
 
-    def classifier(self, labels: Sequence[str], label_map: dict | None = None, *, task=None, repo=None, seed: int = 0):
+    def classifier(self, labels: Sequence[str], label_map: dict | None = None, *, task=None, shots=None):
         """A :class:`~robust_bench.models.classifiers.Classifier` over ``labels``.
 
         Parameters
@@ -402,7 +400,7 @@ class ModelHandle:
             The dataset's label names, in its order.
         label_map : dict, optional
             Model label -> dataset label, where the names differ.
-        task, repo, seed
+        task, shots
             What a causal LM needs (:meth:`llm_classifier`); other models ignore them.
 
         Raises
@@ -417,7 +415,7 @@ class ModelHandle:
 
             if task is None:
                 raise LLMError(f"{self.spec.id!r} is a causal LM: it classifies a task's rows through the task's prompt")
-            return self.llm_classifier(labels, task, repo=repo, seed=seed)
+            return self.llm_classifier(labels, task, shots=shots)
         key = ("cls", tuple(labels), tuple(sorted((label_map or {}).items())))
         if key not in self._adapters:
             if self.spec.kind == "callable":

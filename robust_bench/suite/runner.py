@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from robust_bench.benchmarks import Suite, Task, load_suite
-from robust_bench.evaluations import EvalOutput, get_evaluation, unit_ids
+from robust_bench.evaluations import EvalOutput, get_evaluation, task_classifier, unit_ids
 from robust_bench.io.fileio import remove_stale_temporaries
 from robust_bench.models.resolve import ModelHandle, ModelSpec, resolve_model, spec_name
 from robust_bench.results.records import package_versions
@@ -135,7 +135,7 @@ def _llm_preflight(handle: ModelHandle, tasks: Sequence[Task], repo: Path, seed:
         except Exception:  # noqa: BLE001 - not built, another hash, no labels: the task fails on its own when it runs
             continue
         try:
-            handle.llm_classifier(labels, task, repo=repo, seed=seed)
+            task_classifier(handle, labels, task, repo, seed)
         except LLMError as exc:
             raise LLMError(f"task {task.name!r}: {exc}") from None
     return dataclasses.asdict(handle.llm or LLMSettings())

@@ -1,0 +1,138 @@
+"""Label scoring with a causal LM (issue 33): throughput against a bare batched forward loop and
+against lm-eval's own ``loglikelihood`` over the same requests, in one process.
+
+A GPT-2 with random weights (``--hidden``, ``--layers``; byte-BPE vocabulary from the rows) scores
+``--n`` MNLI pairs of ../shared (TextFooler's public dev samples) in lm-eval's MNLI prompt, three
+verbalisers each. Three timings, after one untimed warm-up of each:
+
+1. **robust-bench**: :class:`robust_bench.models.llm.LLMClassifier` on the ``hf`` backend,
+   ``predict_proba`` of every pair (prompt rendering, requests, softmax; a fresh cache);
+2. **bare loop**: the same token sequences lm-eval builds (``context + continuation`` encoded whole,
+   the continuation's tokens split off, the last one dropped from the input), length-sorted into
+   batches of ``--batch-size``, right-padded, one ``model(input_ids, attention_mask)`` per batch,
+   log-softmax gathered at the continuation's positions. Requests that share their input (one-token
+   verbalisers of one context) are run once, as lm-eval does: the physical limit;
+3. **lm-eval**: ``HFLM.loglikelihood`` on the same (context, continuation) requests, what a user of
+   lm-eval would run.
+
+Prints pairs per second of each and the ratios robust-bench / bare loop (target >= 0.8) and
+robust-bench / lm-eval; ``--device cuda`` on a GPU machine.
+
+Usage::
+
+    python perf/bench_llm.py [--n 1000] [--hidden 256] [--layers 4] [--batch-size 32] [--device cpu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+
+def bare(model_dir: Path, requests: list[tuple[str, str]], batch_size: int, device: str) -> tuple[float, list[float]]:
+    """Seconds of the bare loop over ``requests`` and the log-likelihoods it gives."""
+    import torch
+    import torch.nn.functional as F
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir).eval().to(device)
+    seqs = []
+    for ctx, cont in requests:
+        whole = tok(ctx + cont, add_special_tokens=False)["input_ids"]
+        n_ctx = len(tok(ctx, add_special_tokens=False)["input_ids"])
+        seqs.append((whole[:-1], whole[n_ctx:]))
+    distinct = sorted({tuple(s) for s, _ in seqs}, key=len, reverse=True)
+
+    def run(inputs):
+        logp = {}
+        with torch.inference_mode():
+            for i in range(0, len(inputs), batch_size):
+                chunk = inputs[i:i + batch_size]
+                width = len(chunk[0])
+                ids = torch.zeros(len(chunk), width, dtype=torch.long)
+                att = torch.zeros_like(ids)
+                for r, s in enumerate(chunk):
+                    ids[r, :len(s)], att[r, :len(s)] = torch.tensor(s), 1
+                out = F.log_softmax(model(input_ids=ids.to(device), attention_mask=att.to(device)).logits.float(), -1)
+                for r, s in enumerate(chunk):
+                    logp[s] = out[r, :len(s)]
+        return logp
+
+    run(distinct[:batch_size])                      # warm-up
+    t = time.perf_counter()
+    logp = run(distinct)
+    lls = []
+    for inp, cont in seqs:
+        rows = logp[tuple(inp)][len(inp) - len(cont):]
+        lls.append(float(rows.gather(1, torch.tensor(cont, device=rows.device)[:, None]).sum()))
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    return time.perf_counter() - t, lls
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--source", default=os.environ.get("ROBUST_BENCH_SOURCES", "../shared/data"))
+    ap.add_argument("--n", type=int, default=1000, help="MNLI pairs scored.")
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--device", default="cpu")
+    args = ap.parse_args()
+
+    import numpy as np
+    import torch
+
+    from robust_bench.evaluations import CommandTask
+    from robust_bench.io.task_data import NLI_LABELS, read_nli
+    from robust_bench.models.llm import LLMClassifier, LLMSettings, task_prompt
+    from robust_bench.models.resolve import load_model
+    from robust_bench.models.tiny import build_tiny_gpt2
+
+    rows = []
+    for name in ("dev_matched_sample.tsv", "dev_mismatched_sample.tsv"):
+        rows += read_nli(Path(args.source) / "glue" / "mnli" / name)
+    pairs = [(r["premise"], r["hypothesis"]) for r in rows][:args.n]
+    print(f"machine: {os.cpu_count()} cores, torch {torch.__version__}, device {args.device}; {len(pairs)} MNLI pairs, "
+          f"GPT-2 {args.layers} layers x {args.hidden}, batch size {args.batch_size}")
+    with tempfile.TemporaryDirectory() as tmp:
+        model_dir = build_tiny_gpt2(Path(tmp) / "lm", [(a + " " + b).split() for a, b in pairs], hidden=args.hidden,
+                                    layers=args.layers, heads=max(1, args.hidden // 64), vocab_size=4000,
+                                    max_positions=512, lm_head=True)
+        handle = load_model(str(model_dir), device=args.device, batch_size=args.batch_size)
+        task = CommandTask("gec_mnli", "validation_matched")
+        clf = handle.classifier(list(NLI_LABELS), task=task)
+        prompt = task_prompt("gec_mnli", NLI_LABELS)
+        requests = [(clf.context(x), clf.delimiter + v) for x in pairs for v in prompt.verbalisers]
+
+        clf.predict_proba(pairs[:args.batch_size])       # warm-up
+        fresh = LLMClassifier(handle.llm_backend(), NLI_LABELS, prompt, LLMSettings())
+        t = time.perf_counter()
+        fresh.predict_proba(pairs)
+        t_ours = time.perf_counter() - t
+        ours = clf.loglikelihoods(pairs)                # not timed: for the agreement check
+
+        t_bare, lls = bare(model_dir, requests, args.batch_size, args.device)
+        diff = float(np.abs(np.asarray(lls).reshape(ours.shape) - ours).max())
+
+        lm = handle.llm_backend()
+        lm.loglikelihood(requests[:args.batch_size])    # warm-up
+        t = time.perf_counter()
+        lm.loglikelihood(requests)
+        t_lm_eval = time.perf_counter() - t
+
+    n = len(pairs)
+    print(f"  robust-bench LLMClassifier  {n / t_ours:9.1f} pairs/s  ({t_ours:.2f} s)")
+    print(f"  bare batched forward loop   {n / t_bare:9.1f} pairs/s  ({t_bare:.2f} s)")
+    print(f"  lm-eval HFLM.loglikelihood  {n / t_lm_eval:9.1f} pairs/s  ({t_lm_eval:.2f} s)")
+    print(f"  ratio robust-bench / bare loop: {t_bare / t_ours:.2f} (target >= 0.8)")
+    print(f"  ratio robust-bench / lm-eval:   {t_lm_eval / t_ours:.2f}")
+    print(f"  largest log-likelihood difference, robust-bench vs bare loop: {diff:.2e} nats")
+
+
+if __name__ == "__main__":
+    main()
