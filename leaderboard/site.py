@@ -162,6 +162,30 @@ def _family_figure(rows: list[tuple[Submission, dict]], tasks, out_stem: Path) -
     return save_figure(fig, out_stem)
 
 
+def llm_setup(sub: Submission) -> dict | None:
+    """How a causal LM was asked across a submission's records: backend, shots, chat template, scoring
+    and one hash of its prompts (rows of the same model asked otherwise are told apart by it)."""
+    import hashlib
+
+    setups = [r["model"]["llm"] for r in sub.records.values() if r["model"].get("llm")]
+    if not setups:
+        return None
+    prompts = sorted({s["prompt_sha256"] for s in setups})
+    first = setups[0]
+    return {"backend": first["backend"], "num_fewshot": first["num_fewshot"], "chat_template": first["chat_template"],
+            "scoring": first["scoring"], "normalization": first["normalization"],
+            "prompts_sha256": hashlib.sha256(" ".join(prompts).encode()).hexdigest()}
+
+
+def _llm_note(sub: Submission) -> str:
+    s = llm_setup(sub)
+    if s is None:
+        return ""
+    text = (f"LLM ({s['backend']}), {s['num_fewshot']}-shot{', chat template' if s['chat_template'] else ''}, "
+            f"{s['scoring']}{', acc_norm' if s['normalization'] == 'length' else ''}; prompts {s['prompts_sha256'][:8]}")
+    return f'<br><small>{_E(text)}</small>'
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, "utf-8")
@@ -183,7 +207,7 @@ def _render(suites: dict, subs: list[Submission], out: Path, checks: dict[str, d
         body_rows = []
         for rank, (sub, agg) in enumerate(mine, 1):
             cells = [_cell(str(rank), str(rank)),
-                     _cell(f'<a href="{_E(_report_href(sub))}">{_E(sub.model_id)}</a>', sub.model_id),
+                     _cell(f'<a href="{_E(_report_href(sub))}">{_E(sub.model_id)}</a>{_llm_note(sub)}', sub.model_id),
                      _revision_cell(sub.revision), _check_cell(checks[sub.entry]),
                      _cell(*_fmt(agg["overall"]))]
             cells += [_cell(*_fmt(agg["families"][f])) for f in fams]
@@ -191,7 +215,7 @@ def _render(suites: dict, subs: list[Submission], out: Path, checks: dict[str, d
             cells += [_cell(f"{ov['covered']}/{ov['of']}", str(ov["covered"])),
                       _cell(_E(sub.submitted_at[:10]), sub.submitted_at)]
             body_rows.append("<tr>" + "".join(cells) + "</tr>")
-            data.append({"model_id": sub.model_id, "revision": sub.revision, "suite": key,
+            data.append({"model_id": sub.model_id, "revision": sub.revision, "suite": key, "llm": llm_setup(sub),
                          "submitted_at": sub.submitted_at, "report": _report_href(sub),
                          "verification": checks[sub.entry], **agg})
             render_report({**sub.manifest, "tasks": {**sub.manifest["tasks"], **{

@@ -463,3 +463,14 @@ def test_vllm_openai_server_matches_the_hf_backend(causal_lms, smoke_repo, tmp_p
     a = _records(tmp_path / "served" / Path(model).name)["lit_mnli"]["metrics"]
     b = _records(tmp_path / "local" / Path(model).name)["lit_mnli"]["metrics"]
     assert a == b
+
+
+def test_leaderboard_rows_say_how_an_llm_was_asked(llm_runs):
+    from types import SimpleNamespace
+
+    from leaderboard.site import _llm_note, llm_setup
+
+    a, norm = (SimpleNamespace(records=_records(llm_runs[k][0])) for k in ("a", "norm"))
+    assert llm_setup(a)["num_fewshot"] == 0 and llm_setup(a)["backend"] == "hf"
+    assert "LLM (hf), 0-shot, loglikelihood; prompts " in _llm_note(a)
+    assert ", acc_norm" in _llm_note(norm) and llm_setup(norm)["prompts_sha256"] == llm_setup(a)["prompts_sha256"]

@@ -123,8 +123,16 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
         model = sub.model_id
         hub_revision = recorded if recorded and _COMMIT.fullmatch(str(recorded)) else sub.revision
     spec = resolve_model(model, hub_revision)
+    llm = None
+    if isinstance(manifest.get("llm"), dict):      # a causal LM: asked as the run asked it
+        from robust_bench.models.llm import LLMError, LLMSettings
+
+        try:
+            llm = LLMSettings(**manifest["llm"])
+        except (TypeError, LLMError) as exc:
+            raise VerificationError(f"{sub.model_id}@{sub.revision}: run.json field 'llm' is not usable: {exc}") from None
     handle = ModelHandle(spec, device=device, dtype=dtype or runtime.get("dtype", "auto"),
-                         batch_size=batch_size or int(runtime.get("batch_size", 64)))
+                         batch_size=batch_size or int(runtime.get("batch_size", 64)), llm=llm)
     mine = _runtime(device, handle.dtype, handle.batch_size)
     if runtime.get("dtype") and mine["dtype"] != runtime["dtype"]:
         echo(f"warning: the run used {runtime['dtype']} weights, this re-run {mine['dtype']}; predictions near a tie "
