@@ -264,6 +264,22 @@ def test_check_passes_identical_llm_runs_fails_a_degraded_one_and_refuses_other_
     assert other.returncode == 2 and "asked differently (normalization none vs length)" in other.stderr
 
 
+def test_sharded_llm_runs_merge_to_the_unsharded_record(causal_lms, llm_runs, smoke_repo, tmp_path):
+    _, suites = smoke_repo
+    model = causal_lms["taught"]
+    for i in (1, 2):
+        run_on_smoke(str(model), tmp_path / "parts", smoke_repo, "--tasks", "lit_mnli", "--limit", str(LIMIT),
+                     "--shard", f"{i}/2")
+    parts = sorted((tmp_path / "parts").iterdir())
+    run(["merge", *map(str, parts), "--out", str(tmp_path / "merged"), "--suite", str(suites / "smoke.yaml")], tmp_path)
+    merged = _records(tmp_path / "merged")["lit_mnli"]
+    whole = _records(llm_runs["a"][0])["lit_mnli"]
+    assert merged["metrics"] == whole["metrics"] and merged["model"] == whole["model"]
+    # each shard queried its own inputs: an original pair shared by rows of both shards counts twice
+    shards = [json.loads((p / "run.json").read_text())["tasks"]["lit_mnli"]["llm"]["queries"] for p in parts]
+    assert merged["details"]["llm"]["queries"] == sum(shards) >= whole["details"]["llm"]["queries"]
+
+
 # --- the other direction: lm-eval runs the exported corpora --------------------------------------------
 
 

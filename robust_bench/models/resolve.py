@@ -354,7 +354,7 @@ class ModelHandle:
         if "llm" not in self._adapters:
             self._adapters["llm"] = LLMBackend(self.spec.backend, self.spec.target, base_url=self.spec.base_url,
                                                revision=self.spec.revision, device=self.device, dtype=self.dtype,
-                                               batch_size=min(self.batch_size, 32), settings=self.llm or LLMSettings())
+                                               batch_size=self.batch_size, settings=self.llm or LLMSettings())
         return self._adapters["llm"]
 
     def llm_classifier(self, labels: Sequence[str], task, *, shots=None):

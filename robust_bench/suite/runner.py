@@ -354,7 +354,7 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
     out = Path(out)
     if (out / RUN_FILE).exists():
         raise RunError(f"{out} already holds a run; merge into a new folder")
-    manifest = {k: first[k] for k in (*keys, "interfaces", "model_kind", "versions")}
+    manifest = {k: first[k] for k in ("model", "suite", "seed", "limit", "interfaces", "model_kind", "versions")}
     if "llm" in first:
         manifest["llm"] = first["llm"]
     if "runtime" in first:
