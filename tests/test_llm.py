@@ -365,17 +365,19 @@ def _suite_with_prompt(suites: Path, name: str, prompt: dict) -> Path:
 
 @pytest.mark.parametrize("model, prompt, message", [
     ("nli", None, r"the hf backend scores causal LMs, and .* field 'architectures' is \['BertForSequenceClassification'\]"),
+    ("no-chat", None, r"task 'gec_mnli': --apply-chat-template: the tokenizer of .* has no chat template"),
     ("plain", {"template": "{{premise}} {{claim}}"}, r"task 'lit_mnli': prompt suite: option 'prompt.template' uses a "
                                                      r"variable the rows do not have \('claim' is undefined\)"),
     ("plain", {"choices": ["True", "", "False"]}, r"option 'prompt.choices': the verbaliser of \['neutral'\] is empty"),
 ])
 def test_bad_llm_input_is_one_error_and_no_run_folder(model, prompt, message, causal_lms, tiny_nli_classifier,
-                                                      smoke_repo, tmp_path):
+                                                      tiny_lm, smoke_repo, tmp_path):
     repo, suites = smoke_repo
-    spec = f"hf:{tiny_nli_classifier}" if model == "nli" else str(causal_lms[model])
+    spec = {"nli": f"hf:{tiny_nli_classifier}", "no-chat": str(tiny_lm)}.get(model) or str(causal_lms[model])
     suite = _suite_with_prompt(suites, f"llm_bad_{len(message)}", prompt) if prompt else suites / "smoke.yaml"
+    extra = ["--apply-chat-template"] if model == "no-chat" else []
     proc = run(["run", "--model", spec, "--suite", str(suite), "--repo", str(repo), "--output-dir",
-                str(tmp_path / "runs"), "--device", "cpu", "--limit", "2"], tmp_path, check=False)
+                str(tmp_path / "runs"), "--device", "cpu", "--limit", "2", *extra], tmp_path, check=False)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     import re
 
@@ -434,8 +436,13 @@ def test_transformers_serve_scores_by_generation_and_is_refused_for_loglikelihoo
         assert not (tmp_path / "refused").exists()
         done = run_on_smoke(spec, tmp_path / "gen", smoke_repo, "--tasks", "lit_mnli", "--limit", "4",
                             "--scoring", "generate")
+        # with the chat template, generation goes to /v1/chat/completions, where the server applies it
+        run_on_smoke(spec, tmp_path / "chat", smoke_repo, "--tasks", "lit_mnli", "--limit", "4", "--scoring", "generate",
+                     "--apply-chat-template")
     finally:
         _stop(server)
+    chat = _records(tmp_path / "chat" / Path(model).name)["lit_mnli"]
+    assert chat["model"]["llm"]["chat_template"] is True and chat["details"]["llm"]["queries"] > 0
     rec = _records(tmp_path / "gen" / Path(model).name)["lit_mnli"]
     assert rec["model"]["llm"]["backend"] == "openai-compatible" and rec["model"]["llm"]["scoring"] == "generate"
     d = rec["details"]["llm"]

@@ -343,7 +343,7 @@ class LLMBackend:
         self.backend, self.model_id, self.base_url, self.settings = backend, model, base_url, settings
         self.revision = revision
         if backend == "openai-compatible":
-            probe_server(base_url, model, logprobs=settings.scoring == "loglikelihood" and not settings.apply_chat_template)
+            probe_server(base_url, model, logprobs=settings.scoring == "loglikelihood")
         self.lm = self._load(device, dtype, batch_size)
         #: what records name the weights by: the local folder's fingerprint, else the revision asked for
         self.fingerprint = revision
@@ -376,10 +376,13 @@ class LLMBackend:
                         max_batch_size=batch_size)
         if self.backend == "vllm":
             return VLLM(pretrained=self.model_id, revision=self.revision, dtype=dtype, batch_size="auto")
-        chat = self.settings.apply_chat_template
+        generate = self.settings.scoring == "generate"
+        # log-likelihoods come from /completions only (the chat template is then applied here, with the
+        # model's tokenizer); generation with the chat template goes to /chat/completions
+        chat = self.settings.apply_chat_template and generate
+        self.chat_endpoint = chat
         cls = LocalChatCompletion if chat else LocalCompletionsAPI
         url = f"{self.base_url}/{'chat/completions' if chat else 'completions'}"
-        generate = chat or self.settings.scoring == "generate"
         # prompts as text (every server takes a string; not all take token ids), one per request when
         # generating (servers such as `transformers serve` take no list of prompts)
         args = dict(base_url=url, model=self.model_id, num_concurrent=1, max_retries=2, timeout=60,
@@ -393,8 +396,24 @@ class LLMBackend:
         return getattr(self.lm, "tokenizer", None)
 
     def chat(self, text: str) -> str | Any:
-        """``text`` as the user turn of the chat template, with the generation prompt."""
-        return self.lm.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True)
+        """``text`` as the user turn of the chat template, with the generation prompt: rendered by the
+        backend (a chat endpoint takes the messages), or, for a server's /completions, by the model's
+        own tokenizer here.
+
+        Raises
+        ------
+        LLMError
+            If the tokenizer has no chat template.
+        """
+        turn = [{"role": "user", "content": text}]
+        if getattr(self, "chat_endpoint", False):
+            return self.lm.apply_chat_template(turn, add_generation_prompt=True)
+        tok = self.lm.tokenizer
+        if not getattr(tok, "chat_template", None):
+            raise LLMError(f"--apply-chat-template: the tokenizer of {self.model_id} has no chat template")
+        if self.backend == "openai-compatible":
+            return tok.apply_chat_template(turn, tokenize=False, add_generation_prompt=True)
+        return self.lm.apply_chat_template(turn, add_generation_prompt=True)
 
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[float]:
         """Summed log-likelihood (nats) of each continuation given its context, one per request."""
@@ -468,7 +487,9 @@ class LLMClassifier(Classifier):
         self.revision = backend.fingerprint
         self.n_requests = 0
         self.delimiter = "" if settings.apply_chat_template else prompt.target_delimiter
-        prompt.render(dict.fromkeys(prompt.fields, "text"))   # an unknown variable fails here, before any query
+        probe = prompt.render(dict.fromkeys(prompt.fields, "text"))   # an unknown variable fails here, before any query
+        if settings.apply_chat_template:
+            backend.chat(probe)                                  # and a missing chat template
         for label, verb in zip(self.labels, prompt.verbalisers):
             if backend.n_tokens(self.delimiter + verb) == 0 or not verb.strip():
                 raise LLMError(f"prompt {prompt.source}: option 'prompt.choices': the verbaliser {verb!r} of label "
