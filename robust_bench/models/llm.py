@@ -342,6 +342,9 @@ class LLMBackend:
                  settings: LLMSettings = LLMSettings()):
         self.backend, self.model_id, self.base_url, self.settings = backend, model, base_url, settings
         self.revision = revision
+        #: whether prompts go to a server's /chat/completions (which applies the chat template itself)
+        self.chat_endpoint = (backend == "openai-compatible" and settings.apply_chat_template
+                              and settings.scoring == "generate")
         if backend == "openai-compatible":
             probe_server(base_url, model, logprobs=settings.scoring == "loglikelihood")
         self.lm = self._load(device, dtype, batch_size)
@@ -379,8 +382,7 @@ class LLMBackend:
         generate = self.settings.scoring == "generate"
         # log-likelihoods come from /completions only (the chat template is then applied here, with the
         # model's tokenizer); generation with the chat template goes to /chat/completions
-        chat = self.settings.apply_chat_template and generate
-        self.chat_endpoint = chat
+        chat = self.chat_endpoint
         cls = LocalChatCompletion if chat else LocalCompletionsAPI
         url = f"{self.base_url}/{'chat/completions' if chat else 'completions'}"
         # prompts as text (every server takes a string; not all take token ids), one per request when
@@ -390,10 +392,6 @@ class LLMBackend:
         if not chat:
             args.update(tokenizer_backend="huggingface", tokenizer=self.model_id)
         return cls(**args)
-
-    @property
-    def tokenizer(self):
-        return getattr(self.lm, "tokenizer", None)
 
     def chat(self, text: str) -> str | Any:
         """``text`` as the user turn of the chat template, with the generation prompt: rendered by the
@@ -406,7 +404,7 @@ class LLMBackend:
             If the tokenizer has no chat template.
         """
         turn = [{"role": "user", "content": text}]
-        if getattr(self, "chat_endpoint", False):
+        if self.chat_endpoint:
             return self.lm.apply_chat_template(turn, add_generation_prompt=True)
         tok = self.lm.tokenizer
         if not getattr(tok, "chat_template", None):
