@@ -215,9 +215,10 @@ def _render(suites: dict, subs: list[Submission], out: Path, checks: dict[str, d
             cells += [_cell(f"{ov['covered']}/{ov['of']}", str(ov["covered"])),
                       _cell(_E(sub.submitted_at[:10]), sub.submitted_at)]
             body_rows.append("<tr>" + "".join(cells) + "</tr>")
-            data.append({"model_id": sub.model_id, "revision": sub.revision, "suite": key, "llm": llm_setup(sub),
+            llm = llm_setup(sub)               # only on an LLM's row: how it was asked
+            data.append({"model_id": sub.model_id, "revision": sub.revision, "suite": key,
                          "submitted_at": sub.submitted_at, "report": _report_href(sub),
-                         "verification": checks[sub.entry], **agg})
+                         "verification": checks[sub.entry], **({"llm": llm} if llm else {}), **agg})
             render_report({**sub.manifest, "tasks": {**sub.manifest["tasks"], **{
                 t: {"status": "excluded", "reason": r} for t, r in sub.excluded.items()}}},
                 [sub.records[t] for t in sorted(sub.records)], out / Path(_report_href(sub)).parent,
