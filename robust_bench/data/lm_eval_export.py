@@ -113,6 +113,8 @@ def export_lm_eval(configs: Sequence[str], *, repo: str | os.PathLike, out: str 
     for config, sp, meta, rows, prompt in plans:
         cols = rows.column_names
         ids = [str(i) for i in (rows["id"] if "id" in cols else rows["idx"])]
+        needed = {c for o in (False, True) for c in _columns(cols, prompt.fields, o)} | ({"label", "original_label"} & set(cols))
+        columns = {c: rows[c] for c in needed}      # each column read once, not once per row
         for original in (False, True):
             src = _columns(cols, prompt.fields, original)
             gold = "original_label" if original and "original_label" in cols else "label"
@@ -120,13 +122,13 @@ def export_lm_eval(configs: Sequence[str], *, repo: str | os.PathLike, out: str 
             table["label"], table["id"] = [], []
             seen = set()
             for k in range(len(rows)):
-                texts = tuple(rows[c][k] for c in src)
+                texts = tuple(columns[c][k] for c in src)
                 if original and texts in seen:
                     continue
                 seen.add(texts)
                 for f, t in zip(prompt.fields, texts):
                     table[f].append(t)
-                table["label"].append(int(rows[gold][k]))
+                table["label"].append(int(columns[gold][k]))
                 table["id"].append(ids[k])
             name = f"robust_bench_{config}{'_original' if original else ''}"
             data = out / "data" / f"{name}.parquet"

@@ -34,8 +34,10 @@ def _require_causal_lm(model: str, architectures) -> None:
     """
     from robust_bench.models.loader import ModelError
 
+    from robust_bench.models.resolve import _is_causal_lm
+
     arch = list(architectures or [])
-    if arch and not any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in arch):
+    if arch and not _is_causal_lm(arch):
         raise ModelError(f"{model!r} is not a causal LM: config.json field 'architectures' is {arch}; the LIT "
                          "surface choice and the perplexity filter need an *ForCausalLM model (for example gpt2)")
 
