@@ -133,6 +133,35 @@ def test_llm_specs_resolve_to_backends(tiny_lm, tiny_nli_classifier):
         resolve_model("vllm:")
 
 
+@pytest.mark.parametrize("settings", [{}, {"add_bos_token": True}, {"max_length": 12}, {"no_logits_to_keep": True}])
+def test_hf_scorer_gives_lm_evals_loglikelihoods(tiny_lm, settings):
+    """``hf_loglikelihoods`` scores what ``HFLM.loglikelihood`` scores: trailing spaces moved to the
+    continuation, an empty context, shared one-token continuations, a BOS already in the text, a BOS
+    added, left truncation, and a model whose ``forward`` keeps every position's logits."""
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    from robust_bench.models.llm import LLMError, hf_loglikelihoods
+
+    settings = dict(settings)
+    plain = settings.pop("no_logits_to_keep", False)
+    lm = HFLM(pretrained=str(tiny_lm), backend="causal", device="cpu", batch_size=3, **settings)
+    if plain:
+        forward = lm.model.forward
+        lm.model.forward = lambda input_ids: forward(input_ids=input_ids)
+    ctx = "A man is playing a guitar on stage.\nQuestion: A person plays music. True, False or Neither?\nAnswer:"
+    bos = lm.tokenizer.decode(lm.prefix_token_id)
+    requests = [(ctx, " True"), (ctx, " Neither"), (ctx, " False"), (ctx + " ", "True"), ("", "A man plays."),
+                ("The dog ran", " across the wide green field"), (bos + "The dog ran", " home"), (ctx, " True")]
+    theirs = [ll for ll, _ in lm.loglikelihood([Instance("loglikelihood", {}, r, i) for i, r in enumerate(requests)],
+                                               disable_tqdm=True)]
+    ours = hf_loglikelihoods(lm, requests, batch_size=3)
+    np.testing.assert_allclose(ours, theirs, atol=1e-4, rtol=0)
+    assert ours[0] == ours[-1] and all(ll < 0 for ll in ours)
+    with pytest.raises(LLMError, match="encodes to no tokens of continuation"):
+        hf_loglikelihoods(lm, [(ctx, "")], batch_size=3)
+
+
 def test_default_prompts_are_lm_evals_own_glue_prompts():
     """The prompts and verbalisers by default are lm-eval's GLUE tasks' (tasks/glue/*/default.yaml and
     MNLI's utils.doc_to_text), read from the installed lm-eval."""

@@ -20,11 +20,15 @@ An LLM classifies a row as lm-evaluation-harness scores a ``multiple_choice`` ta
   folded, is the label; an answer that begins with none is a parse failure, counted in
   :attr:`LLMClassifier.n_parse_failures` and scored as a uniform distribution.
 
-The inference itself is lm-eval's: :class:`lm_eval.models.huggingface.HFLM` (``hf``),
+The models are lm-eval's: :class:`lm_eval.models.huggingface.HFLM` (``hf``),
 :class:`lm_eval.models.vllm_causallms.VLLM` (``vllm``) and
 :class:`lm_eval.models.openai_completions.LocalCompletionsAPI` / ``LocalChatCompletion``
-(``openai-compatible``), so batching, length sorting and the context/continuation split are the
-harness's. :class:`LLMClassifier` is a :class:`~robust_bench.models.classifiers.Classifier`: every
+(``openai-compatible``), which load the weights, reach the server and generate. Log-likelihoods
+come from lm-eval's ``loglikelihood`` on ``vllm`` and servers; on ``hf`` they come from
+:func:`hf_loglikelihoods`, which scores the same token sequences as ``HFLM`` (lm-eval's
+context/continuation split and truncation; a test holds it to an ``lm_eval`` run within 1e-4) with
+less work per request: batched tokenisation, one forward pass per distinct input, and logits only
+at the positions scored. :class:`LLMClassifier` is a :class:`~robust_bench.models.classifiers.Classifier`: every
 distinct input goes to the model once, and the attacks and name swaps query it as any classifier.
 """
 
@@ -45,7 +49,7 @@ from robust_bench.models.classifiers import Classifier, Input
 from robust_bench.models.loader import ModelError
 
 __all__ = ["BACKENDS", "LLMError", "Prompt", "GLUE_PROMPTS", "task_prompt", "LLMSettings", "LLMBackend",
-           "LLMClassifier", "parse_llm_spec", "probe_server", "draw_shots", "source_task"]
+           "LLMClassifier", "hf_loglikelihoods", "parse_llm_spec", "probe_server", "draw_shots", "source_task"]
 
 #: backend name -> what it runs
 BACKENDS = {"hf": "transformers, in this process (lm-eval HFLM)",
@@ -314,6 +318,134 @@ def probe_server(base_url: str, model: str, *, logprobs: bool, timeout: float = 
                        "that returns them (vLLM, SGLang)")
 
 
+def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int) -> list[float]:
+    """Summed log-likelihoods (nats) of ``requests`` under an lm-eval ``HFLM``'s causal model, the
+    numbers ``HFLM.loglikelihood`` gives, computed with less work per request.
+
+    The token sequences are lm-eval's own (``api/model.py``, ``_encode_pair``; ``models/huggingface.py``,
+    ``_loglikelihood_tokens``): the context's trailing spaces move to the continuation; the context is
+    encoded alone and ``context + continuation`` whole, and the continuation's tokens are the whole
+    encoding past the context's length; the input is ``(context + continuation)[-(max_length + 1):][:-1]``,
+    right-padded, length-sorted in batches of ``batch_size``, with no attention mask; an empty context
+    is the prefix token. What differs is only how the work is done:
+
+    * the strings are encoded in batches by the fast tokenizer, each distinct context once (lm-eval
+      calls the tokenizer twice per request);
+    * identical inputs (one-token verbalisers of one context) go through the model once;
+    * the model computes logits only at the positions scored (``logits_to_keep``, where the model's
+      ``forward`` takes it), and the log-softmax is taken at those positions only, in float32;
+    * the sums stay on the device until the end (one transfer, no synchronisation per batch).
+
+    Parameters
+    ----------
+    lm : lm_eval.models.huggingface.HFLM
+        With ``backend="causal"``.
+    requests : sequence of (context, continuation)
+        Continuations must not be empty.
+    batch_size : int
+        Sequences per forward pass.
+
+    Returns
+    -------
+    list of float
+        One per request, in order; each <= 0.
+
+    Raises
+    ------
+    LLMError
+        If a continuation encodes to no tokens.
+    """
+    import inspect
+
+    import torch
+
+    from lm_eval.models.utils import has_bos_prefix
+
+    tok, model = lm.tokenizer, lm.model
+    bos = tok.decode(lm.prefix_token_id)
+    kwargs = {} if lm.add_bos_token is None else {"add_special_tokens": lm.add_bos_token}
+
+    def encode(texts, bare: bool = False) -> dict[str, list[int]]:
+        # HFLM.tok_encode, batched: special tokens as the model's settings say, none before a BOS already there
+        out: dict[str, list[int]] = {}
+        texts = list(dict.fromkeys(texts))
+        plain = [] if bare else [t for t in texts if not has_bos_prefix(t, bos)]
+        marked = texts if bare else [t for t in texts if has_bos_prefix(t, bos)]
+        for group, kw in ((plain, kwargs), (marked, {"add_special_tokens": False})):
+            if group:
+                out.update(zip(group, tok(group, **kw)["input_ids"]))
+        return out
+
+    pairs = []
+    for ctx, cont in requests:
+        n_spaces = len(ctx) - len(ctx.rstrip())
+        if ctx and n_spaces:
+            ctx, cont = ctx[:-n_spaces], ctx[-n_spaces:] + cont
+        pairs.append((ctx, cont))
+    # lm-eval's TemplateLM.loglikelihood: an empty context is the prefix token, the continuation
+    # encoded without special tokens (and its first token the context if that is the prefix token)
+    lone = encode((k for c, k in requests if not c), bare=True)
+    enc = encode(t for (c, k), (c0, _) in zip(pairs, requests) if c0 for t in (c, c + k))
+    max_length = lm.max_length
+    # each request: (distinct input's index, its continuation's tokens)
+    inputs: dict[tuple[int, ...], int] = {}
+    plan = []
+    for (ctx, cont), (c0, k0) in zip(pairs, requests):
+        if c0:
+            ctx_enc = enc[ctx]
+            cont_enc = enc[ctx + cont][len(ctx_enc):]
+        else:
+            cont_enc = lone[k0]
+            ctx_enc, cont_enc = (([lm.prefix_token_id], cont_enc) if cont_enc[:1] != [lm.prefix_token_id]
+                                 else (cont_enc[:1], cont_enc[1:]))
+        if not cont_enc or not ctx_enc:
+            raise LLMError(f"the request ({c0!r}, {k0!r}) encodes to no tokens of "
+                           f"{'continuation' if not cont_enc else 'context'}")
+        seq = tuple((ctx_enc + cont_enc)[-(max_length + 1):][:-1])
+        plan.append((inputs.setdefault(seq, len(inputs)), cont_enc))
+    distinct = list(inputs)
+    # the positions each input must score: as many as its longest continuation
+    need = [0] * len(distinct)
+    for i, cont_enc in plan:
+        need[i] = max(need[i], len(cont_enc))
+    order = sorted(range(len(distinct)), key=lambda i: (-len(distinct[i]), distinct[i]))
+    by_input: dict[int, list[int]] = {}
+    for r, (i, _) in enumerate(plan):
+        by_input.setdefault(i, []).append(r)
+
+    keep = "logits_to_keep" in inspect.signature(model.forward).parameters
+    device = lm.device
+    sums = torch.zeros(len(requests), dtype=torch.float32, device=device)
+    with torch.inference_mode():
+        for b in range(0, len(order), batch_size):
+            chunk = order[b:b + batch_size]
+            width = len(distinct[chunk[0]])
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            for row, i in enumerate(chunk):
+                ids[row, :len(distinct[i])] = distinct[i]
+            # the first position scored in the batch; logits are kept from there to the end
+            start = min(len(distinct[i]) - need[i] for i in chunk)
+            call = {"logits_to_keep": width - start} if keep else {}
+            logits = model(torch.from_numpy(ids).to(device, non_blocking=True), **call).logits
+            if not keep:
+                logits = logits[:, start:]
+            rows, cols, targets, owners = [], [], [], []
+            for row, i in enumerate(chunk):
+                end = len(distinct[i]) - start
+                for r in by_input[i]:
+                    cont_enc = plan[r][1]
+                    n = len(cont_enc)
+                    rows += [row] * n
+                    cols += range(end - n, end)
+                    targets += cont_enc
+                    owners += [r] * n
+            as_t = functools.partial(torch.tensor, dtype=torch.long, device=device)
+            picked = logits[as_t(rows), as_t(cols)].float()                 # (tokens scored, vocab)
+            lp = picked.gather(1, as_t(targets)[:, None])[:, 0] - torch.logsumexp(picked, dim=1)
+            sums.index_add_(0, as_t(owners), lp)
+    return sums.cpu().tolist()
+
+
 class LLMBackend:
     """One lm-eval model object and what robust-bench asks of it.
 
@@ -341,7 +473,7 @@ class LLMBackend:
                  device: str = "auto", dtype: str = "auto", batch_size: int = 16,
                  settings: LLMSettings = LLMSettings()):
         self.backend, self.model_id, self.base_url, self.settings = backend, model, base_url, settings
-        self.revision = revision
+        self.revision, self.batch_size = revision, batch_size
         #: whether prompts go to a server's /chat/completions (which applies the chat template itself)
         self.chat_endpoint = (backend == "openai-compatible" and settings.apply_chat_template
                               and settings.scoring == "generate")
@@ -414,7 +546,10 @@ class LLMBackend:
         return self.lm.apply_chat_template(turn, add_generation_prompt=True)
 
     def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[float]:
-        """Summed log-likelihood (nats) of each continuation given its context, one per request."""
+        """Summed log-likelihood (nats) of each continuation given its context, one per request
+        (:func:`hf_loglikelihoods` on ``hf``, lm-eval's ``loglikelihood`` otherwise)."""
+        if self.backend == "hf":
+            return hf_loglikelihoods(self.lm, requests, self.batch_size)
         from lm_eval.api.instance import Instance
 
         inst = [Instance(request_type="loglikelihood", doc={}, arguments=(c, k), idx=i)
