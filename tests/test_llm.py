@@ -133,11 +133,15 @@ def test_llm_specs_resolve_to_backends(tiny_lm, tiny_nli_classifier):
         resolve_model("vllm:")
 
 
-@pytest.mark.parametrize("settings", [{}, {"add_bos_token": True}, {"max_length": 12}, {"no_logits_to_keep": True}])
+@pytest.mark.parametrize("settings", [{}, {"add_bos_token": True}, {"max_length": 12}, {"no_logits_to_keep": True},
+                                      {"dtype": "bfloat16", "softmax_dtype": "float32"}])
 def test_hf_scorer_gives_lm_evals_loglikelihoods(tiny_lm, settings):
     """``hf_loglikelihoods`` scores what ``HFLM.loglikelihood`` scores: trailing spaces moved to the
-    continuation, an empty context, shared one-token continuations, a BOS already in the text, a BOS
-    added, left truncation, and a model whose ``forward`` keeps every position's logits."""
+    continuation, empty contexts (one whose continuation begins with the prefix token), one-token
+    continuations sharing an input, an input shared by continuations of different lengths (against
+    ``logits_cache=False``: lm-eval's cache misplaces the shorter one), a BOS already in the text, a
+    BOS added, left truncation, a model whose ``forward`` keeps every position's logits, and bf16
+    weights (against lm-eval's float32 softmax)."""
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
@@ -145,21 +149,26 @@ def test_hf_scorer_gives_lm_evals_loglikelihoods(tiny_lm, settings):
 
     settings = dict(settings)
     plain = settings.pop("no_logits_to_keep", False)
-    lm = HFLM(pretrained=str(tiny_lm), backend="causal", device="cpu", batch_size=3, **settings)
+    lm = HFLM(pretrained=str(tiny_lm), backend="causal", device="cpu", batch_size=3, logits_cache=False, **settings)
     if plain:
         forward = lm.model.forward
         lm.model.forward = lambda input_ids: forward(input_ids=input_ids)
     ctx = "A man is playing a guitar on stage.\nQuestion: A person plays music. True, False or Neither?\nAnswer:"
     bos = lm.tokenizer.decode(lm.prefix_token_id)
     requests = [(ctx, " True"), (ctx, " Neither"), (ctx, " False"), (ctx + " ", "True"), ("", "A man plays."),
-                ("The dog ran", " across the wide green field"), (bos + "The dog ran", " home"), (ctx, " True")]
+                ("", bos + "A man plays."), ("The dog ran", " across the wide green field"),
+                ("The dog ran across the wide green", " field"), (bos + "The dog ran", " home"), (ctx, " True")]
     theirs = [ll for ll, _ in lm.loglikelihood([Instance("loglikelihood", {}, r, i) for i, r in enumerate(requests)],
                                                disable_tqdm=True)]
-    ours = hf_loglikelihoods(lm, requests, batch_size=3)
+    cut: list[int] = []
+    ours = hf_loglikelihoods(lm, requests, batch_size=3, truncated=cut)
     np.testing.assert_allclose(ours, theirs, atol=1e-4, rtol=0)
-    assert ours[0] == ours[-1] and all(ll < 0 for ll in ours)
+    assert all(ll < 0 for ll in ours)
+    assert (cut == [0, 1, 2, 3, 9]) if settings.get("max_length") else cut == []
     with pytest.raises(LLMError, match="encodes to no tokens of continuation"):
         hf_loglikelihoods(lm, [(ctx, "")], batch_size=3)
+    with pytest.raises(LLMError, match="longer than the model's max_length"):
+        hf_loglikelihoods(lm, [(ctx, " True" * (lm.max_length + 1))], batch_size=3)
 
 
 def test_default_prompts_are_lm_evals_own_glue_prompts():
@@ -262,6 +271,7 @@ def test_an_llm_runs_the_smoke_suite_and_skips_what_it_cannot_take(llm_runs):
         llm = recs[task]["model"]["llm"]
         assert llm["backend"] == "hf" and llm["chat_template"] is False and len(llm["prompt_sha256"]) == 64
         assert recs[task]["details"]["llm"]["queries"] > 0 and recs[task]["details"]["llm"]["wall_seconds"] >= 0
+        assert recs[task]["details"]["llm"]["truncated"] == 0    # 512 positions hold every smoke prompt
     assert "llm" not in recs["jabberwocky_ewt"]["model"]     # probing reads hidden states, no prompt
     assert recs["lit_mnli"]["model"]["llm"]["prompt_sha256"] == recs["gec_mnli"]["model"]["llm"]["prompt_sha256"]
     assert recs["gec_mrpc"]["model"]["llm"]["prompt_sha256"] == recs["names_mrpc"]["model"]["llm"]["prompt_sha256"]

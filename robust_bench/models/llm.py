@@ -318,23 +318,34 @@ def probe_server(base_url: str, model: str, *, logprobs: bool, timeout: float = 
                        "that returns them (vLLM, SGLang)")
 
 
-def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int) -> list[float]:
+def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int,
+                      truncated: list[int] | None = None) -> list[float]:
     """Summed log-likelihoods (nats) of ``requests`` under an lm-eval ``HFLM``'s causal model, the
     numbers ``HFLM.loglikelihood`` gives, computed with less work per request.
 
-    The token sequences are lm-eval's own (``api/model.py``, ``_encode_pair``; ``models/huggingface.py``,
-    ``_loglikelihood_tokens``): the context's trailing spaces move to the continuation; the context is
-    encoded alone and ``context + continuation`` whole, and the continuation's tokens are the whole
-    encoding past the context's length; the input is ``(context + continuation)[-(max_length + 1):][:-1]``,
-    right-padded, length-sorted in batches of ``batch_size``, with no attention mask; an empty context
-    is the prefix token. What differs is only how the work is done:
+    The token sequences are lm-eval's own (``api/model.py``, ``loglikelihood`` and ``_encode_pair``;
+    ``models/huggingface.py``, ``_loglikelihood_tokens``): the context's trailing spaces move to the
+    continuation; the context is encoded alone and ``context + continuation`` whole, and the
+    continuation's tokens are the whole encoding past the context's length; an empty context is the
+    prefix token; the input is ``(context + continuation)[-(max_length + 1):][:-1]``, right-padded,
+    length-sorted in batches of ``batch_size``, with no attention mask. What differs is how the work
+    is done:
 
     * the strings are encoded in batches by the fast tokenizer, each distinct context once (lm-eval
       calls the tokenizer twice per request);
-    * identical inputs (one-token verbalisers of one context) go through the model once;
-    * the model computes logits only at the positions scored (``logits_to_keep``, where the model's
-      ``forward`` takes it), and the log-softmax is taken at those positions only, in float32;
-    * the sums stay on the device until the end (one transfer, no synchronisation per batch).
+    * identical inputs (the one-token verbalisers of one context) go through the model once;
+    * the model computes logits only from the batch's first scored position on (``logits_to_keep``,
+      where the model's ``forward`` takes it), and the log-softmax is taken at the scored positions only;
+    * the indices are built before the first forward pass and the sums stay on the device, so that a
+      GPU is not waited for between batches (one transfer at the end).
+
+    Two numbers differ from lm-eval's defaults, both towards the exact value: the log-softmax is taken
+    in float32 (lm-eval takes it in the model's dtype unless ``softmax_dtype=float32``; with bf16
+    weights the two differ by up to a few hundredths of a nat), and requests that share an input but
+    not a continuation length are each scored at their own positions (lm-eval's one-token logits cache,
+    ``logits_cache=True``, scores the shorter one at the longer one's first positions; with
+    ``logits_cache=False`` the two agree). Neither occurs with fp32 weights and one-token or
+    equal-length verbalisers.
 
     Parameters
     ----------
@@ -344,6 +355,9 @@ def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int) 
         Continuations must not be empty.
     batch_size : int
         Sequences per forward pass.
+    truncated : list, optional
+        Receives the indices of the requests whose context was cut from the left to fit the model's
+        ``max_length`` (lm-eval cuts them too, with a warning).
 
     Returns
     -------
@@ -353,7 +367,8 @@ def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int) 
     Raises
     ------
     LLMError
-        If a continuation encodes to no tokens.
+        If a request encodes to no tokens of context or of continuation, or its continuation alone is
+        longer than the model's ``max_length``.
     """
     import inspect
 
@@ -401,50 +416,60 @@ def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int) 
         if not cont_enc or not ctx_enc:
             raise LLMError(f"the request ({c0!r}, {k0!r}) encodes to no tokens of "
                            f"{'continuation' if not cont_enc else 'context'}")
+        if len(cont_enc) > max_length:
+            raise LLMError(f"the continuation {k0!r} is {len(cont_enc)} tokens, longer than the model's "
+                           f"max_length ({max_length})")
+        if truncated is not None and len(ctx_enc) + len(cont_enc) > max_length + 1:
+            truncated.append(len(plan))
         seq = tuple((ctx_enc + cont_enc)[-(max_length + 1):][:-1])
         plan.append((inputs.setdefault(seq, len(inputs)), cont_enc))
     distinct = list(inputs)
     # the positions each input must score: as many as its longest continuation
     need = [0] * len(distinct)
-    for i, cont_enc in plan:
-        need[i] = max(need[i], len(cont_enc))
-    order = sorted(range(len(distinct)), key=lambda i: (-len(distinct[i]), distinct[i]))
     by_input: dict[int, list[int]] = {}
-    for r, (i, _) in enumerate(plan):
+    for r, (i, cont_enc) in enumerate(plan):
+        need[i] = max(need[i], len(cont_enc))
         by_input.setdefault(i, []).append(r)
+    order = sorted(range(len(distinct)), key=lambda i: (-len(distinct[i]), distinct[i]))
+
+    # every batch's tensors before the first forward pass: padded ids, the first position scored,
+    # and (row, column from that position, target token, request) of each token scored
+    device = lm.device
+    gpu = torch.device(device).type == "cuda"
+    batches = []
+    for b in range(0, len(order), batch_size):
+        chunk = order[b:b + batch_size]
+        width = len(distinct[chunk[0]])
+        start = min(len(distinct[i]) - need[i] for i in chunk)
+        ids = np.zeros((len(chunk), width), dtype=np.int64)
+        index: list[list[int]] = [[], [], [], []]
+        for row, i in enumerate(chunk):
+            ids[row, :len(distinct[i])] = distinct[i]
+            end = len(distinct[i]) - start
+            for r in by_input[i]:
+                cont_enc = plan[r][1]
+                n = len(cont_enc)
+                index[0] += [row] * n
+                index[1] += range(end - n, end)
+                index[2] += cont_enc
+                index[3] += [r] * n
+        pair = (torch.from_numpy(ids), torch.tensor(index, dtype=torch.long))
+        batches.append((start, width, *(t.pin_memory() if gpu else t for t in pair)))
 
     keep = "logits_to_keep" in inspect.signature(model.forward).parameters
-    device = lm.device
     sums = torch.zeros(len(requests), dtype=torch.float32, device=device)
     with torch.inference_mode():
-        for b in range(0, len(order), batch_size):
-            chunk = order[b:b + batch_size]
-            width = len(distinct[chunk[0]])
-            ids = np.zeros((len(chunk), width), dtype=np.int64)
-            for row, i in enumerate(chunk):
-                ids[row, :len(distinct[i])] = distinct[i]
-            # the first position scored in the batch; logits are kept from there to the end
-            start = min(len(distinct[i]) - need[i] for i in chunk)
-            call = {"logits_to_keep": width - start} if keep else {}
-            logits = model(torch.from_numpy(ids).to(device, non_blocking=True), **call).logits
-            if not keep:
-                logits = logits[:, start:]
-            rows, cols, targets, owners = [], [], [], []
-            for row, i in enumerate(chunk):
-                end = len(distinct[i]) - start
-                for r in by_input[i]:
-                    cont_enc = plan[r][1]
-                    n = len(cont_enc)
-                    rows += [row] * n
-                    cols += range(end - n, end)
-                    targets += cont_enc
-                    owners += [r] * n
-            as_t = functools.partial(torch.tensor, dtype=torch.long, device=device)
-            picked = logits[as_t(rows), as_t(cols)].float()                 # (tokens scored, vocab)
-            lp = picked.gather(1, as_t(targets)[:, None])[:, 0] - torch.logsumexp(picked, dim=1)
-            sums.index_add_(0, as_t(owners), lp)
+        for start, width, ids, index in batches:
+            ids, index = ids.to(device, non_blocking=True), index.to(device, non_blocking=True)
+            logits = model(ids, **({"logits_to_keep": width - start} if keep else {})).logits
+            logits = logits[:, -(width - start):]
+            if logits.shape[1] != width - start:
+                raise LLMError(f"{type(model).__name__} gave logits for {logits.shape[1]} positions, "
+                               f"not the {width - start} asked for")
+            picked = logits[index[0], index[1]].float()                  # (tokens scored, vocab)
+            lp = picked.gather(1, index[2, :, None])[:, 0] - torch.logsumexp(picked, dim=1)
+            sums.index_add_(0, index[3], lp)
     return sums.cpu().tolist()
-
 
 class LLMBackend:
     """One lm-eval model object and what robust-bench asks of it.
@@ -545,11 +570,12 @@ class LLMBackend:
             return tok.apply_chat_template(turn, tokenize=False, add_generation_prompt=True)
         return self.lm.apply_chat_template(turn, add_generation_prompt=True)
 
-    def loglikelihood(self, requests: Sequence[tuple[str, str]]) -> list[float]:
+    def loglikelihood(self, requests: Sequence[tuple[str, str]], truncated: list[int] | None = None) -> list[float]:
         """Summed log-likelihood (nats) of each continuation given its context, one per request
-        (:func:`hf_loglikelihoods` on ``hf``, lm-eval's ``loglikelihood`` otherwise)."""
+        (:func:`hf_loglikelihoods` on ``hf``, lm-eval's ``loglikelihood`` otherwise). ``truncated``
+        receives the indices of requests cut to the model's length (``hf`` only)."""
         if self.backend == "hf":
-            return hf_loglikelihoods(self.lm, requests, self.batch_size)
+            return hf_loglikelihoods(self.lm, requests, self.batch_size, truncated)
         from lm_eval.api.instance import Instance
 
         inst = [Instance(request_type="loglikelihood", doc={}, arguments=(c, k), idx=i)
@@ -601,6 +627,8 @@ class LLMClassifier(Classifier):
     ----------
     n_parse_failures : int
         Distinct inputs whose generated answer began with no verbaliser (``scoring="generate"``).
+    n_truncated : int
+        Distinct inputs whose context was cut from the left to fit the model (``hf`` backend).
 
     Raises
     ------
@@ -643,7 +671,10 @@ class LLMClassifier(Classifier):
         reqs = [(c, self.delimiter + v) for c in ctx for v in self.prompt.verbalisers]
         self.n_forward += 1
         self.n_requests += len(reqs)
-        return np.asarray(self.backend.loglikelihood(reqs), dtype=np.float64).reshape(len(inputs), len(self.labels))
+        cut: list[int] = []
+        out = np.asarray(self.backend.loglikelihood(reqs, cut), dtype=np.float64).reshape(len(inputs), len(self.labels))
+        self.n_truncated += len({i // len(self.labels) for i in cut})
+        return out
 
     def _forward(self, inputs: list[Input]) -> np.ndarray:
         if self.settings.scoring == "generate":
@@ -681,8 +712,11 @@ class LLMClassifier(Classifier):
         return d
 
     def counters(self) -> dict:
-        """Counts for the task's details: distinct inputs, requests sent, parse failures."""
+        """Counts for the task's details: distinct inputs, requests sent, parse failures, and (``hf``,
+        log-likelihood scoring) the distinct inputs whose context was cut to the model's length."""
         out = {"queries": self.queries, "requests": self.n_requests}
+        if self.backend.backend == "hf" and self.settings.scoring == "loglikelihood":
+            out["truncated"] = self.n_truncated
         if self.settings.scoring == "generate":
             out["parse_failures"] = self.n_parse_failures
             out["parse_failure_rate"] = self.n_parse_failures / self.queries if self.queries else 0.0

@@ -301,7 +301,7 @@ def _merged_llm(task: str, states: Sequence[dict]) -> dict | None:
     if any(not x or {k: x.get(k) for k in LLM_SETUP} != {k: setups[0].get(k) for k in LLM_SETUP} for x in setups):
         raise RunError(f"task {task!r}: the shards asked the LLM differently")
     out = {k: setups[0][k] for k in LLM_SETUP if k in setups[0]}
-    for k in ("queries", "requests", "parse_failures", "wall_seconds"):
+    for k in ("queries", "requests", "truncated", "parse_failures", "wall_seconds"):
         if k in setups[0]:
             out[k] = sum(x[k] for x in setups)
     if "parse_failures" in out:
