@@ -171,6 +171,32 @@ def test_hf_scorer_gives_lm_evals_loglikelihoods(tiny_lm, settings):
         hf_loglikelihoods(lm, [(ctx, " True" * (lm.max_length + 1))], batch_size=3)
 
 
+@pytest.mark.parametrize("add_bos_token", [None, False, True])
+def test_hf_scorer_follows_lm_eval_with_a_tokenizer_that_adds_special_tokens(tmp_path, add_bos_token):
+    """The real WordPiece tokenizer of ../shared's all-MiniLM-L6-v2 adds [CLS] ... [SEP] by default, so
+    HFLM's split (and ``add_bos_token``) decides what is scored; a 1-layer GPT-2 over its vocabulary
+    gets the same numbers from ``hf_loglikelihoods`` as from ``HFLM.loglikelihood``."""
+    import torch
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
+
+    from robust_bench.models.llm import hf_loglikelihoods
+
+    tok = AutoTokenizer.from_pretrained(os.environ["ROBUST_BENCH_SIMILARITY_MODEL"], bos_token="[CLS]", eos_token="[SEP]")
+    torch.manual_seed(0)
+    GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_embd=32, n_layer=1, n_head=1, n_positions=256)).save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    lm = HFLM(pretrained=str(tmp_path), backend="causal", device="cpu", batch_size=4, logits_cache=False,
+              add_bos_token=add_bos_token)
+    ctx = "A man is playing a guitar on stage.\nQuestion: A person plays music. True, False or Neither?\nAnswer:"
+    requests = [(ctx, " True"), (ctx, " Neither"), (ctx, " False"), (ctx + " ", "True"), ("", "A man plays."),
+                ("[CLS] The dog ran", " home")]
+    theirs = [ll for ll, _ in lm.loglikelihood([Instance("loglikelihood", {}, r, i) for i, r in enumerate(requests)],
+                                               disable_tqdm=True)]
+    np.testing.assert_allclose(hf_loglikelihoods(lm, requests, batch_size=4), theirs, atol=1e-4, rtol=0)
+
+
 def test_default_prompts_are_lm_evals_own_glue_prompts():
     """The prompts and verbalisers by default are lm-eval's GLUE tasks' (tasks/glue/*/default.yaml and
     MNLI's utils.doc_to_text), read from the installed lm-eval."""
