@@ -28,8 +28,9 @@ come from lm-eval's ``loglikelihood`` on ``vllm`` and servers; on ``hf`` they co
 :func:`hf_loglikelihoods`, which scores the same token sequences as ``HFLM`` (lm-eval's
 context/continuation split and truncation; a test holds it to an ``lm_eval`` run within 1e-4) with
 less work per request: batched tokenisation, one forward pass per distinct input, and logits only
-at the positions scored. :class:`LLMClassifier` is a :class:`~robust_bench.models.classifiers.Classifier`: every
-distinct input goes to the model once, and the attacks and name swaps query it as any classifier.
+at the positions scored. :class:`LLMClassifier` is a
+:class:`~robust_bench.models.classifiers.Classifier`: every distinct input goes to the model once,
+and the attacks and name swaps query it as any classifier.
 """
 
 from __future__ import annotations
