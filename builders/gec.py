@@ -215,7 +215,7 @@ class GrammaticalErrors(RobustBenchBuilder):
         gens = []
         self.provenance["source_read"] = {}
         for split in self.config.splits:
-            rows = reader(paths[split])
+            rows = list(self.first(reader(paths[split])))
             self.provenance["source_read"][split] = describe_read(paths[split], origin=origin, url=files[split].url,
                                                                   rows=len(rows))
             chunks = [rows[i:i + _CHUNK] for i in range(0, len(rows), _CHUNK)]

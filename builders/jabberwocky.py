@@ -18,8 +18,7 @@ from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig
 from robust_bench.data.registry import register_builder
 from robust_bench.io.conllu_io import ConlluError, Sentence, read_conllu
 from robust_bench.perturb.jabberwocky import OPEN_CLASSES, SKIP_FEATURES, jabberwockify, sentence_rng, skip_reasons
-from robust_bench.text.pseudowords import (WUGGY_ENGLISH_URL, PseudowordError, generate_pseudowords,
-                                      is_real_word_factory, load_wuggy_lexicon)
+from robust_bench.text.pseudowords import WUGGY_ENGLISH_URL, PseudowordError, pseudoword_inventory
 from robust_bench.io.sources import SourceFile, resolve_sources, sha256_file
 from robust_bench.data.citations import HALL_MAUDSLAY_COTTERELL_2021
 
@@ -133,10 +132,7 @@ class JabberwockyEWT(RobustBenchBuilder):
             for s in sents:
                 vocab.update(w.lower() for w in s.forms)
                 vocab.update(w.lower() for w in s.lemmas)
-        lexicon_words = [w for w, _, _ in load_wuggy_lexicon(paths["wuggy"])]
-        is_real = is_real_word_factory(vocab, lexicon_words)
-        pseudowords = generate_pseudowords(paths["wuggy"], is_real_word=is_real, seed=LEXICON_SEED,
-                                           progress=True)
+        pseudowords = pseudoword_inventory(paths["wuggy"], vocab, seed=LEXICON_SEED, progress=True)
         if len(pseudowords) < MIN_PSEUDOWORDS:
             raise PseudowordError(f"only {len(pseudowords)} pseudowords could be generated from "
                                   f"{paths['wuggy']}; at least {MIN_PSEUDOWORDS} are needed")
@@ -148,11 +144,11 @@ class JabberwockyEWT(RobustBenchBuilder):
         })
         # the engine's own reasons for every open-class word it keeps, counted for the card
         self.provenance["open_class_not_substituted"] = {
-            split: dict(sorted(Counter(r for s in treebank[split] for r in skip_reasons(s).values()).items()))
+            split: dict(sorted(Counter(r for s in self.first(treebank[split]) for r in skip_reasons(s).values()).items()))
             for split in self.config.splits}
         gens = []
         for split in self.config.splits:
-            sents = list(enumerate(treebank[split]))
+            sents = list(enumerate(self.first(treebank[split])))
             chunks = [sents[i:i + _CHUNK] for i in range(0, len(sents), _CHUNK)]
             gens.append(datasets.SplitGenerator(name=split, gen_kwargs={
                 "chunks": chunks, "pseudowords": tuple(pseudowords), "split": split}))

@@ -261,7 +261,7 @@ class LitContrastSets(RobustBenchBuilder):
         gens = []
         self.provenance["source_read"] = {}
         for split in self.output_splits():
-            pairs = read_nli(paths[split])
+            pairs = list(self.first(read_nli(paths[split])))
             self.provenance["source_read"][split] = describe_read(
                 paths[split], origin="file" if split not in files else origin,
                 url=files[split].url if split in files else str(paths[split]), rows=len(pairs))

@@ -79,8 +79,6 @@ class TreebankAttackConfig(RobustBenchConfig):
         ``auto`` (every generator and filter that can run here; the card says which did and why the
         others did not), or comma-separated subsets of the four generators and six filters, which
         must all run.
-    limit : int or None
-        Attack only the first N sentences.
     treebank : str or None
         ``adv_ptb``: a CoNLL-X file (PTB section 23 in Stanford dependencies) instead of NLTK's sample.
     """
@@ -92,7 +90,6 @@ class TreebankAttackConfig(RobustBenchConfig):
     vectors: str | None = None
     generators: str = "auto"
     filters: str = "auto"
-    limit: int | None = None
     treebank: str | None = None
 
 
@@ -182,7 +179,7 @@ class AdversarialTreebank(RobustBenchBuilder):
                 sents = read_nltk_dependency_treebank()
                 self.provenance["source_origin"] = "nltk_data/corpora/dependency_treebank"
             exs = [TreeExample.from_sentence(s) for s in sents]
-        return exs[: cfg.limit] if cfg.limit else exs
+        return list(self.first(exs))
 
     def _attack(self):
         if getattr(self, "_attack_obj", None) is None:

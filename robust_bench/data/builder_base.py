@@ -78,12 +78,18 @@ class RobustBenchConfig(datasets.BuilderConfig):
         a download, see :mod:`robust_bench.io.sources`.
     splits : tuple of str
         The splits this config materialises.
+    limit : int or None
+        Only the first ``limit`` source examples of each split (sentences, pairs or documents, in
+        file order; ``--set limit=N``): a real but small build, to try a config or to test on a
+        slice of the real corpus. Corpus-wide resources (lexicons, training counts) are read whole.
+        The card records it; a limited build is not the pinned one.
     """
 
     seed: int = 0
     source_dir: str | None = None
     splits: tuple[str, ...] = ()
     source_info: "SourceInfo | None" = None
+    limit: int | None = None
 
     @classmethod
     def settings(cls) -> dict[str, Any]:
@@ -159,6 +165,21 @@ class RobustBenchBuilder(datasets.GeneratorBasedBuilder):
     def source_info(self) -> SourceInfo:
         """The source corpus of the current config (configs may differ; the class default otherwise)."""
         return getattr(self.config, "source_info", None) or self.SOURCE
+
+    def first(self, rows: Sequence[Any]) -> Sequence[Any]:
+        """The first ``config.limit`` of a split's source rows (all when no limit is set).
+
+        Raises
+        ------
+        SettingError
+            If the limit is below 1.
+        """
+        limit = self.config.limit
+        if limit is None:
+            return rows
+        if limit < 1:
+            raise SettingError(f"--set limit={limit}: give a positive number of examples")
+        return rows[:limit]
 
     def output_splits(self) -> tuple[str, ...]:
         """The splits a build writes (the config's, plus any an option adds)."""

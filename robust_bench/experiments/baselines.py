@@ -192,8 +192,14 @@ def run_baselines(config: str, *, repo: str | os.PathLike, source: str | os.Path
                                 source_dir=None if source is None else str(source))
         dl = datasets.DownloadManager(dataset_name=config, download_config=datasets.DownloadConfig())
         treebank, paths = builder.read_treebank(dl)
-    plain = treebank[split]
     jab = datasets.load_dataset(str(repo), config, split=split)
+    # the source sentences of the built rows, by id (a build with --set limit=N holds the first N)
+    by_id = {s.sent_id: s for s in treebank[split]}
+    missing = [i for i in jab["sent_id"] if i not in by_id]
+    if missing:
+        raise BaselineCheckError(f"{data_file}: sentence {missing[0]!r} is not in the source {paths[split]} "
+                                 f"({len(missing)} missing); rebuild {config!r} from this source")
+    plain = [by_id[i] for i in jab["sent_id"]]
     names = jab.features["upos"].feature.names
     eval_sets = {
         "plain": ([s.heads for s in plain], [s.upos for s in plain], [s.xpos for s in plain]),
