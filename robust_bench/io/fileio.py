@@ -11,8 +11,16 @@ from typing import Iterator, TextIO
 
 from robust_bench import RobustBenchError
 
-__all__ = ["CONTROL_CHARS", "TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open", "atomic_write_text",
-           "remove_stale_temporaries", "save_figure"]
+__all__ = ["CONTROL_CHARS", "CACHE_ENV", "TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open",
+           "atomic_write_text", "remove_stale_temporaries", "save_figure", "default_cache_dir"]
+
+#: Where robust-bench caches what it computes once and reuses (encoder representations, pseudoword inventories).
+CACHE_ENV = "ROBUST_BENCH_CACHE"
+
+
+def default_cache_dir() -> Path:
+    """``$ROBUST_BENCH_CACHE`` or ``~/.cache/robust_bench``."""
+    return Path(os.environ.get(CACHE_ENV, Path.home() / ".cache" / "robust_bench"))
 
 
 #: C0 controls and DEL in a word: a NUL or an escape is corruption, never a word (the readers refuse them).

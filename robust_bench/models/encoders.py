@@ -28,19 +28,14 @@ from typing import Sequence
 
 import numpy as np
 
+from robust_bench.io.fileio import CACHE_ENV, default_cache_dir
 from robust_bench.models.loader import (ModelError, load_config, load_tokenizer, max_input_length, model_revision,
                                         resolve_device, resolve_dtype, warn_if_mostly_unknown)
 
 __all__ = ["Representations", "EncoderAdapter", "corpus_hash", "default_cache_dir"]
 
-CACHE_ENV = "ROBUST_BENCH_CACHE"
 DROP_TOO_LONG = "longer than the model's maximum length"
 DROP_UNALIGNED = "a word has no subword"
-
-
-def default_cache_dir() -> Path:
-    """``$ROBUST_BENCH_CACHE`` or ``~/.cache/robust_bench``."""
-    return Path(os.environ.get(CACHE_ENV, Path.home() / ".cache" / "robust_bench"))
 
 
 def corpus_hash(sentences: Sequence[Sequence[str]]) -> str:

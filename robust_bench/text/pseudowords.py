@@ -43,6 +43,7 @@ __all__ = [
     "wordnet_lemmas",
     "is_real_word_factory",
     "generate_pseudowords",
+    "pseudoword_inventory",
 ]
 
 #: The official Wuggy English orthographic plugin data (what ``WuggyGenerator.load`` fetches).
@@ -300,3 +301,68 @@ def generate_pseudowords(lexicon_path: str | os.PathLike, *, is_real_word, seed:
         for name in os.listdir(tmpdir):
             os.unlink(os.path.join(tmpdir, name))
         os.rmdir(tmpdir)
+
+
+def pseudoword_inventory(lexicon_path: str | os.PathLike, vocabulary: Iterable[str], *, seed: int = 0,
+                         cache_dir: str | os.PathLike | None = None, progress: bool = False) -> list[str]:
+    """The pseudowords :func:`generate_pseudowords` gives for a lexicon and an extra vocabulary, computed
+    once and then read from a cache.
+
+    Generation takes about half a minute and depends on nothing but its inputs: the lexicon file, the
+    vocabulary (the treebank's words and lemmas), WordNet, Wuggy, the seed and this module's code. The
+    inventory is kept as JSON under ``cache_dir/pseudowords/<key>.json``, where the key is the SHA-256
+    of all of them, so a rebuild with another seed or another ``--set limit`` reuses it and any change of
+    input or code makes a new one.
+
+    Parameters
+    ----------
+    lexicon_path : path-like
+        Wuggy English orthographic lexicon.
+    vocabulary : iterable of str
+        Extra real words (lower-cased here), passed to :func:`is_real_word_factory` with the lexicon's.
+    seed : int
+        Seed for Wuggy's random walks.
+    cache_dir : path-like, optional
+        Default :func:`robust_bench.io.fileio.default_cache_dir` (``$ROBUST_BENCH_CACHE``).
+    progress : bool
+
+    Returns
+    -------
+    list of str
+        The pseudowords, in generation order (the same whether computed or read from the cache).
+
+    Raises
+    ------
+    PseudowordError
+        As :func:`generate_pseudowords`.
+    """
+    import hashlib
+    import json
+    from importlib.metadata import version
+
+    import nltk
+
+    import robust_bench.text.inflection as inflection
+    from robust_bench.io.fileio import atomic_write_text, default_cache_dir
+
+    words = [w for w, _, _ in load_wuggy_lexicon(lexicon_path)]
+    vocab = sorted({w.lower() for w in vocabulary})
+    names, wn = wordnet_lemmas()
+    h = hashlib.sha256()
+    for part in (Path(lexicon_path).read_bytes(), "\n".join(vocab).encode("utf-8"), Path(__file__).read_bytes(),
+                 Path(inflection.__file__).read_bytes(),
+                 json.dumps([seed, version("wuggy"), nltk.__version__, wn.get_version(), len(names)]).encode()):
+        h.update(hashlib.sha256(part).digest())
+    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / "pseudowords" / f"{h.hexdigest()}.json"
+    if path.is_file():
+        try:
+            cached = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(cached, list) and all(isinstance(w, str) for w in cached):
+                return cached
+        except (OSError, ValueError):
+            pass                        # a damaged cache file is recomputed and replaced
+    out = generate_pseudowords(lexicon_path, is_real_word=is_real_word_factory(vocab, words), seed=seed,
+                               progress=progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(out))
+    return out
