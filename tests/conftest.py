@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import shutil
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -38,25 +41,116 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 
-#: Session fixtures that take a minute or more to build; with ``pytest -n N --dist loadgroup``
-#: (``make test``) every test needing one runs in the same worker, so each is built once.
-_HEAVY_FIXTURES = ("smoke_runs", "smoke_repo", "built_repo", "built_repo_seed1", "lit_repo", "gec_repo")
+# ---- tiers ----------------------------------------------------------------------------------------
+#: ``make test`` runs the fast tier (what CI runs); ``make test-full`` adds ``--full``: every
+#: whole-corpus build, every kill point and every browser check. A test that belongs to the full tier
+#: only is marked ``@pytest.mark.full``; in the fast tier it is deselected (never skipped).
 
 
-@pytest.hookimpl(tryfirst=True)   # before xdist reads the groups
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true", default=False,
+                     help="the full tier: whole-corpus builds, every kill point (make test-full)")
+
+
+def full_tier(config) -> bool:
+    """Whether this session runs the full tier (``--full``)."""
+    return bool(config.getoption("--full"))
+
+
 def pytest_collection_modifyitems(config, items):
-    from robust_bench.data.registry import list_configs
-    from tests.test_builders_common import FAMILY_REPOS   # its family's repository, asked for at run time
-
-    family = {e.name: e.family for e in list_configs()}
+    if full_tier(config):
+        return
+    keep, dropped = [], []
     for item in items:
-        names = getattr(item, "fixturenames", ())
-        group = next((f for f in _HEAVY_FIXTURES if f in names), None)
-        params = getattr(getattr(item, "callspec", None), "params", {})
-        if group is None and "config" in params and item.module.__name__.endswith("test_builders_common"):
-            group = FAMILY_REPOS.get(family.get(params["config"]), f"build-{params['config']}")
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+        (dropped if item.get_closest_marker("full") else keep).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+@pytest.fixture(scope="session")
+def full(request) -> bool:
+    """True in the full tier (``--full``)."""
+    return full_tier(request.config)
+
+
+# ---- things made once per test session --------------------------------------------------------------
+
+
+def _session_root(tmp_path_factory) -> Path:
+    """A folder that every pytest-xdist worker of this session shares: the workers' common temporary
+    root (each worker's own base folder sits in it), or the base folder without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "made-once"
+    root.mkdir(exist_ok=True)
+    return root
+
+
+def recipe_key(name: str, *parts) -> str:
+    """``name`` and a short hash of a recipe's arguments: the folder a made-once thing lives in."""
+    text = json.dumps([str(p) if isinstance(p, Path) else p for p in parts], sort_keys=True, default=str)
+    return f"{name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def made_once(tmp_path_factory, key: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``key``, made by ``make(folder)`` once per test session, whichever worker asks first.
+
+    Under a file lock in the folder the workers share (:func:`_session_root`), so that under pytest-xdist
+    a second worker waits for the first one's build and reuses it instead of building it again. ``make``
+    writes into a staging folder that is renamed into place only when it returns, so a failed build
+    leaves nothing and the next test that asks tries again. What is made is read-only afterwards: a test
+    that must change it copies it first.
+    """
+    from filelock import FileLock
+
+    root = _session_root(tmp_path_factory)
+    done = root / key
+    with FileLock(str(root / f".{key}.lock")):
+        if not done.is_dir():
+            stage = root / f".{key}.staging"
+            shutil.rmtree(stage, ignore_errors=True)
+            stage.mkdir()
+            try:
+                make(stage)
+            except BaseException:
+                shutil.rmtree(stage, ignore_errors=True)
+                raise
+            os.replace(stage, done)
+    return done
+
+
+def made_once_all(tmp_path_factory, recipes: dict[str, Callable[[Path], None]]) -> dict[str, Path]:
+    """:func:`made_once` for several things that can be made side by side: each worker starts on a
+    different one (gw0 from the first, gw1 from the last), makes those nobody else is making, then
+    waits for the rest; so two workers that need the same set build it together."""
+    from filelock import FileLock, Timeout
+
+    root = _session_root(tmp_path_factory)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    keys = list(recipes)
+    if int(re.sub(r"\D", "", worker) or 0) % 2:
+        keys.reverse()
+    for key in keys:
+        if (root / key).is_dir():
+            continue
+        try:
+            with FileLock(str(root / f".{key}.lock"), timeout=0):
+                pass
+        except Timeout:
+            continue            # another worker is making it
+        made_once(tmp_path_factory, key, recipes[key])
+    return {key: made_once(tmp_path_factory, key, recipes[key]) for key in recipes}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache(tmp_path_factory) -> Path:
+    """``$ROBUST_BENCH_CACHE`` for the session (encoder representations, pseudoword inventories): one
+    folder the workers share, new each session, so that nothing cached by an earlier session or by the
+    user is read."""
+    path = _session_root(tmp_path_factory) / "cache"
+    path.mkdir(exist_ok=True)
+    os.environ["ROBUST_BENCH_CACHE"] = str(path)
+    return path
 
 
 def _require_shared() -> Path:
@@ -79,27 +173,26 @@ def ewt_train(sources):
     return read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu")
 
 
+#: The tests' builds: the real corpora of ../shared, the first examples of each split (``--set limit=N``,
+#: an option users have too). The whole-corpus builds are in the full tier (``--full``).
+TEST_LIMITS = {"jabberwocky_ewt": 400, "gec_mnli": 150, "gec_mrpc": 100, "gec_qnli": 100, "gec_conll2003": 150,
+               "names_mrpc": 300, "names_conll2003": 400, "names_coref": 8, "adv_ewt": 25, "adv_ptb": 25,
+               "lit_mnli": 300, "lit_snli": 300, "lit_mnli_extended": 150, "lit_snli_extended": 150}
+
+
 @pytest.fixture(scope="session")
-def built_repo(tmp_path_factory, sources) -> Path:
+def built_repo(build_any) -> Path:
     """A dataset repository with jabberwocky_ewt built once (seed 0) for the session.
 
     It is named ``robust-bench`` inside its own parent, so ``load_dataset("robust-bench", ...)``
     can be called from the parent, as the mission says.
     """
-    from robust_bench.data.repository import build_config
-
-    parent = tmp_path_factory.mktemp("repo_seed0")
-    build_config("jabberwocky_ewt", out=parent / "robust-bench", source=sources, seed=0)
-    return parent / "robust-bench"
+    return build_any("jabberwocky_ewt")
 
 
 @pytest.fixture(scope="session")
-def built_repo_seed1(tmp_path_factory, sources) -> Path:
-    from robust_bench.data.repository import build_config
-
-    out = tmp_path_factory.mktemp("repo_seed1") / "robust-bench"
-    build_config("jabberwocky_ewt", out=out, source=sources, seed=1)
-    return out
+def built_repo_seed1(build_any) -> Path:
+    return build_any("jabberwocky_ewt", seed=1)
 
 
 @pytest.fixture
@@ -119,49 +212,42 @@ SST2_SENTENCES = [
 ]
 
 
-GEC_MNLI_ROWS, GEC_QNLI_ROWS, GEC_MSR_ROWS = 400, 800, 600
-
-
 @pytest.fixture(scope="session")
 def gec_sources(tmp_path_factory, sources) -> Path:
     """A source mirror for the gec_* configs: the real GLUE and CoNLL-2003 files from ../shared
     (linked, not copied) plus a small SST-2 file written here, since ../shared has no SST-2."""
-    root = tmp_path_factory.mktemp("gec_sources")
-    (root / "glue").mkdir()
-    (root / "glue" / "mnli").mkdir()
-    for name in ("dev_matched_sample.tsv", "dev_mismatched_sample.tsv"):
-        lines = (sources / "glue" / "mnli" / name).read_text(encoding="utf-8").splitlines(keepends=True)
-        (root / "glue" / "mnli" / name).write_text("".join(lines[:GEC_MNLI_ROWS]), encoding="utf-8")
-    # the larger files are cut to their first rows (MNLI 400 pairs per split, QNLI 800, MSR test 600, CoNLL-2003
-    # about 800 sentences per split): every build runs the validity checks' encoder and ERRANT, and the suite
-    # must stay fast
-    for task, name, keep in (("qnli", "dev.tsv", GEC_QNLI_ROWS + 1), ("mrpc", "msr_paraphrase_test.txt", GEC_MSR_ROWS + 1)):
-        (root / "glue" / task).mkdir(exist_ok=True)
-        lines = (sources / "glue" / task / name).read_text(encoding="utf-8").splitlines(keepends=True)
-        (root / "glue" / task / name).write_text("".join(lines[:keep]), encoding="utf-8")
-    os.symlink(sources / "glue" / "mrpc" / "dev.tsv", root / "glue" / "mrpc" / "dev.tsv")
-    (root / "conll2003").mkdir()
-    for name in ("valid.txt", "test.txt"):
-        lines = (sources / "conll2003" / name).read_text(encoding="utf-8").splitlines(keepends=True)
-        cut = next(i for i in range(12000, len(lines)) if not lines[i].strip())
-        (root / "conll2003" / name).write_text("".join(lines[:cut + 1]), encoding="utf-8")
-    (root / "glue" / "sst2").mkdir()
-    lines = ["sentence\tlabel"] + [f"{s}\t{1 if lab == 'positive' else 0}" for s, lab in SST2_SENTENCES]
-    (root / "glue" / "sst2" / "dev.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return root
+    def make(root: Path) -> None:
+        for rel in ("glue/mnli/dev_matched_sample.tsv", "glue/mnli/dev_mismatched_sample.tsv", "glue/qnli/dev.tsv",
+                    "glue/mrpc/dev.tsv", "glue/mrpc/msr_paraphrase_test.txt", "conll2003/valid.txt",
+                    "conll2003/test.txt"):
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(sources / rel, root / rel)
+        (root / "glue" / "sst2").mkdir()
+        lines = ["sentence\tlabel"] + [f"{s}\t{1 if lab == 'positive' else 0}" for s, lab in SST2_SENTENCES]
+        (root / "glue" / "sst2" / "dev.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return made_once(tmp_path_factory, "gec_sources", make)
+
+
+def _repo_of(tmp_path_factory, key: str, parts: dict[str, Path]) -> Path:
+    """One repository holding the configs of several made-once builds (copied, card rewritten)."""
+    from robust_bench.data.repository import write_card
+
+    def make(root: Path) -> None:
+        repo = root / "robust-bench"
+        (repo / "data").mkdir(parents=True)
+        for config, built in parts.items():
+            shutil.copytree(built / "data" / config, repo / "data" / config)
+        write_card(repo)
+    return made_once(tmp_path_factory, key, make) / "robust-bench"
 
 
 @pytest.fixture(scope="session")
-def gec_repo(tmp_path_factory, gec_sources) -> Path:
-    """Every gec_* config built once (seed 0) into one repository."""
+def gec_repo(tmp_path_factory, build_any) -> Path:
+    """Every gec_* config built once (seed 0, the tests' limits) into one repository."""
     from robust_bench.data.registry import list_configs
-    from robust_bench.data.repository import build_config
 
-    out = tmp_path_factory.mktemp("gec_repo") / "robust-bench"
-    for entry in list_configs():
-        if entry.family == "grammatical_errors":
-            build_config(entry.name, out=out, source=gec_sources, seed=0)
-    return out
+    configs = [e.name for e in list_configs() if e.family == "grammatical_errors"]
+    return _repo_of(tmp_path_factory, "gec_repo", build_any.all(configs))
 
 
 @pytest.fixture(scope="session")
@@ -171,6 +257,12 @@ def ewt_test_words(sources):
     return [list(s.forms) for s in read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-test.conllu")]
 
 
+def _model_once(tmp_path_factory, name: str, recipe: tuple, build: Callable[[Path], Path]) -> Path:
+    """A tiny model trained once per session, in a folder keyed by a hash of its recipe."""
+    made = made_once(tmp_path_factory, recipe_key(name, *recipe), lambda root: build(root / name))
+    return made / name
+
+
 @pytest.fixture(scope="session")
 def sst2_classifier(tmp_path_factory) -> Path:
     """A tiny sentiment classifier (labels negative, positive) trained on SST2_SENTENCES."""
@@ -178,19 +270,22 @@ def sst2_classifier(tmp_path_factory) -> Path:
 
     texts = [s for s, _ in SST2_SENTENCES]
     labels = [1 if lab == "positive" else 0 for _, lab in SST2_SENTENCES]
-    return build_tiny_classifier(tmp_path_factory.mktemp("sst2") / "sst2-tiny", texts * 8, labels * 8,
-                                 ["negative", "positive"], hidden=32, epochs=8, lr=2e-3, vocab_size=300)
+    kw = dict(hidden=32, epochs=8, lr=2e-3, vocab_size=300)
+    return _model_once(tmp_path_factory, "sst2-tiny", (SST2_SENTENCES, kw), lambda out: build_tiny_classifier(
+        out, texts * 8, labels * 8, ["negative", "positive"], **kw))
 
 
 @pytest.fixture(scope="session")
-def tiny_models(tmp_path_factory, ewt_train):
+def tiny_models(tmp_path_factory, sources):
     """A tiny BERT and a tiny GPT-2 (64 positions) with vocabularies trained on EWT train."""
     from robust_bench.models.tiny import build_tiny_bert, build_tiny_gpt2
 
-    root = tmp_path_factory.mktemp("tiny_models")
-    words = [list(s.forms) for s in ewt_train]
-    return {"bert": build_tiny_bert(root / "bert", words, max_positions=64),
-            "gpt2": build_tiny_gpt2(root / "gpt2", words, max_positions=64)}
+    def make(root: Path) -> None:
+        words = [list(s.forms) for s in _ewt_train(sources)]
+        build_tiny_bert(root / "bert", words, max_positions=64)
+        build_tiny_gpt2(root / "gpt2", words, max_positions=64)
+    made = made_once(tmp_path_factory, recipe_key("tiny_models", "ewt-train", 64), make)
+    return {"bert": made / "bert", "gpt2": made / "gpt2"}
 
 
 @pytest.fixture(scope="session")
@@ -208,7 +303,8 @@ def tiny_lm(tmp_path_factory, nli_pairs) -> Path:
     from robust_bench.models.tiny import build_tiny_gpt2
 
     texts = [p[f].split() for pairs in nli_pairs.values() for p in pairs for f in ("premise", "hypothesis")]
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny_lm") / "gpt2", texts, lm_head=True)
+    return _model_once(tmp_path_factory, "gpt2", ("tiny_lm", texts),
+                       lambda out: build_tiny_gpt2(out, texts, lm_head=True))
 
 
 @pytest.fixture(scope="session")
@@ -218,116 +314,145 @@ def tiny_nli_classifier(tmp_path_factory, nli_pairs) -> Path:
     from robust_bench.models.tiny import build_tiny_classifier
 
     pairs = nli_pairs["mnli"] + nli_pairs["snli"]
-    return build_tiny_classifier(tmp_path_factory.mktemp("tiny_nli") / "clf", [(p["premise"], p["hypothesis"]) for p in pairs],
-                                 [p["label"] for p in pairs], NLI_LABELS, epochs=2)
+    return _model_once(tmp_path_factory, "clf", ("tiny_nli", pairs), lambda out: build_tiny_classifier(
+        out, [(p["premise"], p["hypothesis"]) for p in pairs], [p["label"] for p in pairs], NLI_LABELS, epochs=2))
 
 
 @pytest.fixture(scope="session")
 def lit_train_file(tmp_path_factory, nli_pairs) -> Path:
     """A small training file (the first 150 SNLI sample pairs) for the AUG option."""
-    path = tmp_path_factory.mktemp("lit_train") / "train.tsv"
     from robust_bench.io.task_data import NLI_LABELS
 
-    path.write_text("".join(f"{NLI_LABELS[p['label']]}\t{p['premise']}\t{p['hypothesis']}\n"
-                            for p in nli_pairs["snli"][:150]), encoding="utf-8")
-    return path
+    def make(root: Path) -> None:
+        (root / "train.tsv").write_text("".join(f"{NLI_LABELS[p['label']]}\t{p['premise']}\t{p['hypothesis']}\n"
+                                                for p in nli_pairs["snli"][:150]), encoding="utf-8")
+    return made_once(tmp_path_factory, "lit_train", make) / "train.tsv"
 
 
 @pytest.fixture(scope="session")
-def lit_repo(tmp_path_factory, sources, tiny_lm, lit_train_file) -> Path:
+def lit_repo(tmp_path_factory, build_any) -> Path:
     """lit_mnli (both splits) built with the default options (offline: no LM, the second parser of
     conftest's $ROBUST_BENCH_ERRANT_MODEL), and lit_snli (plus an AUG train split) with the tiny LM
-    choosing surfaces, as --lm does."""
-    from robust_bench.data.repository import build_config
-
-    out = tmp_path_factory.mktemp("lit_repo") / "robust-bench"
-    build_config("lit_mnli", out=out, source=sources)
-    build_config("lit_snli", out=out, source=sources, options={"lm": str(tiny_lm), "splits": ("validation",),
-                                                               "augment_train": str(lit_train_file)})
-    return out
+    choosing surfaces, as --lm does; the tests' limits."""
+    return _repo_of(tmp_path_factory, "lit_repo", build_any.all(["lit_mnli", "lit_snli"]))
 
 
-def build_settings(request, config: str) -> tuple[Path, dict]:
-    """Source mirror and options with which the tests build ``config`` (by family)."""
+def build_settings(request, config: str, *, limit: bool = True) -> tuple[Path, dict]:
+    """Source mirror and options with which the tests build ``config`` (by family); ``limit``: the
+    first examples only (:data:`TEST_LIMITS`), as the fast tier's builds are."""
     from robust_bench.data.registry import get_config
 
     family = get_config(config).family
+    source, opts = request.getfixturevalue("sources"), {}
     if family == "grammatical_errors":
-        return request.getfixturevalue("gec_sources"), {}
-    if family == "lit":
-        opts = {}
+        source = request.getfixturevalue("gec_sources")
+    elif family == "lit":
         if config == "lit_snli":
             opts["lm"] = str(request.getfixturevalue("tiny_lm"))
             opts.update(splits=("validation",), augment_train=str(request.getfixturevalue("lit_train_file")))
         elif config.endswith("_extended"):   # one split keeps the common tests quick
             opts.update(splits=("validation_matched",) if "mnli" in config else ("validation",))
-        return request.getfixturevalue("sources"), opts
-    if family == "named_entity_swaps":
-        return request.getfixturevalue("sources"), {"budget": 3}      # B = 3 keeps the common tests quick
-    if family == "adversarial_treebanks":
+    elif family == "named_entity_swaps":
+        opts["budget"] = 3                   # B = 3 keeps the common tests quick
+    elif family == "adversarial_treebanks":
         # the offline default (what runs here: WordNet synonyms and the frequency, POS, meaning and Link
         # Grammar filters); 25 sentences per split, so that EWT dev's 24th ("remained" -> "stayed") is attacked
-        return request.getfixturevalue("sources"), {"limit": 25}
-    return request.getfixturevalue("sources"), {}
+        opts["limit"] = TEST_LIMITS[config]
+    if limit and config in TEST_LIMITS:
+        opts["limit"] = TEST_LIMITS[config]
+    return source, opts
+
+
+class _Builds:
+    """``build_any(config, seed=0, num_proc=None, tag="main", whole=False)``: the repository holding
+    ``config`` built with the tests' settings, once per arguments for the session (:func:`made_once`), whichever
+    worker asks first; ``build_any.all(configs)`` builds several side by side (:func:`made_once_all`)."""
+
+    def __init__(self, request, tmp_path_factory):
+        self.request, self.factory = request, tmp_path_factory
+
+    def _recipe(self, config, seed=0, num_proc=None, tag="main", whole=False):
+        from robust_bench.data.repository import build_config
+
+        source, options = build_settings(self.request, config, limit=not whole)
+        key = recipe_key(f"build-{config}-{tag}", seed, num_proc, options)
+
+        def make(root: Path) -> None:
+            build_config(config, out=root / "robust-bench", source=source, seed=seed, num_proc=num_proc,
+                         options=options)
+        return key, make
+
+    def __call__(self, config: str, *, seed: int = 0, num_proc: int | None = None, tag: str = "main",
+                 whole: bool = False) -> Path:
+        """``whole``: every example of the source (the full tier's whole-corpus builds)."""
+        key, make = self._recipe(config, seed, num_proc, tag, whole)
+        return made_once(self.factory, key, make) / "robust-bench"
+
+    def all(self, configs) -> dict[str, Path]:
+        recipes = dict(self._recipe(c) for c in configs)
+        made = made_once_all(self.factory, recipes)
+        return {c: made[k] / "robust-bench" for c, k in zip(configs, recipes)}
 
 
 @pytest.fixture(scope="session")
-def build_any(request, tmp_path_factory):
-    """``build_any(config, seed=0, num_proc=None, tag="main")``: the repository holding ``config``
-    built with the tests' settings, once per arguments for the session."""
-    from robust_bench.data.repository import build_config
+def build_any(request, tmp_path_factory) -> _Builds:
+    return _Builds(request, tmp_path_factory)
 
-    cache: dict = {}
 
-    def build(config: str, *, seed: int = 0, num_proc: int | None = None, tag: str = "main") -> Path:
-        key = (config, seed, num_proc, tag)
-        if key not in cache:
-            source, options = build_settings(request, config)
-            out = tmp_path_factory.mktemp(f"any_{config}_{tag}") / "robust-bench"
-            build_config(config, out=out, source=source, seed=seed, num_proc=num_proc, options=options)
-            cache[key] = out
-        return cache[key]
+def _ewt_train(sources):
+    from robust_bench.io.conllu_io import read_conllu
 
-    return build
+    return read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu")
 
 
 @pytest.fixture(scope="session")
-def tiny_tagger(tmp_path_factory, ewt_train):
+def ewt_train(sources):
+    return _ewt_train(sources)
+
+
+@pytest.fixture(scope="session")
+def tiny_tagger(tmp_path_factory, sources):
     """A tiny BERT token classifier with 16 positions and the CoNLL-2003 tags (random weights):
     ``(path, tags)``."""
-    import torch
-    from transformers import BertConfig, BertForTokenClassification
-
     from robust_bench.io.task_data import CONLL2003_TAGS
-    from robust_bench.models.tiny import _wordpiece
 
-    path = tmp_path_factory.mktemp("tagger")
     tags = list(CONLL2003_TAGS)
-    tok = _wordpiece((" ".join(s.forms) for s in ewt_train[:2000]), 1000, lowercase=False, max_positions=16)
-    tok.save_pretrained(str(path))
-    cfg = BertConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=16, num_labels=len(tags),
-                     id2label=dict(enumerate(tags)), label2id={t: i for i, t in enumerate(tags)})
-    torch.manual_seed(0)
-    BertForTokenClassification(cfg).save_pretrained(str(path))
-    return path, tags
+
+    def build(path: Path) -> Path:
+        import torch
+        from transformers import BertConfig, BertForTokenClassification
+
+        from robust_bench.models.tiny import _wordpiece
+
+        tok = _wordpiece((" ".join(s.forms) for s in _ewt_train(sources)[:2000]), 1000, lowercase=False,
+                         max_positions=16)
+        tok.save_pretrained(str(path))
+        cfg = BertConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=32, max_position_embeddings=16, num_labels=len(tags),
+                         id2label=dict(enumerate(tags)), label2id={t: i for i, t in enumerate(tags)})
+        torch.manual_seed(0)
+        BertForTokenClassification(cfg).save_pretrained(str(path))
+        return path
+    return _model_once(tmp_path_factory, "tagger", ("tagger", tags, 16), build), tags
 
 
 @pytest.fixture(scope="session")
-def treebank_attack_models(tmp_path_factory, ewt_train, tiny_lm) -> dict:
+def treebank_attack_models(tmp_path_factory, sources, tiny_lm) -> dict:
     """What the parser attack needs, built here: a tiny masked LM (random weights, WordPiece
     vocabulary from EWT train), the tiny causal LM, and word2vec vectors trained with gensim on EWT
     train (lower-cased, written as word2vec text)."""
-    from gensim.models import Word2Vec
+    def make(root: Path) -> None:
+        from gensim.models import Word2Vec
 
-    from robust_bench.models.tiny import build_tiny_bert
+        from robust_bench.models.tiny import build_tiny_bert
 
-    root = tmp_path_factory.mktemp("parser_attack")
-    words = [list(s.forms) for s in ewt_train]
-    mlm = build_tiny_bert(root / "mlm", words, max_positions=128, mlm_head=True)
-    w2v = Word2Vec([[w.lower() for w in s] for s in words], vector_size=32, min_count=3, epochs=3, seed=0, workers=1)
-    w2v.wv.save_word2vec_format(str(root / "vectors.txt"))
-    return {"mlm": str(mlm), "lm": str(tiny_lm), "vectors": str(root / "vectors.txt")}
+        words = [list(s.forms) for s in _ewt_train(sources)]
+        build_tiny_bert(root / "mlm", words, max_positions=128, mlm_head=True)
+        w2v = Word2Vec([[w.lower() for w in s] for s in words], vector_size=32, min_count=3, epochs=3, seed=0,
+                       workers=1)
+        w2v.wv.save_word2vec_format(str(root / "vectors.txt"))
+    root = made_once(tmp_path_factory, recipe_key("parser_attack", "ewt-train", 128, 32), make)
+    return {"mlm": str(root / "mlm"), "lm": str(tiny_lm), "vectors": str(root / "vectors.txt")}
 
 
 SMOKE = ["gec_mnli", "gec_mrpc", "gec_conll2003", "names_mrpc", "names_conll2003", "adv_ewt", "lit_mnli", "jabberwocky_ewt"]
@@ -337,33 +462,27 @@ SMOKE = ["gec_mnli", "gec_mrpc", "gec_conll2003", "names_mrpc", "names_conll2003
 def smoke_repo(build_any, tmp_path_factory):
     """One dataset repository with the smoke configs (built with the tests' settings) and a copy of
     the shipped suites pinned to it."""
-    from robust_bench.data.repository import write_card
+    repo = _repo_of(tmp_path_factory, "smoke_data", build_any.all(SMOKE))
 
-    root = tmp_path_factory.mktemp("smoke")
-    repo = root / "robust-bench"
-    (repo / "data").mkdir(parents=True)
-    for config in SMOKE:
-        shutil.copytree(build_any(config) / "data" / config, repo / "data" / config)
-    write_card(repo)
-    suites = root / "suites"
-    shutil.copytree(ROOT / "benchmarks", suites,
-                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    from tests.test_cli import run
+    def make(root: Path) -> None:
+        suites = root / "suites"
+        shutil.copytree(ROOT / "benchmarks", suites, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+        from tests.test_cli import run
 
-    out = run(["suite", "pin", str(suites / "default.yaml"), "--repo", str(repo)], root).stdout
-    assert "gec_qnli: not built" in out
-    pinned = (suites / "default.yaml").read_text()  # pinning rewrites the hash lines only
-    shipped = (ROOT / "benchmarks" / "default.yaml").read_text()
-    assert re.sub(r"data_sha256: \S+", "", pinned) == re.sub(r"data_sha256: \S+", "", shipped)
-    return repo, suites
+        out = run(["suite", "pin", str(suites / "default.yaml"), "--repo", str(repo)], root).stdout
+        assert "gec_qnli: not built" in out
+        pinned = (suites / "default.yaml").read_text()  # pinning rewrites the hash lines only
+        shipped = (ROOT / "benchmarks" / "default.yaml").read_text()
+        assert re.sub(r"data_sha256: \S+", "", pinned) == re.sub(r"data_sha256: \S+", "", shipped)
+    return repo, made_once(tmp_path_factory, "smoke_suites", make) / "suites"
 
 
 @pytest.fixture(scope="session")
 def models(tiny_nli_classifier, tiny_tagger, tiny_models, tmp_path_factory):
     """Callable wrappers: the tiny NLI classifier as is (``good``) and with a third of its
     predictions moved to the next label (``bad``), chosen by a hash of the input."""
-    root = tmp_path_factory.mktemp("callables")
-    (root / "wrapped.py").write_text(f'''
+    def make(root: Path) -> None:
+        (root / "wrapped.py").write_text(f'''
 import hashlib
 import numpy as np
 from robust_bench.models.classifiers import Classifier, HFClassifier
@@ -387,6 +506,7 @@ class Flipping(Classifier):
 good = Flipping(0.0)
 bad = Flipping(0.35)
 ''')
+    root = made_once(tmp_path_factory, "callables", make)
     return {"nli": str(tiny_nli_classifier), "tagger": str(tiny_tagger[0]), "encoder": str(tiny_models["bert"]),
             "good": "wrapped.py:good", "bad": "wrapped.py:bad", "dir": root}
 
@@ -394,13 +514,19 @@ bad = Flipping(0.35)
 @pytest.fixture(scope="session")
 def smoke_runs(smoke_repo, models, sources, tmp_path_factory) -> dict:
     """``robust-bench run --limit 40`` over the smoke suite with the tiny NLI classifier, the tiny
-    tagger, the tiny BERT encoder and the real spaCy pipeline: kind -> (run folder, stdout)."""
+    tagger, the tiny BERT encoder and the real spaCy pipeline: kind -> (run folder, stdout); each run
+    made once per session (side by side under pytest-xdist)."""
     from tests.helpers import run_on_smoke
 
-    root = tmp_path_factory.mktemp("smoke_runs") / "runs"
-    out = {}
-    for kind, model in (("nli", models["nli"]), ("tagger", models["tagger"]), ("encoder", models["encoder"]),
-                        ("spacy", str(sources.parent / "models/spacy/en_rb_sm"))):
-        proc = run_on_smoke(model, root, smoke_repo, "--limit", "40")
-        out[kind] = (root / Path(model).name.lower().replace("-", "_"), proc.stdout)
-    return out
+    kinds = {"nli": models["nli"], "tagger": models["tagger"], "encoder": models["encoder"],
+             "spacy": str(sources.parent / "models/spacy/en_rb_sm")}
+
+    def recipe(model):
+        def make(root: Path) -> None:
+            proc = run_on_smoke(model, root / "runs", smoke_repo, "--limit", "40")
+            (root / "stdout.txt").write_text(proc.stdout, encoding="utf-8")
+        return make
+    made = made_once_all(tmp_path_factory, {f"smoke_run-{kind}": recipe(m) for kind, m in kinds.items()})
+    return {kind: (made[f"smoke_run-{kind}"] / "runs" / Path(m).name.lower().replace("-", "_"),
+                   (made[f"smoke_run-{kind}"] / "stdout.txt").read_text(encoding="utf-8"))
+            for kind, m in kinds.items()}

@@ -23,10 +23,11 @@ def test_list(tmp_path):
     assert "jabberwocky_ewt" in out and "UD English EWT r2.16" in out and "train, validation, test" in out
 
 
-def test_main_job_build_then_baselines(tmp_path, sources):
-    """The README's main job: build jabberwocky_ewt from local sources, then score the baselines."""
+def test_main_job_build_then_baselines(tmp_path, sources, full):
+    """The README's main job: build jabberwocky_ewt from local sources, then score the baselines (the
+    whole corpus in the full tier, its first 300 sentences per split in the fast tier)."""
     env = {"ROBUST_BENCH_SOURCES": str(sources)}
-    out = run(["build", "jabberwocky_ewt"], tmp_path, env).stdout
+    out = run(["build", "jabberwocky_ewt", *([] if full else ["--set", "limit=300"])], tmp_path, env).stdout
     assert "built jabberwocky_ewt" in out and (tmp_path / "robust-bench" / "data" / "jabberwocky_ewt" / "test.parquet").is_file()
     out = run(["baselines", "--config", "jabberwocky_ewt"], tmp_path, env).stdout
     assert "check passed: plain and Jabberwocky scores are identical" in out

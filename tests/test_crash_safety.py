@@ -97,12 +97,15 @@ def test_kill_at_every_rename_of_the_commit(repo):
     assert seen - {1}, "no kill landed after the journal: the roll-forward path was not exercised"
 
 
-def test_kill_at_random_points_many_times(repo):
+def test_kill_at_random_points_many_times(repo, full):
+    """20 kills at random times (the full tier); 6 of them, the first of the same seeded draw, in the
+    fast tier."""
     rng = random.Random(0)
     allowed = {1}
     versions_seen = set()
     killed = 0
-    for trial in range(20):
+    trials = 20 if full else 6
+    for trial in range(trials):
         versions = [10 + 2 * trial, 11 + 2 * trial] * 400   # more writes than fit in 0.8 s, so the kill lands mid-run
         allowed |= set(versions)
         proc = _write(repo, versions)
@@ -111,7 +114,7 @@ def test_kill_at_random_points_many_times(repo):
         proc.send_signal(signal.SIGKILL)
         killed += proc.wait() == -signal.SIGKILL
         versions_seen.add(_check_intact(repo, allowed))
-    assert killed >= 12 and len(versions_seen) >= 3
+    assert killed >= 0.6 * trials and len(versions_seen) >= (3 if full else 2)
 
 
 def _hold_lock(repo: Path) -> subprocess.Popen:

@@ -24,10 +24,12 @@ def test_all_configs_build_with_the_expected_splits(gec):
     assert {c: sorted(d) for c, d in gec.items()} == {
         "gec_conll2003": ["test", "validation"], "gec_mnli": ["validation_matched", "validation_mismatched"],
         "gec_mrpc": ["test", "validation"], "gec_qnli": ["validation"], "gec_sst2": ["validation"]}
-    from tests.conftest import GEC_MNLI_ROWS, GEC_MSR_ROWS, GEC_QNLI_ROWS
+    from tests.conftest import TEST_LIMITS
 
-    assert len(gec["gec_mnli"]["validation_matched"]) == GEC_MNLI_ROWS and len(gec["gec_qnli"]["validation"]) == GEC_QNLI_ROWS
-    assert len(gec["gec_mrpc"]["validation"]) == 408 and len(gec["gec_mrpc"]["test"]) == GEC_MSR_ROWS
+    # the tests build the first examples of each split (--set limit=N)
+    assert {c: {s: len(ds) for s, ds in d.items()} for c, d in gec.items() if c != "gec_sst2"} == {
+        c: {s: TEST_LIMITS[c] for s in d} for c, d in gec.items() if c != "gec_sst2"}
+    assert len(gec["gec_sst2"]["validation"]) == 10
 
 
 def test_labels_and_other_segments_are_unchanged(gec, gec_sources):
@@ -36,12 +38,15 @@ def test_labels_and_other_segments_are_unchanged(gec, gec_sources):
                ("gec_mrpc", "test"): read_mrpc(gec_sources / "glue/mrpc/msr_paraphrase_test.txt"),
                ("gec_qnli", "validation"): read_qnli(gec_sources / "glue/qnli/dev.tsv"),
                ("gec_sst2", "validation"): read_sst2(gec_sources / "glue/sst2/dev.tsv")}
+    from tests.conftest import TEST_LIMITS
+
     for (config, split), rows in sources.items():
         ds = gec[config][split]
+        rows = rows[:TEST_LIMITS.get(config)]
         assert ds["label"] == [r["label"] for r in rows]
         for field in UNTOUCHED[config] + [SEGMENT[config]]:
             assert ds[field] == [r[field] for r in rows]
-    conll = read_conll2003(gec_sources / "conll2003/valid.txt")
+    conll = read_conll2003(gec_sources / "conll2003/valid.txt")[:TEST_LIMITS["gec_conll2003"]]
     assert gec["gec_conll2003"]["validation"]["ner_tags"] == [r["ner_tags"] for r in conll]
 
 
@@ -97,10 +102,18 @@ def test_card_statistics_recount(gec, gec_repo):
     card = (gec_repo / "README.md").read_text(encoding="utf-8")
     assert (f"validation_matched: `glue/mnli/dev_matched_sample.tsv` ({read['rows']:,} rows, a sample of the "
             "official file, not the full set)") in card
-    mnli = stats = read_metadata(gec_repo)["gec_mnli"]["statistics"]["validation_matched"]
-    print({c: {s: v["modified_share_mean"] for s, v in read_metadata(gec_repo)[c]["statistics"].items()} for c in gec})
+    mnli = read_metadata(gec_repo)["gec_mnli"]["statistics"]["validation_matched"]
     assert 0.12 <= mnli["modified_share_mean"] <= 0.18
-    assert all(mnli["edits_per_type"][t] > 0 for t in mnli["edits_per_type"])
+
+
+@pytest.mark.full
+def test_whole_gec_mnli_has_every_error_type_at_the_papers_rate(sources, tmp_path):
+    """The whole config (both 1,000-pair samples), as the suite pins it: about 15% of the hypothesis
+    tokens modified (Yin et al. 2020, §4) and every one of the eight error types injected somewhere."""
+    build_config("gec_mnli", out=tmp_path / "robust-bench", source=sources)
+    for split, s in read_metadata(tmp_path / "robust-bench")["gec_mnli"]["statistics"].items():
+        assert s["examples"] == 1000 and 0.12 <= s["modified_share_mean"] <= 0.18, split
+        assert all(n > 0 for n in s["edits_per_type"].values()), (split, s["edits_per_type"])
 
 
 def test_build_with_confusions_fitted_on_an_m2_file(gec_sources, tmp_path):

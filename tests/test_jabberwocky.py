@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from robust_bench.io.conllu_io import parse_conllu_text
@@ -71,3 +73,28 @@ def test_seeded_per_sentence():
     assert a != jabberwockify(sent, words, sentence_rng(1, "t1")).tokens
     with pytest.raises(ValueError, match="no pseudowords"):
         jabberwockify(sent, [], sentence_rng(0, "t1"))
+
+
+def test_the_pseudoword_inventory_is_computed_once_and_keyed_by_its_inputs(sources, tmp_path):
+    """A second call with the same inputs reads the cache (same words); another vocabulary is another
+    key (a word it makes real is never a pseudoword); a damaged cache file is recomputed."""
+    import random
+    from pathlib import Path
+
+    from robust_bench.text.pseudowords import pseudoword_inventory
+
+    lines = (sources / "wuggy" / "orthographic_english.txt").read_text(encoding="utf-8").splitlines()
+    random.Random(0).shuffle(lines)
+    lexicon = tmp_path / "lexicon.txt"
+    lexicon.write_text("\n".join(sorted(lines[:2500])) + "\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    first = pseudoword_inventory(lexicon, ["blick"], cache_dir=cache)
+    files = list((cache / "pseudowords").glob("*.json"))
+    assert first and len(files) == 1
+    files[0].write_text(json.dumps(["nope"] + first[1:]), encoding="utf-8")     # a cache hit returns the file
+    assert pseudoword_inventory(lexicon, ["blick"], cache_dir=cache) == ["nope"] + first[1:]
+    files[0].write_text("{not json", encoding="utf-8")                          # damaged: recomputed, rewritten
+    assert pseudoword_inventory(lexicon, ["blick"], cache_dir=cache) == first
+    assert json.loads(files[0].read_text(encoding="utf-8")) == first
+    other = pseudoword_inventory(lexicon, ["blick", first[0]], cache_dir=cache)
+    assert first[0] not in other and len(list(Path(cache, "pseudowords").glob("*.json"))) == 2

@@ -17,13 +17,33 @@ def jab(built_repo, monkeypatch_module=None):
     return datasets.load_dataset(str(built_repo), "jabberwocky_ewt")
 
 
-def test_sentence_counts_are_the_treebank_counts(jab):
-    assert {s: len(jab[s]) for s in jab} == {"train": 12544, "validation": 2001, "test": 2077}
+def _source(sources, split):
+    """The sentences of a split's source file that the tests' build holds (its first --set limit=N)."""
+    from tests.conftest import TEST_LIMITS
+
+    return read_conllu(sources / "ud_english_ewt" / f"en_ewt-ud-{FILES[split]}.conllu")[:TEST_LIMITS["jabberwocky_ewt"]]
+
+
+def test_sentence_counts_are_the_limit(jab):
+    from tests.conftest import TEST_LIMITS
+
+    n = TEST_LIMITS["jabberwocky_ewt"]
+    assert {s: len(jab[s]) for s in jab} == {"train": n, "validation": n, "test": n}
+
+
+@pytest.mark.full
+def test_whole_build_has_the_treebank_counts_and_share(build_any):
+    """The whole corpus, as the suite pins it: every sentence of UD English EWT r2.16, about a third of
+    the tokens replaced."""
+    repo = build_any("jabberwocky_ewt", whole=True)
+    meta = read_metadata(repo)["jabberwocky_ewt"]
+    assert {s: f["rows"] for s, f in meta["files"].items()} == {"train": 12544, "validation": 2001, "test": 2077}
+    assert 0.25 < meta["statistics"]["test"]["substituted_share"] < 0.45
 
 
 @pytest.mark.parametrize("split", list(FILES))
 def test_every_tree_equals_its_source(jab, sources, split):
-    src = read_conllu(sources / "ud_english_ewt" / f"en_ewt-ud-{FILES[split]}.conllu")
+    src = _source(sources, split)
     rows = jab[split]
     names = rows.features["upos"].feature.names
     assert len(rows) == len(src)
@@ -50,7 +70,7 @@ def test_every_eligible_word_is_replaced_and_no_other(jab, sources, built_repo):
     from robust_bench.io.conllu_io import read_conllu
     from robust_bench.perturb.jabberwocky import skip_reasons
 
-    gold = read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-test.conllu")
+    gold = _source(sources, "test")
     rows = jab["test"]
     assert len(rows) == len(gold)
     reasons: Counter = Counter()
@@ -78,9 +98,10 @@ def test_pseudowords_are_not_real_words(jab, sources, built_repo):
             ewt.update(w.lower() for w in row["original_tokens"])
     lemmas, wn = wordnet_lemmas()
     replacements = set()
-    for row in jab["test"].select_columns(["edits"]):
-        replacements.update(e["replacement"].lower() for e in row["edits"])
-    assert len(replacements) > 1500
+    for split in jab:
+        for row in jab[split].select_columns(["edits"]):
+            replacements.update(e["replacement"].lower() for e in row["edits"])
+    assert len(replacements) > 1000
     real = {w for w in replacements if w in lexicon or w in ewt or w in lemmas}
     assert not real, sorted(real)[:20]
 

@@ -369,7 +369,7 @@ def test_names_configs_build_load_and_score(build_any):
     names = test.features["ner_tags"].feature.names
     # a variant without a swap belongs to a document whose refusals say why (a person left whole)
     refused = {(d, v) for d, v, rf in zip(test["document"], test["variant"], test["refusals"]) if rf}
-    for r in test.select(range(0, 400, 7)):
+    for r in test.select(range(0, min(400, len(test)), 7)):
         assert len(r["tokens"]) == len(r["ner_tags"])
         per = [w for w, t in zip(r["tokens"], r["ner_tags"]) if names[t].endswith("PER")]
         assert per and (r["variant"] == 0 or r["n_swapped"] > 0 or (r["document"], r["variant"]) in refused)
@@ -386,12 +386,24 @@ def test_names_configs_build_load_and_score(build_any):
     repo = build_any("names_coref")
     coref = datasets.load_dataset(str(repo), "names_coref", split="test")
     sc = score_coref(RuleBasedCoref(), coref)
-    assert sc["groups"] >= 85 and sc["metrics_original"]["documents"] == sc["groups"]
+    assert sc["groups"] >= 6 and sc["metrics_original"]["documents"] == sc["groups"]     # of 8 documents
     assert sc["stability"] == 1.0            # consistent swaps cannot change string/head matching
-    for r in coref.select(range(1, 40, 4)):
+    for r in coref.select(range(1, min(40, len(coref)), 4)):
         for c in r["clusters"]:
             for a, b in c:
                 assert 0 <= a < b <= len(r["tokens"])
+
+
+@pytest.mark.full
+def test_whole_names_configs_have_the_cards_sizes(build_any):
+    """The whole corpora, as the suite pins them: names_mrpc's test pairs with names (the paper had
+    218; the same-kind rule leaves about 130) and LitBank's documents with a person to swap."""
+    from robust_bench.data.repository import read_metadata
+
+    mrpc = read_metadata(build_any("names_mrpc", whole=True))["names_mrpc"]["statistics"]["test"]
+    assert mrpc["groups"] > 120 and mrpc["variants"] == 3 * mrpc["groups"]
+    coref = read_metadata(build_any("names_coref", whole=True))["names_coref"]["statistics"]["test"]
+    assert coref["groups"] >= 85
 
 
 def _name_sensitive(pairs):
@@ -423,11 +435,11 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
     assert set(sets) == {"test", "validation", "random"}
     assert datasets.load_dataset(str(repo), "names_mrpc", split="test").num_rows == test.num_rows
     stats = meta["statistics"]["test"]
-    assert stats["groups"] > 120 and stats["variants"] == 3 * stats["groups"]   # 130 test pairs (paper: 218)
+    assert stats["groups"] >= 15 and stats["variants"] == 3 * stats["groups"]   # of the first 300 source pairs
     assert 0.8 < stats["mentions_swapped_share"] <= 1.0
     card = (repo / "README.md").read_text()
     assert "mentions swapped" in card
-    for r in test.select(range(1, 400, 9)):
+    for r in test.select(range(1, min(400, len(test)), 9)):
         if r["variant"] == 0:
             assert r["sentence1"] == r["original_sentence1"] and not r["edits"]
             continue
