@@ -2,8 +2,9 @@
 #   make demo   create .venv if absent, install the CPU build of torch and the project, build
 #               jabberwocky_ewt and score the Path and Majority baselines, offline on ../shared
 #   make test   the same install (and Debian's chromium for the browser test and link-grammar for the
-#               parser attack's grammar filter), then the test suite
-#               in TEST_WORKERS processes (pytest-xdist; 2 by default, one per core here)
+#               parser attack's grammar filter), then the fast tier of the test suite (what CI runs,
+#               under 15 minutes on 2 cores) in TEST_WORKERS processes (pytest-xdist; 2 by default)
+#   make test-full  the same, then every test: whole-corpus builds, every kill point (about an hour)
 # Every path below can be overridden: make demo SHARED=/data/shared PYTHON=python3.12
 
 SHARED ?= ../shared
@@ -24,7 +25,7 @@ BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install browser grammar check-sources clean
+.PHONY: demo test test-full coverage install browser grammar check-sources clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -72,8 +73,17 @@ grammar: $(STAMP)
 	  "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/linkgrammar"
 	@$(BIN)/python -c "import linkgrammar" && echo "Link Grammar: linked into $(VENV)"
 
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
+
 test: $(STAMP) browser grammar
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PYTEST)
+
+test-full: $(STAMP) browser grammar
+	$(PYTEST) --full
+
+# line coverage of robust_bench/, builders/, leaderboard/ and metrics/ (TIER=--full for the full tier)
+coverage: $(STAMP) browser grammar
+	$(PYTEST) $(TIER) --cov --cov-report=term --cov-report=json:coverage.json
 
 clean:
 	rm -rf robust-bench results
