@@ -27,7 +27,8 @@ from robust_bench.evaluations import EvaluationError, UnknownEvaluationError, ge
 from robust_bench.models.resolve import INTERFACES
 from robust_bench.scoring.intervals import Formula
 
-__all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "eval_yaml"]
+__all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "count_examples",
+           "eval_yaml"]
 
 
 class SuiteError(RobustBenchError, ValueError):
@@ -61,6 +62,15 @@ class Task:
     limit: int | None = None
     options: dict = field(default_factory=dict)
     build: dict = field(default_factory=dict)
+    examples: int | None = None
+
+    @property
+    def whole(self) -> int | None:
+        """How many examples a whole run of the task scores: the pinned split's ``examples``, or the
+        first ``limit`` of them where the suite limits the task; None while not pinned."""
+        if self.examples is None:
+            return None
+        return min(self.examples, self.limit) if self.limit else self.examples
 
     def metric(self, name: str) -> MetricSpec:
         """The spec of metric ``name``; KeyError if the task has none."""
@@ -76,7 +86,7 @@ class Task:
                 "metrics": [{"name": m.name, "higher_is_better": m.higher_is_better, "range": list(m.range)}
                             for m in self.metrics],
                 "primary": self.primary, "limit": self.limit, "options": dict(self.options), "build": dict(self.build),
-                "data_sha256": self.data_sha256}
+                "data_sha256": self.data_sha256, "examples": self.examples}
 
 
 @dataclass(frozen=True)
@@ -173,7 +183,8 @@ def _task(d: dict, source: str) -> Task:
         raise SuiteError(f"{where}: primary metric {d['primary']!r} is not among its metrics {names}")
     return Task(name=d["name"], family=family, config=d["config"], split=d["split"], interface=d["interface"],
                 evaluation=d["evaluation"], metrics=tuple(metrics), primary=d["primary"], data_sha256=d["data_sha256"],
-                limit=d.get("limit"), options=dict(d.get("options") or {}), build=dict(d.get("build") or {}))
+                limit=d.get("limit"), options=dict(d.get("options") or {}), build=dict(d.get("build") or {}),
+                examples=d.get("examples"))
 
 
 def load_suite(name_or_path: str | os.PathLike, *, _seen: tuple = ()) -> Suite:
@@ -226,9 +237,22 @@ def load_suite(name_or_path: str | os.PathLike, *, _seen: tuple = ()) -> Suite:
                  source=source)
 
 
+def count_examples(repo: str | os.PathLike, meta: dict, split: str, evaluation: str) -> int:
+    """How many examples a built split holds for ``evaluation``: its groups where the evaluation scores
+    groups of rows (``unit_column``, name swaps), else its rows."""
+    import pyarrow.parquet as pq
+
+    column = get_evaluation(evaluation).unit_column
+    path = Path(repo) / meta["files"][split]["path"]
+    if column is None:
+        return pq.read_metadata(path).num_rows
+    return len(set(pq.read_table(path, columns=[column]).column(column).to_pylist()))
+
+
 def pin_suite(path: str | os.PathLike, repo: str | os.PathLike, *, out: str | os.PathLike | None = None) -> dict:
     """Write into a suite file (one that lists its tasks) the SHA-256 of each task's data file as
-    built in ``repo``; a maintainer's step before a suite version is published.
+    built in ``repo``, and how many examples it holds; a maintainer's step before a suite version is
+    published.
 
     Tasks whose config or split is not built in ``repo`` keep their hash (and are reported).
 
@@ -257,6 +281,7 @@ def pin_suite(path: str | os.PathLike, repo: str | os.PathLike, *, out: str | os
             changed[d["name"]] = (d["data_sha256"], None)
             continue
         new = meta["files"][d["split"]]["sha256"]
+        d["examples"] = count_examples(repo, meta, d["split"], d["evaluation"])
         if d["data_sha256"] != new:
             changed[d["name"]] = (d["data_sha256"], new)
             d["data_sha256"] = new
@@ -265,21 +290,27 @@ def pin_suite(path: str | os.PathLike, repo: str | os.PathLike, *, out: str | os
 
 
 def _with_hashes(text: str, doc: dict) -> str:
-    """``text`` with each task's ``data_sha256`` line set from ``doc``, the rest kept as written;
-    a file laid out otherwise (one ``data_sha256`` line per task, after its ``- name:``) is dumped anew."""
-    hashes = {d["name"]: d["data_sha256"] for d in doc["tasks"]}
-    lines, task, seen = text.splitlines(keepends=True), None, []
-    for k, line in enumerate(lines):
+    """``text`` with each task's ``data_sha256`` and ``examples`` lines set from ``doc`` (an ``examples``
+    line is added after ``data_sha256`` where there is none), the rest kept as written; a file laid out
+    otherwise (one ``data_sha256`` line per task, after its ``- name:``) is dumped anew."""
+    pins = {d["name"]: (d["data_sha256"], d.get("examples")) for d in doc["tasks"]}
+    out, task, seen = [], None, []
+    for line in text.splitlines(keepends=True):
         m = re.match(r"^- name:\s*(\S+)\s*$", line)
         if m:
             task = m.group(1)
-        m = re.match(r"^(\s+data_sha256:)\s*\S*\s*$", line)
-        if m and task in hashes and task not in seen:
-            lines[k] = f"{m.group(1)} {hashes[task] or 'null'}\n"
+        if re.match(r"^\s+examples:", line) and task in pins:
+            continue                        # written again below, after data_sha256
+        m = re.match(r"^(\s+)data_sha256:\s*\S*\s*$", line)
+        if m and task in pins and task not in seen:
+            sha, n = pins[task]
+            out += [f"{m.group(1)}data_sha256: {sha or 'null'}\n", f"{m.group(1)}examples: {n if n else 'null'}\n"]
             seen.append(task)
-    if sorted(seen) != sorted(hashes):
+            continue
+        out.append(line)
+    if sorted(seen) != sorted(pins):
         return yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
-    return "".join(lines)
+    return "".join(out)
 
 
 def eval_yaml(suite: Suite, *, framework: str = "robust-bench") -> str:

@@ -1,10 +1,15 @@
 """Aggregation of submissions: a robustness score per task, per family and overall, with 95% intervals.
 
 Each task's primary metric is put on one scale, the **robustness score** in [0, 1], higher is more
-robust: ``(v - a) / (b - a)`` for a metric to maximise over its range ``[a, b]`` (worst-case F1,
-consistency, LAS after attack, UUAS on Jabberwocky sentences), ``(b - v) / (b - a)`` for one to
-minimise (attack success rate). Its interval is the record's 95% percentile-bootstrap interval on
-the same scale.
+robust: ``(v - a) / (b - a)`` for a metric to maximise over its range ``[a, b]``, ``(b - v) / (b - a)``
+for one to minimise. Since default v9 every primary requires being right, so that no constant model
+can top the table: adversarial accuracy (entity F1 after the attack for CoNLL-2003) for the
+grammatical-error attacks, contrast consistency (Gardner et al., 2020: original and contrast pair both
+right) for the LIT contrast sets, worst-case F1 for the name swaps, LAS (UAS) on attacked sentences for
+the adversarial treebanks, UUAS on Jabberwocky sentences for the probes; the papers' own metrics (attack
+success rate, LIT's consistency, stability) stay in every record and report. Its interval is the
+record's 95% interval on the same scale (a percentile bootstrap over examples, or a Wilson interval for a
+proportion over few trials).
 
 A family's score is the mean of its scored tasks' scores, and the overall score the mean of the
 scored families' (each family weighs the same, however many tasks it has). The tasks are scored

@@ -4,9 +4,14 @@ Layout (the same in both)::
 
     leaderboard.json                 {"format": 1, "name": ..., "suites": ["default-v1", ...]}
     suites/<name>-v<version>.yaml    the accepted suite versions, resolved, with their data hashes
-    submissions/<org--name>/<suite>-v<version>/<revision>/
-        submission.json              model id, revision, time, tasks, excluded tasks, file hashes
+    submissions/<org--name>/<suite>-v<version>/<revision>/<asked>/
+        submission.json              model id, revision, how it was asked, time, tasks, excluded tasks,
+                                     partial (a marked, unranked run), file hashes
         run.json  records/<task>.json  logs/<task>.jsonl
+
+``<asked>`` is ``model`` for a model scored as it is, or an LLM's setup
+(:func:`robust_bench.leaderboard.submission.asked_key`), so that the same weights asked two ways are
+two rows of one model.
 
 A local store commits a submission by renaming a complete staged folder into place, so a rejected
 or interrupted submission leaves it unchanged. A Hub store receives each submission as a pull
@@ -271,7 +276,7 @@ def init_store(root: str | os.PathLike, suites: list[Suite], *, name: str = "rob
 
 
 def submit(run_dir: str | os.PathLike, store: LocalStore | HubStore, *, model_id: str | None = None,
-           revision: str | None = None, overwrite: bool = False) -> tuple[Submission, str]:
+           revision: str | None = None, overwrite: bool = False, partial: bool = False) -> tuple[Submission, str]:
     """Validate a run folder and store it.
 
     Parameters
@@ -282,7 +287,9 @@ def submit(run_dir: str | os.PathLike, store: LocalStore | HubStore, *, model_id
     model_id, revision : str, optional
         See :func:`validate_submission`.
     overwrite : bool
-        Replace a stored submission of the same model, suite version and revision.
+        Replace a stored submission of the same model, suite version, revision and way of asking.
+    partial : bool
+        Store a partial run (``--limit``) as a marked row that is not ranked, instead of refusing it.
 
     Returns
     -------
@@ -294,12 +301,13 @@ def submit(run_dir: str | os.PathLike, store: LocalStore | HubStore, *, model_id
     SubmissionError
         If it is rejected; the store is then unchanged.
     """
-    sub = validate_submission(run_dir, store.suites(), model_id=model_id, revision=revision)
+    sub = validate_submission(run_dir, store.suites(), model_id=model_id, revision=revision, partial=partial)
     if store.has(sub.entry) and not overwrite:
+        asked = "" if sub.asked == "model" else f", asked as {sub.asked},"
         raise SubmissionError(str(store), "model.revision",
-                              f"{sub.model_id} at revision {sub.revision} is already on the leaderboard for suite "
-                              f"{sub.suite.name} v{sub.suite.version}; submit a new revision (--revision) or pass "
-                              "--overwrite to replace it")
+                              f"{sub.model_id} at revision {sub.revision}{asked} is already on the leaderboard for "
+                              f"suite {sub.suite.name} v{sub.suite.version}; submit a new revision (--revision) or "
+                              "pass --overwrite to replace it")
     staged = store.staging()
     try:
         stage_submission(sub, staged / "entry")
@@ -324,14 +332,15 @@ def read_entry(info_path: str | os.PathLike, store_root: str | os.PathLike,
     where = str(info_path)
     with rejected():
         info = read_json(info_path, limit=LIMITS["submission.json"], where=where)
-    if not isinstance(info, dict) or info.get("format") != 1:
-        raise SubmissionError(where, "format", "expected 1")
+    if not isinstance(info, dict) or info.get("format") != 2:
+        raise SubmissionError(where, "format", "expected 2 (a store of robust-bench 0.2 or later)")
     try:
         datetime.fromisoformat(str(info.get("submitted_at")))
     except ValueError:
         raise SubmissionError(where, "submitted_at", "not an ISO 8601 time") from None
     sub = validate_submission(info_path.parent, suites, model_id=info.get("model_id"),
-                              revision=info.get("revision"), submitted_at=str(info.get("submitted_at", "")))
+                              revision=info.get("revision"), submitted_at=str(info.get("submitted_at", "")),
+                              partial=bool(info.get("partial")))
     if root / sub.entry != info_path.parent:
         raise SubmissionError(where, "model_id", f"stored under {info_path.parent.relative_to(root)}, "
                                                  f"not {sub.entry}")
@@ -350,14 +359,15 @@ def iter_entries(root: str | os.PathLike, suites: dict[tuple[str, int], Suite] |
     """
     store = LocalStore(root)
     suites = suites if suites is not None else store.suites()
-    for info_path in sorted((store.root / "submissions").glob(f"*/*/*/{SUBMISSION_FILE}")):
-        yield read_entry(info_path, store.root, suites)
+    for info_path in sorted((store.root / "submissions").glob(f"*/*/*/*/{SUBMISSION_FILE}")):
+        if not any(part.startswith(".") for part in info_path.relative_to(store.root).parts):
+            yield read_entry(info_path, store.root, suites)
 
 
 def find_entry(root: str | os.PathLike, model_id: str, *, revision: str | None = None,
-               suite: str | None = None) -> Path:
+               suite: str | None = None, asked: str | None = None) -> Path:
     """The ``submission.json`` of the one stored submission of ``model_id`` (at ``revision``, of
-    suite version ``suite`` = ``NAME-vVERSION``, where given).
+    suite version ``suite`` = ``NAME-vVERSION``, asked as ``asked``, where given).
 
     Raises
     ------
@@ -367,13 +377,14 @@ def find_entry(root: str | os.PathLike, model_id: str, *, revision: str | None =
     from robust_bench.leaderboard.submission import model_key
 
     base = Path(root) / "submissions" / model_key(model_id)
-    found = [p for p in sorted(base.glob(f"{suite or '*'}/{revision or '*'}/{SUBMISSION_FILE}"))
-             if not p.parent.name.startswith(".")]
+    found = [p for p in sorted(base.glob(f"{suite or '*'}/{revision or '*'}/{asked or '*'}/{SUBMISSION_FILE}"))
+             if not any(x.name.startswith(".") for x in (p.parent, p.parent.parent))]
     if not found:
         raise StoreError(f"{root} holds no submission of {model_id}"
-                         + (f" at revision {revision}" if revision else "") + (f" for suite {suite}" if suite else ""))
+                         + (f" at revision {revision}" if revision else "") + (f" for suite {suite}" if suite else "")
+                         + (f" asked as {asked}" if asked else ""))
     if len(found) > 1:
-        listed = ", ".join(f"{p.parent.parent.name}/{p.parent.name}" for p in found)
+        listed = ", ".join(f"{p.parent.parent.parent.name}/{p.parent.parent.name}#{p.parent.name}" for p in found)
         raise StoreError(f"{root} holds {len(found)} submissions of {model_id} ({listed}); name one with "
-                         "MODEL_ID@REVISION and --suite NAME-vVERSION")
+                         "MODEL_ID@REVISION#ASKED and --suite NAME-vVERSION")
     return found[0]

@@ -35,6 +35,7 @@ folders).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 import re
@@ -52,7 +53,8 @@ from robust_bench.results.runs import (LLM_SETUP, MAX_TOTAL_BYTES, RUN_FILE, Run
 from robust_bench import RobustBenchError
 
 __all__ = ["SubmissionError", "rejected", "Submission", "validate_submission", "validate_run", "ValidatedRun", "check_outcomes",
-           "validate_model_id", "validate_revision", "model_key", "stage_submission", "SUBMISSION_FILE"]
+           "validate_model_id", "validate_revision", "model_key", "stage_submission", "SUBMISSION_FILE", "llm_setup",
+           "asked_key", "public_model_name"]
 
 SUBMISSION_FILE = "submission.json"
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
@@ -106,22 +108,102 @@ class Submission:
     records: dict[str, dict]
     excluded: dict[str, str] = field(default_factory=dict)
     submitted_at: str = ""
+    partial: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def asked(self) -> str:
+        """How the model was asked (:func:`asked_key`): ``model`` for a model scored as it is, else an LLM's setup."""
+        return asked_key(self.records)
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the leaderboard ranks it: a whole run (``partial`` is empty)."""
+        return not self.partial
 
     @property
     def entry(self) -> str:
-        """Its folder in a store: ``submissions/<model key>/<suite>-v<version>/<revision>``."""
-        return f"submissions/{model_key(self.model_id)}/{self.suite.name}-v{self.suite.version}/{self.revision}"
+        """Its folder in a store: ``submissions/<model key>/<suite>-v<version>/<revision>/<asked>``, so that
+        the same weights asked two ways (plain and with the chat template) are two rows of one model."""
+        return (f"submissions/{model_key(self.model_id)}/{self.suite.name}-v{self.suite.version}/{self.revision}/"
+                f"{self.asked}")
 
     def info(self) -> dict:
-        """The ``submission.json`` written beside the files."""
-        files = {"run.json": sha256_file(self.run_dir / "run.json")}
-        for t in sorted(self.records):
-            for rel in (f"records/{t}.json", f"logs/{t}.jsonl"):
-                files[rel] = sha256_file(self.run_dir / rel)
-        return {"format": 1, "model_id": self.model_id, "revision": self.revision,
-                "suite": {"name": self.suite.name, "version": self.suite.version},
-                "run_model": self.manifest["model"], "submitted_at": self.submitted_at,
-                "tasks": sorted(self.records), "excluded": dict(sorted(self.excluded.items())), "files": files}
+        """The ``submission.json`` written beside the files (which :func:`stage_submission` writes with every
+        local path of the submitting machine dropped, :func:`public_copy`)."""
+        files = {}
+        for rel in ["run.json"] + [f"{d}/{t}.{x}" for t in sorted(self.records) for d, x in (("records", "json"),
+                                                                                          ("logs", "jsonl"))]:
+            files[rel] = hashlib.sha256(_public_bytes(self.run_dir / rel, self.manifest)).hexdigest()
+        out = {"format": 2, "model_id": self.model_id, "revision": self.revision,
+               "suite": {"name": self.suite.name, "version": self.suite.version}, "asked": self.asked,
+               "run_model": public_model_name(self.manifest["model"]), "submitted_at": self.submitted_at,
+               "tasks": sorted(self.records), "excluded": dict(sorted(self.excluded.items())), "files": files}
+        if self.partial:
+            out["partial"] = dict(sorted(self.partial.items()))
+        return out
+
+
+#: what tells the ways of asking an LLM apart (a record's ``model.llm``), in the order the folder name gives them
+_ASKED = ("backend", "chat_template", "num_fewshot", "scoring", "normalization")
+
+
+def llm_setup(records: Mapping[str, dict]) -> dict | None:
+    """How a causal LM was asked across a submission's records: backend, shots, chat template, scoring
+    and one hash of its prompts (rows of the same model asked otherwise are told apart by it); None for a
+    model scored as it is."""
+    setups = [r["model"]["llm"] for r in records.values() if r["model"].get("llm")]
+    if not setups:
+        return None
+    prompts = sorted({s["prompt_sha256"] for s in setups})
+    first = setups[0]
+    return {**{k: first[k] for k in _ASKED}, "prompts_sha256": hashlib.sha256(" ".join(prompts).encode()).hexdigest()}
+
+
+def asked_key(records: Mapping[str, dict]) -> str:
+    """The folder name of how a submission's model was asked: ``model`` for a classifier, tagger, parser or
+    encoder scored as it is; for a causal LM, ``<backend>-<chat|plain>-<k>shot-<scoring>[-accnorm]-<prompts>``
+    (the first 12 hex digits of the hash of its prompts), e.g. ``hf-chat-0shot-loglikelihood-3f2a9c01b7d4``."""
+    s = llm_setup(records)
+    if s is None:
+        return "model"
+    return (f"{s['backend']}-{'chat' if s['chat_template'] else 'plain'}-{s['num_fewshot']}shot-{s['scoring']}"
+            f"{'-accnorm' if s['normalization'] == 'length' else ''}-{s['prompts_sha256'][:12]}")
+
+
+def public_model_name(model: str) -> str:
+    """What a published file may say of the model a run scored: a Hub id or spec as given, but a local path
+    (``/home/me/models/clf``, ``hf:./taught``, ``wrapped.py:good``) by its base name only; the folder's content
+    fingerprint is the run's revision (``local-<sha256>``)."""
+    from robust_bench.models.resolve import public_name
+
+    return public_name(model)
+
+
+def _public_bytes(path: Path, manifest: dict) -> bytes:
+    """A submitted file as it is stored: ``run.json`` and the records without the submitting machine's
+    local model path (an older run recorded it; it is replaced by its base name), logs as they are."""
+    data = path.read_bytes()
+    model = manifest.get("model")
+    if path.suffix == ".jsonl" or not isinstance(model, str) or public_model_name(model) == model:
+        return data
+    doc = json.loads(data.decode("utf-8"))
+    public = public_model_name(model)
+    if path.name == RUN_FILE:
+        doc = _replace_text(doc, model, public)
+    else:
+        doc["model"]["id"] = public
+        doc = _replace_text(doc, model, public)
+    return (json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n").encode("utf-8")
+
+
+def _replace_text(obj: Any, old: str, new: str) -> Any:
+    if isinstance(obj, str):
+        return obj.replace(old, new)
+    if isinstance(obj, dict):
+        return {k: _replace_text(v, old, new) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_replace_text(v, old, new) for v in obj]
+    return obj
 
 
 def model_key(model_id: str) -> str:
@@ -248,9 +330,14 @@ def _check_log(task, suite: Suite, rec: dict, log: Path, where: str) -> list[dic
         again = record_from_log(task, suite, examples, log_sha256=rec["log_sha256"], model_id=rec["model"]["id"],
                                 revision=rec["model"]["revision"], corpus_sha256=rec["corpus_sha256"],
                                 seed=rec["seed"], limit=(rec.get("details") or {}).get("limit"),
-                                versions=rec.get("versions") or {}, timestamp=rec["timestamp"])
+                                versions=rec.get("versions") or {}, timestamp=rec["timestamp"],
+                                schema_version=rec["schema_version"])
     except (RobustBenchError, KeyError, TypeError, ValueError) as exc:
         raise SubmissionError(str(log), "<log>", f"its examples do not give a valid record: {exc}") from None
+    for key in ("counts", "interval_methods"):
+        if rec.get(key) != again.get(key):
+            raise SubmissionError(where, key, f"{ascii(rec.get(key))[:200]} differs from what its log {log.name} gives "
+                                              f"({ascii(again.get(key))[:200]})")
     for name, value in rec["metrics"].items():
         other = again["metrics"].get(name)
         if (value is None) != (other is None) or (value is not None and abs(value - other) > METRIC_TOLERANCE):
@@ -279,7 +366,8 @@ def _rejecting(fn):
 
 @_rejecting
 def validate_submission(run_dir: str | Path, suites: Mapping[tuple[str, int], Suite], *, model_id: str | None = None,
-                        revision: str | None = None, submitted_at: str | None = None) -> Submission:
+                        revision: str | None = None, submitted_at: str | None = None,
+                        partial: bool = False) -> Submission:
     """Validate a run folder as a leaderboard submission; nothing is written.
 
     Parameters
@@ -292,6 +380,9 @@ def validate_submission(run_dir: str | Path, suites: Mapping[tuple[str, int], Su
         List the scores under these instead of the run's model and revision.
     submitted_at : str, optional
         ISO 8601 time; defaults to now (UTC).
+    partial : bool
+        Accept a partial run (``--limit``, fewer examples than a pinned task holds) as a marked, unranked
+        row instead of refusing it.
 
     Returns
     -------
@@ -314,9 +405,15 @@ def validate_submission(run_dir: str | Path, suites: Mapping[tuple[str, int], Su
     if not run.records:
         why = "; ".join(f"{t}: {r}" for t, r in run.excluded.items()) or "the run finished no task"
         raise SubmissionError(str(Path(run_dir) / "run.json"), "tasks", f"no task can go to the leaderboard ({why})")
+    if run.partial and not partial:
+        task, why = next(iter(run.partial.items()))
+        raise SubmissionError(str(Path(run_dir) / "records" / f"{task}.json"), "n_examples",
+                              f"a partial run: {why}; only whole runs are ranked: run the suite without --limit, or "
+                              "submit with --partial to list it as a marked, unranked row")
     return Submission(model_id=run.model_id, revision=run.revision, suite=run.suite, run_dir=Path(run_dir),
                       manifest=run.manifest, records=run.records, excluded=run.excluded,
-                      submitted_at=submitted_at or datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                      submitted_at=submitted_at or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                      partial=run.partial)
 
 
 @dataclass(frozen=True)
@@ -332,6 +429,7 @@ class ValidatedRun:
     records: dict
     excluded: dict
     logs: dict = field(default_factory=dict)
+    partial: dict = field(default_factory=dict)
 
 
 @_rejecting
@@ -376,6 +474,10 @@ def validate_run(run_dir: str | Path, suite: Suite, *, model_id: str | None = No
         raise SubmissionError(where, "suite", f"{ascii(manifest['suite']['name'])[:64]} v{manifest['suite']['version']} "
                                               f"is not suite {suite.name} v{suite.version}")
     if listed:
+        if model_id is None and str(manifest.get("revision") or "").startswith("local-"):
+            raise SubmissionError(where, "model", f"{ascii(manifest['model'])[:64]} was a local model folder (revision "
+                                                  "local-<fingerprint>); pass --model-id ORG/NAME, the name to list "
+                                                  "it under")
         mid = validate_model_id(model_id if model_id is not None else manifest["model"], where,
                                 "model" if model_id is None else "--model-id")
         rev = validate_revision(revision if revision is not None else manifest.get("revision"), where,
@@ -388,6 +490,7 @@ def validate_run(run_dir: str | Path, suite: Suite, *, model_id: str | None = No
     records: dict[str, dict] = {}
     excluded: dict[str, str] = {}
     logs: dict[str, list[dict]] = {}
+    partial: dict[str, str] = {}
     for sub in ("records", "logs"):
         folder = run_dir / sub
         if folder.is_symlink():
@@ -412,7 +515,7 @@ def validate_run(run_dir: str | Path, suite: Suite, *, model_id: str | None = No
         w = str(path)
         rec = read_record(path, ranges={m.name: m.range for m in task.metrics})
         total += path.stat().st_size
-        if rec["schema_version"] != "2":
+        if rec["schema_version"] not in ("2", "2.1"):
             raise SubmissionError(w, "schema_version", "the leaderboard takes v2 records (robust-bench run)")
         expect = {"task": task.name, "family": task.family, "evaluation": task.evaluation, "config": task.config,
                   "split": task.split, "primary": task.primary, "suite": {"name": suite.name, "version": suite.version},
@@ -449,11 +552,23 @@ def validate_run(run_dir: str | Path, suite: Suite, *, model_id: str | None = No
         if keep_logs:
             logs[task.name] = lines
         records[task.name] = rec
+        whole = task.whole
+        # the examples the run asked for (a probe scores fewer when a tokenizer cannot align a sentence)
+        asked = manifest.get("tasks", {}).get(task.name, {}).get("n_asked", rec["n_examples"])
+        if not isinstance(asked, int) or isinstance(asked, bool) or asked < rec["n_examples"]:
+            raise SubmissionError(str(run_dir / RUN_FILE), f"tasks.{task.name}.n_asked",
+                                  f"must be a whole number at least n_examples ({rec['n_examples']}); got {asked!r}")
+        if whole is not None and asked != whole:
+            partial[task.name] = (f"task {task.name} ran {asked:,} of the {whole:,} examples suite "
+                                  f"{suite.name} v{suite.version} pins" + (f" (run with --limit {manifest['limit']})"
+                                                                          if manifest.get("limit") else ""))
+        elif manifest.get("limit") and whole is None and task.data_sha256:
+            partial[task.name] = f"task {task.name} was run with --limit {manifest['limit']}"
     missing = sorted(done - {t.name for t in suite.tasks})
     if missing:
         raise SubmissionError(where, "tasks", f"{ascii(missing)[:200]} are not tasks of suite {suite.name} v{suite.version}")
     return ValidatedRun(suite=suite, manifest=manifest, model_id=mid, revision=rev, records=records, excluded=excluded,
-                        logs=logs)
+                        logs=logs, partial=partial)
 
 
 def stage_submission(sub: Submission, dest: str | Path) -> Path:
@@ -467,9 +582,11 @@ def stage_submission(sub: Submission, dest: str | Path) -> Path:
     dest = Path(dest)
     (dest / "records").mkdir(parents=True)
     (dest / "logs").mkdir()
-    shutil.copyfile(sub.run_dir / "run.json", dest / "run.json")
-    for t in sub.records:
-        shutil.copyfile(sub.run_dir / "records" / f"{t}.json", dest / "records" / f"{t}.json")
-        shutil.copyfile(sub.run_dir / "logs" / f"{t}.jsonl", dest / "logs" / f"{t}.jsonl")
+    for rel in ["run.json"] + [f"{d}/{t}.{x}" for t in sub.records for d, x in (("records", "json"), ("logs", "jsonl"))]:
+        public = _public_bytes(sub.run_dir / rel, sub.manifest)
+        if public == (sub.run_dir / rel).read_bytes():
+            shutil.copyfile(sub.run_dir / rel, dest / rel)
+        else:                                       # an older run that recorded a local path
+            (dest / rel).write_bytes(public)
     (dest / SUBMISSION_FILE).write_text(json.dumps(sub.info(), indent=2, sort_keys=True) + "\n", "utf-8")
     return dest

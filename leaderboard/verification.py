@@ -9,7 +9,7 @@ Open LLM Leaderboard does, by running the model itself: on a seeded sample of ea
 size. This module holds what the verifier and the site share: which examples are drawn, how two
 log lines are compared, the tolerances, and the verification file stored beside the submissions::
 
-    verifications/<org--name>/<suite>-v<version>/<revision>.json
+    verifications/<org--name>/<suite>-v<version>/<revision>/<asked>.json
 
 A verification names the SHA-256 of the ``submission.json`` it checked, so a submission replaced
 later (``submit --overwrite``) is shown as self-reported again until it is verified anew.
@@ -165,7 +165,7 @@ def compare_task(task: Task, logged: Mapping[str, Mapping], rerun: Sequence[Mapp
 
 def verification_path(entry: str) -> str:
     """Where the verification of the submission stored at ``entry``
-    (``submissions/<key>/<suite>-v<version>/<revision>``) is kept, relative to the store."""
+    (``submissions/<key>/<suite>-v<version>/<revision>/<asked>``) is kept, relative to the store."""
     if not entry.startswith("submissions/"):
         raise VerificationError(f"{entry!r} is not a submission entry")
     return f"{VERIFICATION_DIR}/{entry[len('submissions/'):]}.json"

@@ -471,9 +471,9 @@ def smoke_repo(build_any, tmp_path_factory):
 
         out = run(["suite", "pin", str(suites / "default.yaml"), "--repo", str(repo)], root).stdout
         assert "gec_qnli: not built" in out
-        pinned = (suites / "default.yaml").read_text()  # pinning rewrites the hash lines only
+        pinned = (suites / "default.yaml").read_text()  # pinning rewrites the hash and count lines only
         shipped = (ROOT / "benchmarks" / "default.yaml").read_text()
-        assert re.sub(r"data_sha256: \S+", "", pinned) == re.sub(r"data_sha256: \S+", "", shipped)
+        assert re.sub(r"(data_sha256|examples): \S+", "", pinned) == re.sub(r"(data_sha256|examples): \S+", "", shipped)
     return repo, made_once(tmp_path_factory, "smoke_suites", make) / "suites"
 
 
@@ -513,7 +513,7 @@ bad = Flipping(0.35)
 
 @pytest.fixture(scope="session")
 def smoke_runs(smoke_repo, models, sources, tmp_path_factory) -> dict:
-    """``robust-bench run --limit 40`` over the smoke suite with the tiny NLI classifier, the tiny
+    """``robust-bench run`` over the smoke suite (whole: its own limits) with the tiny NLI classifier, the tiny
     tagger, the tiny BERT encoder and the real spaCy pipeline: kind -> (run folder, stdout); each run
     made once per session (side by side under pytest-xdist)."""
     from tests.helpers import run_on_smoke
@@ -523,7 +523,7 @@ def smoke_runs(smoke_repo, models, sources, tmp_path_factory) -> dict:
 
     def recipe(model):
         def make(root: Path) -> None:
-            proc = run_on_smoke(model, root / "runs", smoke_repo, "--limit", "40")
+            proc = run_on_smoke(model, root / "runs", smoke_repo)
             (root / "stdout.txt").write_text(proc.stdout, encoding="utf-8")
         return make
     made = made_once_all(tmp_path_factory, {f"smoke_run-{kind}": recipe(m) for kind, m in kinds.items()})

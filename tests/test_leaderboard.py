@@ -85,11 +85,20 @@ def _tamper_log(r: Path, *, consistent: bool) -> None:
     lines[k]["outcome"]["ctr_correct"] = 1
     if consistent:
         lines[k]["prediction"]["contrast"] = lines[k]["gold"]["contrast"]
+        lines[k]["outcome"]["both_correct"] = lines[k]["outcome"]["ori_correct"]
     log.write_text("".join(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n" for e in lines))
     _rehash_log(r, "lit_mnli")
 
 
 REC = "records/lit_mnli.json"
+
+
+def _edit_metric_text(path: Path, metric: str, value: str) -> None:
+    """Write ``value`` as the text of ``metrics.<metric>`` (past the record's ``counts``, which name the
+    metrics too), as a hand edit would."""
+    text = path.read_text()
+    at = text.index('"metrics"')
+    path.write_text(text[:at] + re.sub(rf'"{metric}": [-0-9.e]+', f'"{metric}": {value}', text[at:], count=1))
 #: name -> (how to spoil a copy of a valid run, submit keyword arguments, what the rejection must say)
 HOSTILE = {
     "path traversal in --model-id": (None, {"model_id": "../../../etc/passwd"}, "'--model-id'"),
@@ -97,10 +106,8 @@ HOSTILE = {
     "over-long model id": (None, {"model_id": "a" * 97}, "not a valid Hub id"),
     "local path as the model id": (None, {"model_id": None}, "pass --model-id"),
     "path traversal in --revision": (None, {"revision": "../../x"}, "'--revision'"),
-    "NaN metric": (lambda r: (r / REC).write_text(re.sub(r'"consistency": [-0-9.e]+', '"consistency": NaN',
-                                                         (r / REC).read_text(), count=1)), {}, "NaN is not a number"),
-    "infinite metric": (lambda r: (r / REC).write_text(re.sub(r'"acc_ori": [-0-9.e]+', '"acc_ori": 1e999',
-                                                             (r / REC).read_text(), count=1)), {}, "not a finite number"),
+    "NaN metric": (lambda r: _edit_metric_text(r / REC, "consistency", "NaN"), {}, "NaN is not a number"),
+    "infinite metric": (lambda r: _edit_metric_text(r / REC, "acc_ori", "1e999"), {}, "not a finite number"),
     "metric out of range": (lambda r: _edit(r / REC, _set_metric("consistency", 1.5, [1.4, 1.6])), {},
                             "'metrics/consistency': 1.5 is outside [0, 1]"),
     "interval not around its value": (lambda r: _edit(r / REC, _set_metric("consistency", 0.2, [0.5, 0.9])), {},
@@ -119,7 +126,7 @@ HOSTILE = {
     "symbolic link": (lambda r: ((r / "records/gec_mnli.json").unlink(),
                                  (r / "records/gec_mnli.json").symlink_to("/etc/hostname")), {}, "symbolic link"),
     "stray file among the records": (lambda r: shutil.copy(r / REC, r / "records/evil.json"), {},
-                                     "not a task of suite smoke v1"),
+                                     "not a task of suite smoke v2"),
     "suite version the store does not accept": (lambda r: _edit(r / "run.json", lambda d: d["suite"].update(version=99)),
                                                 {}, "not a suite version this leaderboard accepts"),
     "a shard, not a run": (lambda r: _edit(r / "run.json", lambda d: d.update(shard=[0, 2])), {}, "field 'shard'"),
@@ -157,6 +164,7 @@ def test_hostile_submissions_are_rejected_and_leave_the_store_unchanged(board, s
         kw = {"model_id": "tiny/hostile", "revision": "r1", **kwargs}
         with pytest.raises(SubmissionError) as err:
             submit(run_dir, store, **kw)
+            pytest.fail(f"accepted: {name}")
         assert expected in str(err.value), (name, str(err.value))
         assert _snapshot(board["store"]) == before, name
     # the command line says the same in one line and exits 2
@@ -169,15 +177,16 @@ def test_hostile_submissions_are_rejected_and_leave_the_store_unchanged(board, s
 def test_overwrite_needs_the_flag_and_replaces_atomically(board, smoke_runs, tmp_path):
     store = tmp_path / "store"
     shutil.copytree(board["store"], store)
-    entry = next(store.glob("submissions/tiny--tagger/smoke-v1/*"))
+    entry = next(store.glob("submissions/tiny--tagger/smoke-v2/*/model"))
     args = ["submit", str(smoke_runs["tagger"][0]), "--to", str(store), "--model-id", "tiny/tagger"]
     assert run(args, tmp_path, check=False).returncode == 2
     first = json.loads((entry / "submission.json").read_text())["submitted_at"]
     run([*args, "--overwrite"], tmp_path)
-    assert sorted(p.name for p in entry.parent.iterdir()) == [entry.name]
+    assert sorted(p.name for p in entry.parent.parent.iterdir()) == [entry.parent.name]
+    assert [p.name for p in entry.parent.iterdir()] == ["model"]     # how it was asked: as it is
     assert json.loads((entry / "submission.json").read_text())["submitted_at"] >= first
     run([*args, "--revision", "v2"], tmp_path)
-    assert sorted(p.name for p in entry.parent.iterdir()) == sorted([entry.name, "v2"])
+    assert sorted(p.name for p in entry.parent.parent.iterdir()) == sorted([entry.parent.name, "v2"])
 
 
 def test_aggregation_and_the_built_site(board):
@@ -190,11 +199,12 @@ def test_aggregation_and_the_built_site(board):
     blob = re.search(r'<script type="application/json" id="leaderboard-data">(.*?)</script>', page, re.S).group(1)
     rows = json.loads(blob)
     assert sorted(r["model_id"] for r in rows) == ["spacy/en_rb_sm", "tiny/nli-clf", "tiny/tagger"]
-    suite = load_suite(board["store"] / "suites" / "smoke-v1.yaml")
+    suite = load_suite(board["store"] / "suites" / "smoke-v2.yaml")
     for row in rows:
-        entry = board["store"] / "submissions" / row["model_id"].replace("/", "--") / "smoke-v1" / row["revision"]
+        entry = board["store"] / "submissions" / row["model_id"].replace("/", "--") / "smoke-v2" / row["revision"] / "model"
         records = {p.stem: json.loads(p.read_text()) for p in (entry / "records").glob("*.json")}
-        assert row == {**{k: row[k] for k in ("model_id", "revision", "suite", "submitted_at", "report")},
+        assert row == {**{k: row[k] for k in ("model_id", "revision", "suite", "submitted_at", "report",
+                                                                  "asked", "partial", "rank")},
                        "verification": {"status": "self-reported", "detail": "not re-run by the leaderboard"},
                        **aggregate(records, suite)}
         for name, rec in records.items():
@@ -216,7 +226,7 @@ def test_aggregation_and_the_built_site(board):
         assert (board["site"] / row["report"]).is_file()
     assert page.count("<tr>") == 1 + 3
     for fam in ("grammatical_errors", "named_entity_swaps", "adversarial_treebanks", "lit", "jabberwocky"):
-        assert (board["site"] / "families" / "smoke-v1" / f"{fam}.html").is_file()
+        assert (board["site"] / "families" / "smoke-v2" / f"{fam}.html").is_file()
 
 
 def _driver():
@@ -247,7 +257,7 @@ def test_site_in_a_real_browser(board):
         d.get((site / "index.html").as_uri())
         table = d.find_element(By.CSS_SELECTOR, "table.sortable")
         heads = [h.text for h in table.find_elements(By.CSS_SELECTOR, "thead th")]
-        assert heads[:5] == ["Rank", "Model", "Revision", "Checked", "Overall"]
+        assert heads[:6] == ["Rank", "Model", "Asked", "Revision", "Checked", "Overall"]
         body = lambda: [[c.get_attribute("data-value") for c in r.find_elements(By.TAG_NAME, "td")]
                         for r in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
         assert len(body()) == 3
@@ -294,7 +304,7 @@ def test_site_in_a_real_browser(board):
             for img in d.find_elements(By.TAG_NAME, "img"):
                 assert d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", img), \
                     (url, img.get_attribute("src"))
-        assert len(seen) == 1 + 5 + 3  # index, five family pages, three reports
+        assert len(seen) == 1 + 5 + 3 + 3  # index, five family pages, three reports, three model pages
     finally:
         d.quit()
 
@@ -335,8 +345,8 @@ def test_submission_to_a_hub_store_opens_a_pull_request(board, smoke_runs):
     assert where.endswith("/discussions/1")
     (kwargs, files), = api.uploads
     assert kwargs == {"repo_id": "org/board", "repo_type": "dataset", "folder_path": kwargs["folder_path"],
-                      "path_in_repo": "submissions/tiny--bert/smoke-v1/abc123", "create_pr": True,
-                      "commit_message": "Submit tiny/bert@abc123 on smoke v1"}
+                      "path_in_repo": "submissions/tiny--bert/smoke-v2/abc123/model", "create_pr": True,
+                      "commit_message": "Submit tiny/bert@abc123 on smoke v2"}
     info = json.loads(files["submission.json"])
     assert sorted(files) == sorted(["submission.json", *info["files"]])
     for rel, sha in info["files"].items():
@@ -463,6 +473,7 @@ def _forge_predictions(run_dir: Path, suite, task: str = "lit_mnli", n: int = 3)
         if e["outcome"]["ctr_correct"] == 0 and len(forged) < n:
             e["prediction"]["contrast"] = e["gold"]["contrast"]
             e["outcome"]["ctr_correct"] = 1
+            e["outcome"]["both_correct"] = e["outcome"]["ori_correct"]
             forged.append(e["id"])
     text = "".join(json.dumps(e, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n" for e in lines)
     log.write_text(text)
@@ -487,7 +498,7 @@ def test_verify_marks_a_genuine_submission_verified_and_flags_forged_predictions
     repo, suites = smoke_repo
     store = tmp_path / "store"
     shutil.copytree(board["store"], store)
-    suite = LocalStore(store).suites()[("smoke", 1)]
+    suite = LocalStore(store).suites()[("smoke", 2)]
     cmd = ["leaderboard", "verify", "--store", str(store), "--repo", str(repo), "--model", models["nli"]]
 
     genuine = run([*cmd, "tiny/nli-clf", "--sample", "12", "--seed", "3"], tmp_path, check=False)
@@ -505,7 +516,8 @@ def test_verify_marks_a_genuine_submission_verified_and_flags_forged_predictions
     run(["submit", str(forged_run), "--to", str(store), "--model-id", "tiny/nli-clf", "--revision", "forged"], tmp_path)
     flagged = run([*cmd, "tiny/nli-clf@forged", "--full", "--tasks", "lit_mnli"], tmp_path, check=False)
     assert flagged.returncode == 1, flagged.stdout + flagged.stderr
-    assert f"lit_mnli: mismatch, {len(forged)} of 40 examples differ" in flagged.stdout
+    scored = len((forged_run / "logs" / "lit_mnli.jsonl").read_text().splitlines())
+    assert f"lit_mnli: mismatch, {len(forged)} of {scored} examples differ" in flagged.stdout
     assert all(f"{i}: prediction differs" in flagged.stdout for i in forged)
     assert "flagged: tiny/nli-clf@forged" in flagged.stdout
 
@@ -529,7 +541,153 @@ def test_verify_marks_a_genuine_submission_verified_and_flags_forged_predictions
     data = json.loads(re.search(r'id="leaderboard-data">(.*?)</script>', (site / "index.html").read_text()).group(1))
     assert {d["revision"]: d["verification"]["status"] for d in data if d["model_id"] == "tiny/nli-clf"}["forged"] \
         == "self-reported"
-    bad = next(p for p in (store / "verifications").rglob("forged.json"))
+    bad = next(p for p in (store / "verifications").rglob("forged/*.json"))
     bad.write_text('{"format": 1, "status": "verified"}')
     broken = run(["leaderboard", "build", "--store", str(store), "--out", str(site)], tmp_path, check=False)
     assert broken.returncode == 2 and str(bad) in broken.stderr and "field 'entry'" in broken.stderr, broken.stderr
+
+
+DEGENERATE = '''
+import hashlib
+import numpy as np
+from robust_bench.models.classifiers import Classifier
+from robust_bench.io.task_data import NLI_LABELS
+
+
+class Constant(Classifier):
+    """Answers one label whatever it reads."""
+
+    def __init__(self, k):
+        super().__init__(NLI_LABELS)
+        self.k, self.revision = k, f"constant-{k}"
+
+    def _forward(self, inputs):
+        p = np.zeros((len(inputs), len(NLI_LABELS)))
+        p[:, self.k] = 1.0
+        return p
+
+
+class Uniform(Classifier):
+    """A label drawn uniformly at random, seeded by the input (the same input, the same answer)."""
+
+    revision = "uniform"
+
+    def __init__(self):
+        super().__init__(NLI_LABELS)
+
+    def _forward(self, inputs):
+        p = np.zeros((len(inputs), len(NLI_LABELS)))
+        for row, x in zip(p, inputs):
+            row[int(hashlib.sha256(repr(x).encode()).hexdigest(), 16) % len(NLI_LABELS)] = 1.0
+        return p
+
+
+constant_0, constant_1, constant_2, uniform = Constant(0), Constant(1), Constant(2), Uniform()
+'''
+
+
+@pytest.fixture(scope="session")
+def taught_nli(smoke_repo, tmp_path_factory):
+    """A real tiny BERT classifier taught the smoke suite's NLI rows (gec_mnli's originals and perturbed
+    hypotheses, lit_mnli's original and contrast pairs), so that it is right where a constant is not."""
+    import datasets
+
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.tiny import build_tiny_classifier
+    from tests.conftest import made_once, recipe_key
+
+    repo, _ = smoke_repo
+    gec = datasets.load_dataset(str(repo), "gec_mnli", split="validation_matched")
+    lit = datasets.load_dataset(str(repo), "lit_mnli", split="validation_matched")
+    pairs, labels = [], []
+    for r in gec:
+        for h in (r["hypothesis"], r["perturbed_hypothesis"]):
+            pairs.append((r["premise"], h))
+            labels.append(r["label"])
+    for r in lit:
+        pairs += [(r["original_premise"], r["original_hypothesis"]), (r["premise"], r["hypothesis"])]
+        labels += [r["original_label"], r["label"]]
+    root = made_once(tmp_path_factory, recipe_key("taught_nli", pairs, labels), lambda out: build_tiny_classifier(
+        out / "clf", pairs * 3, labels * 3, NLI_LABELS, epochs=12, lr=2e-3))
+    return root / "clf"
+
+
+def test_constant_and_random_models_cannot_top_the_board(smoke_repo, taught_nli, tmp_path):
+    """Beside a real tiny classifier, a constant predictor for every label and a uniform random one run on
+    the smoke suite's NLI tasks, are submitted and ranked (issue 49): none ranks above the real model on
+    any task or overall, and each constant model's primary is at or below its chance level (the accuracy
+    of answering its label everywhere)."""
+    from robust_bench.leaderboard.site import build_site
+    from robust_bench.leaderboard.store import init_store, open_store, submit
+    from robust_bench.benchmarks import load_suite
+    from robust_bench.suite.runner import run_suite
+
+    repo, suites = smoke_repo
+    suite = load_suite(suites / "smoke.yaml")
+    (tmp_path / "degenerate.py").write_text(DEGENERATE, encoding="utf-8")
+    store = init_store(tmp_path / "store", [suite])
+    models = {"tiny/real": str(taught_nli), **{f"tiny/{n.replace('_', '-')}": f"{tmp_path / 'degenerate.py'}:{n}"
+                                              for n in ("constant_0", "constant_1", "constant_2", "uniform")}}
+    records = {}
+    for model_id, spec in models.items():
+        out = tmp_path / "runs" / model_id.split("/")[1]
+        run_suite(spec, suite, repo=repo, out=out, tasks=["gec_mnli", "lit_mnli"], device="cpu", report=False,
+                  echo=lambda m: None)
+        sub, _ = submit(out, open_store(store), model_id=model_id)
+        records[model_id] = sub.records
+    for task in ("gec_mnli", "lit_mnli"):
+        primary = suite.task(task).primary
+        real = records["tiny/real"][task]["metrics"][primary]
+        for model_id, recs in records.items():
+            assert recs[task]["metrics"][primary] <= real, (task, model_id, recs[task]["metrics"][primary], real)
+            if "constant" in model_id:      # chance: the accuracy of answering one label everywhere
+                chance = recs[task]["metrics"]["clean_accuracy" if task == "gec_mnli" else "acc_ori"]
+                assert recs[task]["metrics"][primary] <= chance + 1e-9, (task, model_id)
+    # the old primaries would have ranked them first: LIT's consistency of a constant model is perfect
+    assert max(records[m]["lit_mnli"]["metrics"]["consistency"] for m in records if "constant" in m) == 1.0
+    build_site(store, tmp_path / "site")
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="leaderboard-data">(.*?)</script>', html).group(1))
+    ranks = {d["model_id"]: d["rank"] for d in data}
+    assert ranks["tiny/real"] == 1, ranks
+    assert all(d["overall"]["value"] <= data[0]["overall"]["value"] for d in data)
+    assert "contrast consistency" in html and "Gardner et al. 2020" in html
+
+
+def test_published_files_hold_no_local_path_of_the_submitting_machine(board, smoke_runs):
+    """The runs scored local folders (the tiny models, the shared spaCy pipeline); the store and the site
+    name each by its base name and content fingerprint, never by where it sat on this machine."""
+    from tests.conftest import SHARED
+
+    local = {str(SHARED), str(Path(smoke_runs["nli"][0]).parents[3]), str(Path.home()), os.getcwd()}
+    local = {p for p in local if len(p) > 4}
+    for root in (board["store"], board["site"]):
+        for path in root.rglob("*"):
+            if path.is_file() and path.suffix in (".json", ".jsonl", ".html", ".md", ".yaml", ".svg"):
+                text = path.read_text(encoding="utf-8", errors="replace")
+                found = [p for p in local if p in text]
+                assert not found, (path, found)
+    info = json.loads(next(board["store"].rglob("submission.json")).read_text())
+    assert info["format"] == 2 and "/" not in info["run_model"]
+
+
+def test_an_older_run_that_recorded_a_local_path_has_it_dropped_on_submit(board, smoke_runs, tmp_path):
+    from robust_bench.leaderboard.store import open_store, submit
+
+    old = tmp_path / "old"
+    shutil.copytree(smoke_runs["nli"][0], old)
+    path = str(tmp_path / "models" / "my-clf")            # where an older robust-bench left the model's path
+    _edit(old / "run.json", lambda d: d.update(model=path))
+    for rec in (old / "records").glob("*.json"):
+        _edit(rec, lambda d: d["model"].update(id=path))
+    store = tmp_path / "store"
+    shutil.copytree(board["store"], store)
+    sub, where = submit(old, open_store(store), model_id="tiny/older")
+    stored = Path(where)
+    for f in stored.rglob("*.json"):
+        assert path not in f.read_text(), f
+    assert json.loads((stored / "run.json").read_text())["model"] == "my-clf"
+    assert {json.loads(f.read_text())["model"]["id"] for f in (stored / "records").glob("*.json")} == {"my-clf"}
+    from robust_bench.leaderboard.store import iter_entries
+
+    assert ("tiny/older", sub.revision) in {(e.model_id, e.revision) for e in iter_entries(store)}

@@ -270,14 +270,15 @@ def test_prompt_overrides_and_their_errors():
 def llm_runs(causal_lms, smoke_repo, tmp_path_factory) -> dict:
     """``smoke``: the taught LM over the whole smoke suite; ``a``, ``b``: the taught LM twice and
     ``plain``: the untaught one, over lit_mnli and names_mrpc; ``norm``: the taught one with
-    --acc-norm; name -> (run folder, stdout). Each run made once per session, side by side under xdist."""
+    --acc-norm; ``chat``: the taught one with its chat template; name -> (run folder, stdout). Each run made once per session, side by side under xdist."""
     from tests.conftest import made_once_all
 
     # the attack on an LLM is the smoke run's; the gate and the export compare the tasks without attacks
     runs = {"smoke": ("taught", ()), "a": ("taught", ("--tasks", "lit_mnli,names_mrpc")),
             "b": ("taught", ("--tasks", "lit_mnli,names_mrpc")),
             "plain": ("plain", ("--tasks", "lit_mnli,names_mrpc")),
-            "norm": ("taught", ("--tasks", "lit_mnli,names_mrpc", "--acc-norm"))}
+            "norm": ("taught", ("--tasks", "lit_mnli,names_mrpc", "--acc-norm")),
+            "chat": ("taught", ("--tasks", "lit_mnli,names_mrpc", "--apply-chat-template"))}
 
     def recipe(model, extra):
         def make(root: Path) -> None:
@@ -546,3 +547,25 @@ def test_leaderboard_rows_say_how_an_llm_was_asked(llm_runs):
     assert llm_setup(a)["num_fewshot"] == 0 and llm_setup(a)["backend"] == "hf"
     assert "LLM (hf), 0-shot, loglikelihood; prompts " in _llm_note(a)
     assert ", acc_norm" in _llm_note(norm) and llm_setup(norm)["prompts_sha256"] == llm_setup(a)["prompts_sha256"]
+
+
+def test_one_model_asked_two_ways_is_two_rows_of_the_store(llm_runs, smoke_repo, tmp_path):
+    """The same weights asked plainly and through their chat template go to one store as two rows of one
+    model, under the same revision (no --revision trick): the store key holds how an LLM was asked. These
+    runs were made with --limit, so they are listed as partial rows, and refused without --partial."""
+    from robust_bench.leaderboard.store import init_store, iter_entries, open_store, submit
+    from robust_bench.leaderboard.submission import SubmissionError
+    from robust_bench.benchmarks import load_suite
+
+    _, suites = smoke_repo
+    store = init_store(tmp_path / "store", [load_suite(suites / "smoke.yaml")])
+    with pytest.raises(SubmissionError, match=r"a partial run: task \w+ ran 8 of the \d+ examples"):
+        submit(llm_runs["a"][0], open_store(store), model_id="tiny/taught")
+    plain, _ = submit(llm_runs["a"][0], open_store(store), model_id="tiny/taught", partial=True)
+    chat, _ = submit(llm_runs["chat"][0], open_store(store), model_id="tiny/taught", partial=True)
+    assert plain.revision == chat.revision and plain.asked != chat.asked
+    assert plain.asked.startswith("hf-plain-0shot-loglikelihood-") and chat.asked.startswith("hf-chat-0shot-")
+    rows = {(e.model_id, e.revision, e.asked) for e in iter_entries(store)}
+    assert rows == {("tiny/taught", plain.revision, plain.asked), ("tiny/taught", plain.revision, chat.asked)}
+    with pytest.raises(SubmissionError, match="already on the leaderboard"):
+        submit(llm_runs["chat"][0], open_store(store), model_id="tiny/taught", partial=True)

@@ -276,3 +276,38 @@ def test_edges_to_heads_and_cycles():
         edges_to_heads(4, [(0, 1), (0, 1), (2, 3)])
     with pytest.raises(ValueError, match="cycle"):
         tree_distances([2, 1])
+
+
+def test_intervals_are_finite_for_every_metric_over_one_example_or_more():
+    """Issue 49: a success rate over a few attacked examples gets a Wilson interval (a bootstrap resample
+    may hold no attacked example, and its interval was null); a proportion over many trials keeps the
+    percentile bootstrap; a metric that is not a proportion, over one example, spans its range."""
+    import warnings
+
+    from statsmodels.stats.proportion import proportion_confint
+
+    from robust_bench.scoring.intervals import Formula, metric_interval
+
+    rate = Formula("ratio", ("success", "attacked"))
+    for attacked, success in ((1, 0), (1, 1), (3, 1), (5, 0)):
+        cols = {"attacked": np.array([1] * attacked + [0] * 20), "success": np.array([1] * success + [0] * (attacked + 20 - success))}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")           # no scipy warning that names a method we do not use
+            ci = metric_interval(rate, cols, value_range=(0.0, 1.0), seed=0)
+        want = proportion_confint(success, attacked, method="wilson")
+        assert ci.method == "wilson" and ci.n == attacked and np.allclose((ci.low, ci.high), want)
+        assert ci.low <= success / attacked <= ci.high
+    acc = Formula("ratio", ("correct", "one"))
+    many = {"correct": np.arange(200) % 3 == 0, "one": np.ones(200)}
+    ci = metric_interval(acc, many, value_range=(0.0, 1.0), seed=0)
+    assert ci.method == "bootstrap-percentile" and ci.n == 200 and ci.low < 1 / 3 < ci.high
+    same = {"correct": np.ones(200), "one": np.ones(200)}          # every resample equal: no warning, [1, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ci = metric_interval(acc, same, value_range=(0.0, 1.0), seed=0)
+    assert (ci.low, ci.high) == (1.0, 1.0)
+    f1 = Formula("f1", ("tp", "fp", "fn"))
+    ci = metric_interval(f1, {"tp": np.array([2]), "fp": np.array([1]), "fn": np.array([0])}, value_range=(0.0, 1.0))
+    assert (ci.low, ci.high, ci.method, ci.n) == (0.0, 1.0, "range", 1)
+    none = metric_interval(rate, {"attacked": np.zeros(5), "success": np.zeros(5)}, value_range=(0.0, 1.0))
+    assert none.method == "none" and none.n == 0 and np.isnan(none.low)

@@ -40,11 +40,14 @@ def test_run_smoke_with_tiny_models(smoke_runs):
                 rec = json.loads((run_dir / "records" / f"{name}.json").read_text())
                 validate_record(rec)
                 assert hashlib.sha256((run_dir / "logs" / f"{name}.jsonl").read_bytes()).hexdigest() == rec["log_sha256"]
-                assert rec["data_pinned"] and rec["suite"] == {"name": "smoke", "version": 1}
+                assert rec["data_pinned"] and rec["suite"] == {"name": "smoke", "version": 2}
                 for m, v in rec["metrics"].items():
                     lo, hi = rec["intervals"][m]
                     if v is not None and lo is not None:
                         assert lo - 1e-9 <= v <= hi + 1e-9, (name, m, v, lo, hi)
+                    if rec["counts"][m] >= 1:   # every metric over one example or more has a finite interval
+                        assert v is not None and lo is not None and hi is not None, (kind, name, m, rec["counts"][m])
+                        assert rec["interval_methods"][m] in ("bootstrap-percentile", "wilson", "range")
         assert (run_dir / "report.html").is_file() and (run_dir / "report.md").is_file()
     # gec_mrpc and names_mrpc need an MRPC classifier, which no tiny model here is
     assert done == {"gec_mnli", "gec_conll2003", "names_conll2003", "adv_ewt", "lit_mnli", "jabberwocky_ewt"}
@@ -59,7 +62,7 @@ def test_interrupted_run_resumes_to_the_same_records(smoke_repo, smoke_runs, mod
     from tests.test_interruptions import run_killed
 
     repo, suites = smoke_repo
-    args = ["--tasks", "lit_mnli,gec_mnli", "--limit", "40"]
+    args = ["--tasks", "lit_mnli,gec_mnli"]
     out = tmp_path / "cut"
     run_dir = out / "clf"
     run_killed(["run", "--model", models["nli"], "--suite", str(suites / "smoke.yaml"), "--repo", str(repo),
@@ -78,19 +81,20 @@ def test_interrupted_run_resumes_to_the_same_records(smoke_repo, smoke_runs, mod
 
 def _smoke_records(smoke_runs, *tasks) -> dict:
     """The records of the session's uninterrupted, unsharded smoke run of the tiny NLI classifier
-    (``--limit 40``) for ``tasks``: what an interrupted, sharded or distributed run must give."""
+    for ``tasks``: what an interrupted, sharded or distributed run must give."""
     whole = _records(smoke_runs["nli"][0])
     return {f"{t}.json": whole[f"{t}.json"] for t in tasks if f"{t}.json" in whole}   # adv_ewt: skipped
 
 
 def test_sharded_runs_merge_to_the_unsharded_records(smoke_repo, smoke_runs, models, tmp_path):
-    args = ["--tasks", "lit_mnli,gec_mnli,adv_ewt", "--limit", "40"]
+    args = ["--tasks", "lit_mnli,gec_mnli,adv_ewt"]
     for i in (1, 2):
         _run(models["nli"], tmp_path / "parts", smoke_repo, *args, "--shard", f"{i}/2")
     parts = sorted((tmp_path / "parts").iterdir())
     assert [p.name for p in parts] == ["clf.shard-1-of-2", "clf.shard-2-of-2"]
     n = [json.loads((p / "run.json").read_text())["tasks"]["lit_mnli"]["n_examples"] for p in parts]
-    assert all(n) and sum(n) == 40
+    whole = json.loads((smoke_runs["nli"][0] / "run.json").read_text())["tasks"]["lit_mnli"]["n_examples"]
+    assert all(n) and sum(n) == whole
     repo, suites = smoke_repo
     run(["merge", *map(str, parts), "--out", str(tmp_path / "merged"), "--suite", str(suites / "smoke.yaml")], tmp_path)
     assert _records(tmp_path / "merged") == _smoke_records(smoke_runs, "lit_mnli", "gec_mnli", "adv_ewt")
@@ -105,7 +109,7 @@ def test_ray_executor_gives_the_unsharded_records(smoke_repo, smoke_runs, models
 
     repo, suites = smoke_repo
     # the shards of an attack are checked by the test above; here Ray runs the shards of the contrast set
-    kw = dict(tasks=["lit_mnli"], limit=40, device="cpu")
+    kw = dict(tasks=["lit_mnli"], device="cpu")
     run_on_ray(models["nli"], str(suites / "smoke.yaml"), repo=repo, out=tmp_path / "ray", n_shards=2, num_cpus=2,
                echo=lambda m: None, **kw)
     assert _records(tmp_path / "ray") == _smoke_records(smoke_runs, "lit_mnli")

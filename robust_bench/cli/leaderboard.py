@@ -26,20 +26,28 @@ def submit_cmd(
                                                                    "(needed when the run scored a local folder)."),
     revision: Optional[str] = typer.Option(None, "--revision", help="Revision label (needed when the run records none)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace a stored submission of the same model, suite "
-                                                              "version and revision."),
+                                                              "version, revision and way of asking."),
+    partial: bool = typer.Option(False, "--partial", help="Store a partial run (--limit, fewer examples than a task "
+                                                          "pins) as a marked row that is not ranked."),
 ) -> None:
-    """Validate a run and add it to a leaderboard store; a rejected run leaves the store unchanged."""
+    """Validate a run and add it to a leaderboard store; a rejected run leaves the store unchanged. Only whole
+    runs are ranked: a run made with --limit is refused unless --partial lists it unranked."""
     from robust_bench.leaderboard.store import open_store, submit
 
     try:
-        sub, where = submit(run_dir, open_store(to), model_id=model_id, revision=revision, overwrite=overwrite)
+        sub, where = submit(run_dir, open_store(to), model_id=model_id, revision=revision, overwrite=overwrite,
+                            partial=partial)
     except (RobustBenchError, FileExistsError) as exc:
         typer.echo(f"rejected: {exc}", err=True)
         raise typer.Exit(code=2)
     for task, why in sub.excluded.items():
         typer.echo(f"  {task}: not submitted, {why}")
-    typer.echo(f"accepted {sub.model_id}@{sub.revision} on {sub.suite.name} v{sub.suite.version}: "
-               f"{len(sub.records)} tasks ({', '.join(sorted(sub.records))}) -> {where}")
+    for task, why in sub.partial.items():
+        typer.echo(f"  {task}: partial, {why}")
+    asked = "" if sub.asked == "model" else f" asked as {sub.asked}"
+    typer.echo(f"accepted {sub.model_id}@{sub.revision}{asked} on {sub.suite.name} v{sub.suite.version}: "
+               f"{len(sub.records)} tasks ({', '.join(sorted(sub.records))}) -> {where}"
+               + (" (partial: listed, not ranked)" if sub.partial else ""))
 
 
 @board_app.command("init")

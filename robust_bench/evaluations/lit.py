@@ -41,8 +41,9 @@ def check_outcome(entry: dict) -> list[tuple[str, int]]:
     pred, gold = entry.get("prediction"), entry.get("gold")
     if not (isinstance(pred, dict) and isinstance(gold, dict) and "ori_correct" in entry["outcome"]):
         return []
-    return [("ori_correct", int(pred.get("original") == gold.get("original"))),
-            ("ctr_correct", int(pred.get("contrast") == gold.get("contrast")))]
+    ori = int(pred.get("original") == gold.get("original"))
+    ctr = int(pred.get("contrast") == gold.get("contrast"))
+    return [("ori_correct", ori), ("ctr_correct", ctr), ("both_correct", ori * ctr)]
 
 
 def _outcome(po: int, pc: int, go: int, gc: int, rule: str) -> dict:
@@ -51,15 +52,16 @@ def _outcome(po: int, pc: int, go: int, gc: int, rule: str) -> dict:
     from robust_bench.scoring import consistency_details
 
     c = consistency_details([int(po)], [int(pc)], [rule])
-    return {"ori_correct": po == go, "ctr_correct": pc == gc, "one": 1,
+    return {"ori_correct": po == go, "ctr_correct": pc == gc, "both_correct": po == go and pc == gc, "one": 1,
             "consistent": c["instances"] == 1 and c["consistency"] == 1.0, "counted": c["instances"]}
 
 
 @register_evaluation(
     name="contrast-set", family="lit",
     metrics=(Metric("acc_ori", ratio("ori_correct")), Metric("acc_ctr", ratio("ctr_correct")),
-             Metric("consistency", ratio("consistent", "counted"))),
-    pairs=(("acc_ori", "acc_ctr"),), robustness=("consistency",), check_outcome=check_outcome,
+             Metric("consistency", ratio("consistent", "counted")),
+             Metric("contrast_consistency", ratio("both_correct"))),
+    pairs=(("acc_ori", "acc_ctr"),), robustness=("consistency", "contrast_consistency"), check_outcome=check_outcome,
     title="LIT contrast sets (Li et al., 2020)")
 def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     """Log lines of a LIT contrast set: both pairs of every row classified in one batched call.
@@ -80,7 +82,13 @@ def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOut
     Returns
     -------
     EvalOutput
-        One entry per row; outcome ``ori_correct``, ``ctr_correct``, ``consistent``, ``counted``, ``one``.
+        One entry per row; outcome ``ori_correct``, ``ctr_correct``, ``both_correct``, ``consistent``,
+        ``counted``, ``one``. The metrics: Acc@Ori and Acc@Ctr, LIT's consistency (Li et al. 2020, §4.1:
+        the share of the counted dual instances whose two predictions follow the pair's label rule,
+        "whether correct or not", so a constant model scores 1), and **contrast consistency** (Gardner
+        et al. 2020, "Evaluating Models' Local Decision Boundaries via Contrast Sets": the share of contrast
+        sets on which every prediction is correct; here each row, an original pair and its contrast pair, is
+        a set of two), the metric that ranks models.
     """
     labels = list(rows.features["label"].names)
     clf = task_classifier(model, labels, task, repo, seed, task.options.get("label_map"))

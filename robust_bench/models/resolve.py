@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 
 from robust_bench.models.loader import ModelError
 
-__all__ = ["ModelSpec", "ModelHandle", "InterfaceError", "resolve_model", "load_model", "spec_name", "INTERFACES"]
+__all__ = ["public_name", "ModelSpec", "ModelHandle", "InterfaceError", "resolve_model", "load_model", "spec_name", "INTERFACES"]
 
 #: every interface a model can provide, as suites name them
 INTERFACES = ("sequence-classification", "token-classification", "encoder", "parser", "coreference")
@@ -168,6 +168,36 @@ def spec_name(model: str) -> str:
     if _is_object_spec(name):
         name = name.rpartition(":")[0]
     return name
+
+
+def public_name(model: str) -> str:
+    """A model spec as published files hold it (run folders, records, leaderboard submissions): a local
+    path (a folder, a file, the module file of a ``module:attribute`` spec) reduced to its base name, the
+    spec's prefix kept (``hf:taught``, ``spacy:en_rb_sm``, ``wrapped.py:good``); a Hub id, an installed
+    pipeline's name or a server spec as given. The local folder's content fingerprint is what pins it (the
+    run's revision, ``local-<sha256>``), not where it sat on the submitting machine.
+
+    Examples
+    --------
+    >>> public_name("sentence-transformers/all-MiniLM-L6-v2")
+    'sentence-transformers/all-MiniLM-L6-v2'
+    """
+    if Path(model).exists() or _looks_local(model):
+        return Path(model).name or model
+    kind, sep, rest = model.partition(":")
+    if sep and kind in ("hf", "vllm", "spacy", "stanza", "callable", "fastcoref") and rest:
+        return f"{kind}:{public_name(rest)}"
+    if _is_object_spec(model):
+        module, _, attr = model.rpartition(":")
+        if Path(module).exists() or _looks_local(module):
+            return f"{Path(module).name}:{attr}"
+    return model
+
+
+def _looks_local(name: str) -> bool:
+    """A path of some machine, whether or not it exists here: absolute, relative to the home or the working
+    folder, or with more folders than a Hub id (``ORG/NAME``) has."""
+    return name.startswith(("/", "./", "../", "~")) or name.count("/") > 1 or "\\" in name
 
 
 def resolve_model(model: str, revision: str | None = None, *, interface: str | None = None) -> ModelSpec:
@@ -389,7 +419,12 @@ class ModelHandle:
         """How the causal LM was asked on a task (backend, prompt hash, chat template, shots) and its
         counters, or None where it was not (not a causal LM, or the task was not a classification)."""
         clf = next((v for k, v in self._adapters.items() if k[0] == "llm" and len(k) == 3 and k[1] == task_name), None)
-        return None if clf is None else {**clf.describe(), **clf.counters()}
+        if clf is None:
+            return None
+        out = {**clf.describe(), **clf.counters()}
+        if isinstance(out.get("model"), str):
+            out["model"] = public_name(out["model"])        # a local folder by its base name, never its path
+        return out
 
     def classifier(self, labels: Sequence[str], label_map: dict | None = None, *, task=None, shots=None):
         """A :class:`~robust_bench.models.classifiers.Classifier` over ``labels``.

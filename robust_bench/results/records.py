@@ -37,7 +37,7 @@ class RecordError(RobustBenchError, ValueError):
 
 
 #: schema version -> schema file beside this module
-SCHEMAS = {"1": "result_record.schema.json", "2": "result_record_v2.schema.json"}
+SCHEMAS = {"1": "result_record.schema.json", "2": "result_record_v2.schema.json", "2.1": "result_record_v2.schema.json"}
 
 
 @lru_cache(maxsize=None)

@@ -36,7 +36,7 @@ import numpy as np
 from robust_bench import RobustBenchError
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.results.records import RecordError, package_versions, validate_record
-from robust_bench.scoring.intervals import bootstrap_interval, metric_value
+from robust_bench.scoring.intervals import bootstrap_interval, metric_interval, metric_value
 
 __all__ = ["RUN_FILE", "LIMITS", "MAX_TOTAL_BYTES", "RUN_SCHEMA", "RunError", "RunFolderError", "read_json",
            "file_size", "read_manifest", "write_manifest", "read_log", "write_log", "read_record", "read_records", "write_task_record",
@@ -278,7 +278,7 @@ def read_records(run_dir: str | os.PathLike, *, ranges_of=None) -> dict[str, dic
     out = {}
     for p in sorted((Path(run_dir) / "records").glob("*.json")):
         rec = read_record(p)
-        if rec["schema_version"] != "2":
+        if rec["schema_version"] not in ("2", "2.1"):
             raise RunFolderError(str(p), "schema_version", "a v1 record; run folders hold the v2 records of "
                                                            "`robust-bench run`")
         if ranges_of is not None:
@@ -306,9 +306,15 @@ LLM_SETUP = ("backend", "model", "base_url", "prompt_sha256", "prompt_source", "
              "scoring", "normalization")
 
 
+#: the record version :func:`record_from_log` writes; "2" records (no counts, bootstrap intervals only) are
+#: still read and recomputed as they were written
+RECORD_VERSION = "2.1"
+
+
 def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, model_id: str,
                     revision: str | None, corpus_sha256: str, seed: int, limit: int | None,
-                    versions: dict | None = None, timestamp: str | None = None, llm: dict | None = None) -> dict:
+                    versions: dict | None = None, timestamp: str | None = None, llm: dict | None = None,
+                    schema_version: str = RECORD_VERSION) -> dict:
     """The v2 record of a task, from its per-example log alone.
 
     Parameters
@@ -325,10 +331,16 @@ def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, m
         backend, prompt hash, chat-template flag, shots and scoring go to ``model.llm``; its query and
         request counts (and ``wall_seconds``, where given) to ``details.llm``.
 
-    Every metric comes from its formula over the outcome columns; every interval is a 95% percentile
-    bootstrap over the examples (:func:`robust_bench.scoring.intervals.bootstrap_interval`, seeded
-    by ``seed``). Values are rounded to 10 decimals so that the record is byte-stable; a metric
-    whose fields the log lacks is null.
+    schema_version : {"2.1", "2"}
+        "2.1" (what ``run`` writes): every interval from
+        :func:`robust_bench.scoring.intervals.metric_interval` (a Wilson interval for a proportion over
+        fewer than 30 trials, else a 95% percentile bootstrap over the examples seeded by ``seed``; finite
+        whenever the metric is over one example or more), with ``interval_methods`` and ``counts`` (how
+        many examples each metric is over). "2": the bootstrap alone, as records were written before, so
+        that an older run is recomputed as it was written.
+
+    Every metric comes from its formula over the outcome columns. Values are rounded to 10 decimals so
+    that the record is byte-stable; a metric whose fields the log lacks is null.
 
     Raises
     ------
@@ -337,20 +349,27 @@ def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, m
     RecordError
         If the record does not validate.
     """
+    if schema_version not in ("2", "2.1"):
+        raise RunError(f"record version {schema_version!r}: this robust-bench writes 2.1 and reads 2 and 2.1")
     cols = log_columns(examples)
-    metrics, intervals = {}, {}
+    metrics, intervals, methods, counts = {}, {}, {}, {}
     for spec in task.metrics:
         formula = spec.formula
-        if examples and not all(f in cols for f in formula.fields):
+        if not examples or not all(f in cols for f in formula.fields):
             metrics[spec.name], intervals[spec.name] = None, [None, None]
+            methods[spec.name], counts[spec.name] = "none", 0
             continue
-        value = metric_value(formula, cols) if examples else float("nan")
-        lo, hi = bootstrap_interval(formula, cols, seed=seed) if examples else (float("nan"), float("nan"))
+        value = metric_value(formula, cols)
+        if schema_version == "2":
+            lo, hi = bootstrap_interval(formula, cols, seed=seed)
+        else:
+            ci = metric_interval(formula, cols, value_range=spec.range, seed=seed)
+            lo, hi, methods[spec.name], counts[spec.name] = ci.low, ci.high, ci.method, ci.n
         if np.isfinite(value) and not spec.range[0] - 1e-9 <= value <= spec.range[1] + 1e-9:
             raise RunError(f"task {task.name!r}: {spec.name} = {value} is outside its range {list(spec.range)}")
         metrics[spec.name], intervals[spec.name] = _clean(value), [_clean(lo), _clean(hi)]
     rec = {
-        "schema_version": "2",
+        "schema_version": schema_version,
         "model": {"id": model_id, "revision": revision},
         "suite": {"name": suite.name, "version": suite.version},
         "task": task.name, "family": task.family, "evaluation": task.evaluation,
@@ -358,6 +377,7 @@ def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, m
         "data_pinned": task.data_sha256 == corpus_sha256,
         "metrics": metrics, "intervals": intervals, "primary": task.primary,
         "n_examples": len(examples), "log_sha256": log_sha256,
+        **({"interval_methods": methods, "counts": counts} if schema_version != "2" else {}),
         "details": {"limit": limit, "options": task.options},
         "seed": int(seed),
         "versions": versions if versions is not None else package_versions("datasets", "transformers", "torch", "scipy"),

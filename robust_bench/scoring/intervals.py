@@ -14,11 +14,15 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Formula", "FORMULAS", "metric_value", "bootstrap_interval", "paired_difference", "mcnemar_difference",
-           "BOOTSTRAP_RESAMPLES"]
+__all__ = ["Formula", "FORMULAS", "metric_value", "metric_count", "is_proportion", "bootstrap_interval",
+           "wilson_interval", "Interval", "metric_interval", "paired_difference", "mcnemar_difference",
+           "BOOTSTRAP_RESAMPLES", "WILSON_BELOW"]
 
 #: resamples of every bootstrap; 1,000 gives interval ends stable to about ±0.005 on 500 examples
 BOOTSTRAP_RESAMPLES = 1000
+#: a proportion over fewer trials than this gets a Wilson score interval instead of a bootstrap (below
+#: about 30 trials the percentile bootstrap undercovers, and a resample may hold no trial at all)
+WILSON_BELOW = 30
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,8 @@ def metric_value(formula: Formula, columns: Mapping[str, np.ndarray], idx: np.nd
 
 def _bootstrap(stat: Callable[[np.ndarray], float], n: int, *, confidence: float, n_resamples: int,
                seed: int) -> tuple[float, float]:
+    import warnings
+
     from scipy.stats import bootstrap
 
     if n < 2:
@@ -94,9 +100,14 @@ def _bootstrap(stat: Callable[[np.ndarray], float], n: int, *, confidence: float
     values = stat(np.arange(n))
     if not np.isfinite(values):
         return float("nan"), float("nan")
-    res = bootstrap((np.arange(n),), lambda i: stat(np.asarray(i, dtype=int)), vectorized=False, paired=False,
-                    n_resamples=n_resamples, confidence_level=confidence, method="percentile",
-                    random_state=np.random.default_rng(seed))
+    with warnings.catch_warnings():
+        # scipy warns of "the BCa confidence interval" whenever the resampled statistics are all equal,
+        # whatever the method; with the percentile method the interval is then that one value, which is
+        # what the data say, so the warning is not passed on
+        warnings.filterwarnings("ignore", message=".*BCa confidence interval cannot be calculated.*")
+        res = bootstrap((np.arange(n),), lambda i: stat(np.asarray(i, dtype=int)), vectorized=False, paired=False,
+                        n_resamples=n_resamples, confidence_level=confidence, method="percentile",
+                        random_state=np.random.default_rng(seed))
     lo, hi = res.confidence_interval
     return float(lo), float(hi)
 
@@ -126,6 +137,106 @@ def bootstrap_interval(formula: Formula, columns: Mapping[str, np.ndarray], *, c
     n = len(np.asarray(columns[formula.fields[0]]))
     return _bootstrap(lambda i: metric_value(formula, columns, i), n, confidence=confidence,
                       n_resamples=n_resamples, seed=seed)
+
+
+def is_proportion(formula: Formula, columns: Mapping[str, np.ndarray]) -> bool:
+    """Whether a metric is a proportion of 0/1 trials: a ratio whose per-example denominator is 0 or 1
+    and numerator 0 or 1 (and at most the denominator), as accuracy, an attack success rate over the
+    attacked examples, or consistency over the counted pairs are."""
+    if formula.kind != "ratio":
+        return False
+    num = np.asarray(columns[formula.fields[0]], dtype=np.float64)
+    den = np.asarray(columns[formula.fields[1]], dtype=np.float64)
+    return bool(np.isin(den, (0, 1)).all() and np.isin(num, (0, 1)).all() and (num <= den).all())
+
+
+def metric_count(formula: Formula, columns: Mapping[str, np.ndarray]) -> int:
+    """How many examples a metric is over: for a ratio, those with a non-zero denominator (a success rate
+    is over the attacked examples only); otherwise every example."""
+    if formula.kind == "ratio":
+        return int((np.asarray(columns[formula.fields[1]], dtype=np.float64) != 0).sum())
+    if formula.kind == "dspr":
+        return int((np.asarray(columns[formula.fields[1]], dtype=np.float64) > 0).sum())
+    return len(np.asarray(columns[formula.fields[0]]))
+
+
+def wilson_interval(successes: int, trials: int, *, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (Wilson, 1927; Brown, Cai & DasGupta, 2001, who
+    recommend it for small samples), by ``statsmodels.stats.proportion.proportion_confint``.
+
+    Parameters
+    ----------
+    successes, trials : int
+        ``0 <= successes <= trials``.
+    confidence : float in (0, 1)
+
+    Returns
+    -------
+    (float, float)
+        In [0, 1]; NaN for no trial.
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    if trials <= 0:
+        return float("nan"), float("nan")
+    lo, hi = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
+    return float(max(0.0, lo)), float(min(1.0, hi))
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A metric's confidence interval, how it was computed and how many examples it is over."""
+
+    low: float
+    high: float
+    method: str            # "bootstrap-percentile", "wilson", "range" or "none"
+    n: int
+
+
+def metric_interval(formula: Formula, columns: Mapping[str, np.ndarray], *, value_range: tuple[float, float],
+                    confidence: float = 0.95, n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> Interval:
+    """The interval a record reports for a metric: finite whenever the metric is over at least one example.
+
+    * a proportion (:func:`is_proportion`) over fewer than :data:`WILSON_BELOW` trials: the Wilson score
+      interval (:func:`wilson_interval`), which stays finite and honest where a bootstrap resample may
+      hold no trial at all (an attack success rate over three attacked examples);
+    * any metric over two examples or more: the percentile bootstrap over examples
+      (:func:`bootstrap_interval`); where it is not finite (resamples on which the metric is undefined),
+      the Wilson interval for a proportion, else the metric's whole range;
+    * any other metric over one example: the metric's whole range, since one example says nothing of its
+      spread;
+    * no example: NaN, method ``none``.
+
+    Parameters
+    ----------
+    formula : Formula
+    columns : mapping of str to ndarray of shape (n_examples,)
+    value_range : (float, float)
+        The metric's declared range.
+    confidence, n_resamples, seed
+        As :func:`bootstrap_interval`.
+
+    Returns
+    -------
+    Interval
+    """
+    n = metric_count(formula, columns)
+    value = metric_value(formula, columns)
+    if n == 0 or not np.isfinite(value):
+        return Interval(float("nan"), float("nan"), "none", n)
+    proportion = is_proportion(formula, columns)
+    if proportion and n < WILSON_BELOW:
+        k = int(np.asarray(columns[formula.fields[0]], dtype=np.float64).sum())
+        return Interval(*wilson_interval(k, n, confidence=confidence), "wilson", n)
+    rows = len(np.asarray(columns[formula.fields[0]]))
+    if rows >= 2:
+        lo, hi = bootstrap_interval(formula, columns, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        if np.isfinite(lo) and np.isfinite(hi):
+            return Interval(lo, hi, "bootstrap-percentile", n)
+    if proportion:
+        k = int(np.asarray(columns[formula.fields[0]], dtype=np.float64).sum())
+        return Interval(*wilson_interval(k, n, confidence=confidence), "wilson", n)
+    return Interval(float(value_range[0]), float(value_range[1]), "range", n)
 
 
 def paired_difference(formula: Formula, baseline: Mapping[str, np.ndarray], candidate: Mapping[str, np.ndarray], *,

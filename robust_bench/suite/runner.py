@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 from robust_bench.benchmarks import Suite, Task, load_suite
 from robust_bench.evaluations import EvalOutput, get_evaluation, task_classifier, unit_ids
 from robust_bench.io.fileio import remove_stale_temporaries
-from robust_bench.models.resolve import ModelHandle, ModelSpec, resolve_model, spec_name
+from robust_bench.models.resolve import ModelHandle, ModelSpec, public_name, resolve_model, spec_name
 from robust_bench.results.records import package_versions
 from robust_bench.results.runs import (RUN_FILE, RunError, read_log, read_manifest, record_from_log, write_log,
                                        write_manifest, write_task_record)
@@ -70,6 +70,9 @@ class _TaskData:
     rows: Any
     positions: list[int]
     corpus_sha256: str
+    #: how many examples (units: rows, or groups of rows) were asked for; an evaluation may score fewer
+    #: (a probe drops a sentence its tokenizer cannot align)
+    n_asked: int = 0
 
 
 def select_rows(task: Task, repo: Path, limit: int | None, shard: tuple[int, int] | None,
@@ -98,7 +101,7 @@ def select_rows(task: Task, repo: Path, limit: int | None, shard: tuple[int, int
     if ids is not None and len({units[k] for k in keep}) != len(ids):
         missing = sorted(ids - {units[k] for k in keep})
         raise RunError(f"{task.config}/{task.split} holds no example {missing[0]!r} ({len(missing)} missing)")
-    return _TaskData(rows.select(keep), keep, sha)
+    return _TaskData(rows.select(keep), keep, sha, len({units[k] for k in keep}))
 
 
 def _fits(task: Task, spec: ModelSpec) -> str | None:
@@ -107,7 +110,8 @@ def _fits(task: Task, spec: ModelSpec) -> str | None:
         return (f"needs {'an' if task.interface[0] in 'aeiou' else 'a'} {task.interface} model; a causal LM "
                 f"({spec.backend}) is scored on sequence-classification tasks as multiple choice{probed}")
     if task.interface not in spec.interfaces:
-        return (f"needs {'an' if task.interface[0] in 'aeiou' else 'a'} {task.interface} model; {spec.id} provides {', '.join(spec.interfaces)} "
+        return (f"needs {'an' if task.interface[0] in 'aeiou' else 'a'} {task.interface} model; "
+                f"{public_name(spec.id)} provides {', '.join(spec.interfaces)} "
                 f"({spec.kind}{': ' + ', '.join(spec.architectures) if spec.architectures else ''})")
     return None
 
@@ -213,7 +217,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     out, repo = Path(out), Path(repo)
     spec = resolve_model(model, revision)
     handle = ModelHandle(spec, device=device, dtype=dtype, batch_size=batch_size, llm=llm)
-    ident = {"model": model, "suite": {"name": suite.name, "version": suite.version},
+    # published files name a local model by its base name; its revision (local-<sha256>) pins its content
+    ident = {"model": public_name(model), "suite": {"name": suite.name, "version": suite.version},
              "shard": list(shard) if shard else None, "seed": seed, "limit": limit}
     if spec.kind == "causal-lm":
         ident["llm"] = _llm_preflight(handle, [t for t in selected if not _fits(t, spec)], repo, seed)
@@ -224,6 +229,9 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         theirs = {k: manifest.get(k) for k in ident}
         if theirs != ident:
             raise RunError(f"{out} holds a different run ({theirs}); cannot resume it as {ident}")
+        if manifest.get("revision") and handle.revision() != manifest["revision"]:
+            raise RunError(f"{out} holds a run of other weights ({manifest['revision']}) than {model} "
+                           f"({handle.revision()}); cannot resume it")
         for p in remove_stale_temporaries(out):
             echo(f"  removed {p.relative_to(out)}, left by the interrupted run")
     else:
@@ -264,7 +272,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         revision = revision or handle.revision()
         log_sha = write_log(out / "logs" / f"{task.name}.jsonl", result.examples)
         shutil.rmtree(work, ignore_errors=True)
-        entry = {"status": "done", "n_examples": len(result.examples), "corpus_sha256": data.corpus_sha256,
+        entry = {"status": "done", "n_examples": len(result.examples), "n_asked": data.n_asked,
+                 "corpus_sha256": data.corpus_sha256,
                  "log_sha256": log_sha, "details": result.details, "wall_seconds": round(time.perf_counter() - start, 2)}
         setup = handle.llm_setup(task.name)
         if setup is not None:
@@ -273,8 +282,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         manifest["revision"] = revision
         if shard is None:
             rec = record_from_log(task, suite, sorted(result.examples, key=lambda e: e["id"]), log_sha256=log_sha,
-                                  model_id=model, revision=revision, corpus_sha256=data.corpus_sha256, seed=seed,
-                                  limit=limit, llm=setup)
+                                  model_id=ident["model"], revision=revision, corpus_sha256=data.corpus_sha256,
+                                  seed=seed, limit=limit, llm=setup)
             write_task_record(out, task.name, rec)
             m = rec["metrics"][task.primary]
             lo, hi = rec["intervals"][task.primary]
@@ -359,7 +368,7 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
         manifest["llm"] = first["llm"]
     if "runtime" in first:
         manifest["runtime"] = first["runtime"]
-    manifest.update({"shard": None, "tasks": {}, "merged_from": [str(d) for d in shard_dirs],
+    manifest.update({"shard": None, "tasks": {}, "merged_from": [Path(d).name for d in shard_dirs],
                      "revision": first.get("revision")})
     out.mkdir(parents=True, exist_ok=True)
     for task in suite.tasks:
@@ -387,7 +396,9 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
                               model_id=first["model"], revision=first.get("revision"), corpus_sha256=shas.pop(),
                               seed=first["seed"], limit=first["limit"], llm=llm)
         write_task_record(out, task.name, rec)
-        manifest["tasks"][task.name] = {"status": "done", "n_examples": len(examples), "log_sha256": log_sha,
+        manifest["tasks"][task.name] = {"status": "done", "n_examples": len(examples),
+                                        "n_asked": sum(s.get("n_asked", s["n_examples"]) for s in states),
+                                        "log_sha256": log_sha,
                                         "corpus_sha256": rec["corpus_sha256"],
                                         "wall_seconds": round(sum(s["wall_seconds"] for s in states), 2),
                                         "details": [s.get("details") for s in states]}

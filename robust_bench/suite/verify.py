@@ -51,9 +51,11 @@ def _same_setup(task: str, submitted, rerun: dict) -> None:
                                     "ROBUST_BENCH_SIMILARITY_MODEL) before verifying")
 
 
-def _parse(submission: str) -> tuple[str, str | None]:
-    model_id, _, revision = submission.partition("@")
-    return model_id, (revision or None)
+def _parse(submission: str) -> tuple[str, str | None, str | None]:
+    """``MODEL_ID[@REVISION][#ASKED]`` -> (model id, revision or None, how it was asked or None)."""
+    rest, _, asked = submission.partition("#")
+    model_id, _, revision = rest.partition("@")
+    return model_id, (revision or None), (asked or None)
 
 
 def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: str | Path,
@@ -67,7 +69,8 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
     ----------
     store : LocalStore or HubStore
     submission : str
-        ``MODEL_ID`` or ``MODEL_ID@REVISION`` of a stored submission (its listed id and revision).
+        ``MODEL_ID``, ``MODEL_ID@REVISION`` or ``MODEL_ID@REVISION#ASKED`` of a stored submission (its listed
+        id and revision, and how it was asked where the model has rows asked several ways).
     repo : path-like
         Dataset repository holding the configs the suite version pins (their hashes are checked).
     model : str, optional
@@ -106,10 +109,10 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
     """
     if sample is not None and sample < 1:
         raise VerificationError(f"--sample must be at least 1, got {sample}")
-    model_id, revision = _parse(submission)
+    model_id, revision, asked = _parse(submission)
     root = store.local_copy()
     suites = store.suites()
-    info_path = find_entry(root, model_id, revision=revision, suite=suite)
+    info_path = find_entry(root, model_id, revision=revision, suite=suite, asked=asked)
     sub = read_entry(info_path, root, suites)
     folder = info_path.parent
     manifest = sub.manifest
