@@ -478,9 +478,36 @@ def smoke_repo(build_any, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def models(tiny_nli_classifier, tiny_tagger, tiny_models, tmp_path_factory):
-    """Callable wrappers: the tiny NLI classifier as is (``good``) and with a third of its
-    predictions moved to the next label (``bad``), chosen by a hash of the input."""
+def taught_nli(smoke_repo, tmp_path_factory):
+    """A real tiny BERT classifier taught the smoke suite's NLI rows (gec_mnli's originals and perturbed
+    hypotheses, lit_mnli's original and contrast pairs), so that it is right where a constant is not."""
+    import datasets
+
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.tiny import build_tiny_classifier
+
+    repo, _ = smoke_repo
+    gec = datasets.load_dataset(str(repo), "gec_mnli", split="validation_matched")
+    lit = datasets.load_dataset(str(repo), "lit_mnli", split="validation_matched")
+    pairs, labels = [], []
+    for r in gec:
+        for h in (r["hypothesis"], r["perturbed_hypothesis"]):
+            pairs.append((r["premise"], h))
+            labels.append(r["label"])
+    for r in lit:
+        pairs += [(r["original_premise"], r["original_hypothesis"]), (r["premise"], r["hypothesis"])]
+        labels += [r["original_label"], r["label"]]
+    root = made_once(tmp_path_factory, recipe_key("taught_nli", pairs, labels), lambda out: build_tiny_classifier(
+        out / "clf", pairs * 3, labels * 3, NLI_LABELS, epochs=12, lr=2e-3))
+    return root / "clf"
+
+
+@pytest.fixture(scope="session")
+def models(tiny_nli_classifier, taught_nli, tiny_tagger, tiny_models, tmp_path_factory):
+    """Callable wrappers: the NLI classifier taught the smoke rows as is (``good``) and with a third of
+    its predictions moved to the next label (``bad``), chosen by a hash of the input. (The gate ranks by
+    contrast consistency, both predictions of a pair right; the untaught tiny classifier is right too
+    rarely for a change of a third to be significant on the smoke suite's 80 pairs.)"""
     def make(root: Path) -> None:
         (root / "wrapped.py").write_text(f'''
 import hashlib
@@ -491,7 +518,7 @@ from robust_bench.io.task_data import NLI_LABELS
 class Flipping(Classifier):
     def __init__(self, share):
         super().__init__(NLI_LABELS)
-        self.inner = HFClassifier({str(tiny_nli_classifier)!r}, NLI_LABELS, device="cpu")
+        self.inner = HFClassifier({str(taught_nli)!r}, NLI_LABELS, device="cpu")
         self.share = share
         self.revision = "flip-%s" % share
 

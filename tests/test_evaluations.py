@@ -134,9 +134,10 @@ def test_a_suite_names_metrics_and_the_evaluation_declares_them(tmp_path):
                 assert (m.formula, m.higher_is_better, m.range) == (lambda d: (d.formula, d.higher_is_better,
                                                                                 d.range))(ev.metric(m.name))
     shipped = (ROOT / "benchmarks" / "default.yaml").read_text()
-    bad = shipped.replace("metrics: [acc_ori, acc_ctr, consistency]",
+    assert "metrics: [acc_ori, acc_ctr, consistency, contrast_consistency]" in shipped
+    bad = shipped.replace("metrics: [acc_ori, acc_ctr, consistency, contrast_consistency]",
                           "metrics: [acc_ori, {name: consistency, higher_is_better: false, range: [0, 1]}]", 1)
-    (tmp_path / "bad.yaml").write_text(bad.replace("primary: consistency", "primary: acc_ori"))
+    (tmp_path / "bad.yaml").write_text(bad.replace("primary: contrast_consistency", "primary: acc_ori", 1))
     with pytest.raises(SuiteError, match="'consistency': direction or range differs from its evaluation"):
         load_suite(tmp_path / "bad.yaml")
     (tmp_path / "fam.yaml").write_text(shipped.replace("evaluation: contrast-set", "evaluation: contrast-set\n  family: toy", 1))

@@ -586,32 +586,6 @@ constant_0, constant_1, constant_2, uniform = Constant(0), Constant(1), Constant
 '''
 
 
-@pytest.fixture(scope="session")
-def taught_nli(smoke_repo, tmp_path_factory):
-    """A real tiny BERT classifier taught the smoke suite's NLI rows (gec_mnli's originals and perturbed
-    hypotheses, lit_mnli's original and contrast pairs), so that it is right where a constant is not."""
-    import datasets
-
-    from robust_bench.io.task_data import NLI_LABELS
-    from robust_bench.models.tiny import build_tiny_classifier
-    from tests.conftest import made_once, recipe_key
-
-    repo, _ = smoke_repo
-    gec = datasets.load_dataset(str(repo), "gec_mnli", split="validation_matched")
-    lit = datasets.load_dataset(str(repo), "lit_mnli", split="validation_matched")
-    pairs, labels = [], []
-    for r in gec:
-        for h in (r["hypothesis"], r["perturbed_hypothesis"]):
-            pairs.append((r["premise"], h))
-            labels.append(r["label"])
-    for r in lit:
-        pairs += [(r["original_premise"], r["original_hypothesis"]), (r["premise"], r["hypothesis"])]
-        labels += [r["original_label"], r["label"]]
-    root = made_once(tmp_path_factory, recipe_key("taught_nli", pairs, labels), lambda out: build_tiny_classifier(
-        out / "clf", pairs * 3, labels * 3, NLI_LABELS, epochs=12, lr=2e-3))
-    return root / "clf"
-
-
 def test_constant_and_random_models_cannot_top_the_board(smoke_repo, taught_nli, tmp_path):
     """Beside a real tiny classifier, a constant predictor for every label and a uniform random one run on
     the smoke suite's NLI tasks, are submitted and ranked (issue 49): none ranks above the real model on

@@ -281,10 +281,13 @@ def test_contrast_set_scores_hand_computed():
             {"transformation": "i;i", "rule": "preserve", "original_label": E, "label": E},
             {"transformation": "o;n", "rule": "negation", "original_label": E, "label": C}]
     s = contrast_set_scores(rows, original_predictions=[E, N, E, C], predictions=[N, N, C, E])
-    assert s["m;o"] == {"n": 2, "acc_ori": 0.5, "acc_ctr": 1.0, "consistency": 1.0, "consistency_excluded": 0}
+    assert s["m;o"] == {"n": 2, "acc_ori": 0.5, "acc_ctr": 1.0, "consistency": 1.0, "contrast_consistency": 0.5,
+                      "consistency_excluded": 0}
     assert s["i;i"]["consistency"] == 0.0 and s["i;i"]["acc_ori"] == 1.0
     assert s["o;n"]["consistency_excluded"] == 1 and np.isnan(s["o;n"]["consistency"])
     assert s["all"]["n"] == 4 and s["all"]["acc_ctr"] == 0.5 and s["all"]["consistency"] == pytest.approx(2 / 3)
+    # Gardner et al. (2020): original and contrast both right, on the first row only
+    assert s["all"]["contrast_consistency"] == 0.25 and s["i;i"]["contrast_consistency"] == 0.0
 
 
 def test_evaluate_command_prints_table_3_and_writes_records(lit_repo, tiny_nli_classifier, tmp_path):

@@ -121,7 +121,7 @@ def test_gate(smoke_repo, models, tmp_path):
     tasks; runs on different data are unusable (exit 2)."""
     repo, suites = smoke_repo
     cwd = models["dir"]
-    args = ["--tasks", "lit_mnli", "--limit", "200"]
+    args = ["--tasks", "lit_mnli"]
     for name, model in (("a", models["good"]), ("b", models["good"]), ("bad", models["bad"])):
         _run(model, tmp_path / name, smoke_repo, *args, cwd=cwd)
     a, b, bad = (tmp_path / n / "wrapped_py" for n in ("a", "b", "bad"))
