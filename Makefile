@@ -73,7 +73,7 @@ grammar: $(STAMP)
 	  "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/linkgrammar"
 	@$(BIN)/python -c "import linkgrammar" && echo "Link Grammar: linked into $(VENV)"
 
-PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=30
 
 test: $(STAMP) browser grammar
 	$(PYTEST)

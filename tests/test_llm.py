@@ -431,6 +431,50 @@ def test_chat_template_and_k_shot_shape_the_context(causal_lms, smoke_repo):
             list(NLI_LABELS), task=task)
 
 
+#: a real instruction-tuned LLM, as its users hold it: one GGUF file (Q4_1) in ../shared/models
+SMOLLM2 = Path("SmolLM2-135M-Instruct-GGUF") / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def test_a_real_gguf_llm_loads_from_its_file_asks_in_its_own_chatml_template_and_is_pinned_by_its_bytes(
+        smoke_repo, tmp_path):
+    from tests.conftest import SHARED
+    from robust_bench.evaluations import CommandTask, task_classifier
+    from robust_bench.io.sources import sha256_file
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.llm import LLMSettings
+    from robust_bench.models.resolve import load_model, resolve_model, split_gguf
+
+    smol = SHARED / "models" / SMOLLM2
+    for spec in (str(smol), f"hf:{smol}"):
+        r = resolve_model(spec)
+        assert (r.kind, r.backend, r.target, r.gguf_file) == ("causal-lm", "hf", str(smol.parent), smol.name)
+        assert r.architectures == ("LlamaForCausalLM",) and r.interfaces == ("sequence-classification",)
+    # a Hub repository's file (no download here: only how the spec is read)
+    assert split_gguf("HuggingFaceTB/SmolLM2-135M-Instruct-GGUF/x.Q4_1.gguf") == \
+        ("HuggingFaceTB/SmolLM2-135M-Instruct-GGUF", "x.Q4_1.gguf")
+
+    repo, _ = smoke_repo
+    model = load_model(str(smol), device="cpu", llm=LLMSettings(apply_chat_template=True))
+    clf = task_classifier(model, list(NLI_LABELS), CommandTask("lit_mnli", "validation_matched"), repo, 0)
+    ctx = clf.context(("A dog runs.", "An animal moves."))
+    # the model's own ChatML template (with its default system turn), ending in the assistant's turn
+    assert ctx.startswith("<|im_start|>system\n") and "<|im_start|>user\nA dog runs.\nQuestion: An animal moves." in ctx
+    assert ctx.endswith("<|im_end|>\n<|im_start|>assistant\n"), ctx
+    proba = clf.predict_proba([("A dog runs.", "An animal moves."), ("A dog runs.", "Nothing moves.")])
+    assert proba.shape == (2, 3) and np.allclose(proba.sum(axis=1), 1)
+    assert model.revision() == "gguf-" + sha256_file(smol)
+
+    # a folder whose config.json kept the GGUF quantization_config: one line naming the field, exit 2
+    left = tmp_path / "dequantized"
+    left.mkdir()
+    (left / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+                                                  "quantization_config": {"quant_method": "gguf"}}))
+    proc = run(["run", "--model", str(left), "--suite", "smoke", "--tasks", "lit_mnli", "--repo", str(repo),
+                "--output-dir", str(tmp_path / "out")], tmp_path, check=False)
+    assert proc.returncode == 2 and "quantization_config" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
 # --- bad input: one clear error, no run folder ----------------------------------------------------------
 
 

@@ -485,6 +485,9 @@ class LLMBackend:
         The server's ``/v1`` URL.
     revision, device, dtype : str
         ``hf`` and ``vllm`` only.
+    gguf_file : str, optional
+        A GGUF file in the folder or Hub repository ``model`` (``hf``: lm-eval's ``HFLM(gguf_file=...)``,
+        dequantized by transformers; ``vllm``: the file is passed to vLLM).
     batch_size : int
     settings : LLMSettings
 
@@ -497,8 +500,9 @@ class LLMBackend:
 
     def __init__(self, backend: str, model: str, *, base_url: str | None = None, revision: str | None = None,
                  device: str = "auto", dtype: str = "auto", batch_size: int = 16,
-                 settings: LLMSettings = LLMSettings()):
+                 settings: LLMSettings = LLMSettings(), gguf_file: str | None = None):
         self.backend, self.model_id, self.base_url, self.settings = backend, model, base_url, settings
+        self.gguf_file = gguf_file
         self.revision, self.batch_size = revision, batch_size
         #: whether prompts go to a server's /chat/completions (which applies the chat template itself)
         self.chat_endpoint = (backend == "openai-compatible" and settings.apply_chat_template
@@ -513,7 +517,11 @@ class LLMBackend:
 
             from robust_bench.models.loader import model_revision
 
-            if Path(model).expanduser().is_dir():
+            from robust_bench.models.loader import gguf_revision
+
+            if gguf_file and Path(model).expanduser().is_dir():
+                self.fingerprint = gguf_revision(Path(model).expanduser() / gguf_file)
+            elif Path(model).expanduser().is_dir():
                 self.fingerprint = model_revision(model)
 
     def _load(self, device: str, dtype: str, batch_size: int):
@@ -532,11 +540,19 @@ class LLMBackend:
             from robust_bench.models.loader import resolve_device, resolve_dtype
 
             dev = resolve_device(device)
+            if self.gguf_file:
+                try:
+                    import gguf  # noqa: F401 - transformers reads GGUF files through it
+                except ImportError:
+                    raise LLMError(f"{self.gguf_file}: GGUF files need the gguf package: pip install "
+                                   "'robust-bench[llm]'") from None
             return HFLM(pretrained=self.model_id, backend="causal", revision=self.revision or "main", device=dev,
                         dtype=str(resolve_dtype(dev, dtype)).removeprefix("torch."), batch_size=batch_size,
-                        max_batch_size=batch_size)
+                        max_batch_size=batch_size, gguf_file=self.gguf_file)
         if self.backend == "vllm":
-            return VLLM(pretrained=self.model_id, revision=self.revision, dtype=dtype, batch_size="auto")
+            # vLLM loads a GGUF file given as the model itself
+            model = f"{self.model_id}/{self.gguf_file}" if self.gguf_file else self.model_id
+            return VLLM(pretrained=model, revision=self.revision, dtype=dtype, batch_size="auto")
         generate = self.settings.scoring == "generate"
         # log-likelihoods come from /completions only (the chat template is then applied here, with the
         # model's tokenizer); generation with the chat template goes to /chat/completions

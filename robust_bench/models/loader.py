@@ -231,20 +231,33 @@ def load_tokenizer(model: str, *, revision: str | None = None, add_prefix_space:
     return tok
 
 
-def load_config(model: str, *, revision: str | None = None):
-    """``AutoConfig`` of ``model``.
+def load_config(model: str, *, revision: str | None = None, gguf_file: str | None = None):
+    """``AutoConfig`` of ``model`` (of its GGUF file ``gguf_file``, read by transformers' GGUF support).
 
     Raises
     ------
     ModelError
+        If it cannot be loaded (or, for a GGUF file, the ``gguf`` package is missing).
     """
     from transformers import AutoConfig
 
     check_model_id(model)
+    extra = {} if gguf_file is None else {"gguf_file": gguf_file}
     try:
-        return AutoConfig.from_pretrained(model, revision=revision)
+        return AutoConfig.from_pretrained(model, revision=revision, **extra)
+    except ImportError as exc:
+        raise ModelError(f"cannot load {gguf_file}: GGUF files need the gguf package: pip install "
+                         f"'robust-bench[llm]' ({exc})") from None
     except (OSError, ValueError) as exc:
-        raise ModelError(f"cannot load model {model!r}: {exc}") from exc
+        raise ModelError(f"cannot load model {model!r}{f' file {gguf_file}' if gguf_file else ''}: {exc}") from exc
+
+
+def gguf_revision(path: str | Path) -> str:
+    """The revision recorded for a local GGUF file: ``gguf-<sha256>``, its bytes' SHA-256 (64 hex digits),
+    whatever the folder holds besides it."""
+    from robust_bench.io.sources import sha256_file
+
+    return "gguf-" + sha256_file(Path(path))
 
 
 def max_input_length(config, tokenizer=None) -> int | None:

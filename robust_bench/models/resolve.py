@@ -22,7 +22,12 @@ A model spec is one of
 * a causal LM (:mod:`robust_bench.models.llm`): a transformers model whose ``architectures`` say
   ``*ForCausalLM`` or ``*LMHeadModel`` (run with lm-eval's ``hf`` backend), or explicitly ``hf:ID``,
   ``vllm:ID`` or ``openai-compatible:URL:MODEL`` (a server's ``/v1`` URL). It is a sequence classifier
-  (labels scored as multiple choice) and, with ``hf``, an encoder (its hidden states).
+  (labels scored as multiple choice) and, with ``hf``, an encoder (its hidden states);
+* a GGUF causal LM (llama.cpp's format, read by transformers' GGUF support and the ``gguf`` package,
+  extra ``[llm]``): a local ``PATH.gguf`` or ``hf:PATH.gguf``, or a file of a Hub repository
+  ``hf:ORG/REPO/FILE.gguf`` (lm-eval's ``HFLM(gguf_file=...)``; dequantized on load); ``vllm:PATH.gguf``
+  passes the file to vLLM. Its revision is the file's SHA-256 (``gguf-<sha256>``) for a local file, the
+  Hub commit otherwise. It is a sequence classifier only (no encoder probe).
 
 :func:`resolve_model` reads a spec into a :class:`ModelSpec`; a :class:`ModelHandle` builds its
 adapters lazily, once per label set, so a process loads each model once. ``robust-bench run``,
@@ -40,10 +45,12 @@ from typing import Any, Callable, Sequence
 
 from robust_bench.models.loader import ModelError
 
-__all__ = ["public_name", "ModelSpec", "ModelHandle", "InterfaceError", "resolve_model", "load_model", "spec_name", "INTERFACES"]
+__all__ = ["public_name", "split_gguf", "GGUF_SUFFIX", "ModelSpec", "ModelHandle", "InterfaceError", "resolve_model", "load_model", "spec_name", "INTERFACES"]
 
 #: every interface a model can provide, as suites name them
 INTERFACES = ("sequence-classification", "token-classification", "encoder", "parser", "coreference")
+#: llama.cpp's single-file model format
+GGUF_SUFFIX = ".gguf"
 
 
 class InterfaceError(ModelError, ValueError):
@@ -71,6 +78,8 @@ class ModelSpec:
         A causal LM's backend: ``hf``, ``vllm`` or ``openai-compatible``.
     base_url : str, optional
         An ``openai-compatible`` server's ``/v1`` URL.
+    gguf_file : str, optional
+        A GGUF causal LM's file name inside ``target`` (a local folder or a Hub repository).
     """
 
     id: str
@@ -82,6 +91,7 @@ class ModelSpec:
     revision: str | None = None
     backend: str | None = None
     base_url: str | None = None
+    gguf_file: str | None = None
 
     def __post_init__(self):
         self.target = self.target or self.id
@@ -196,8 +206,9 @@ def public_name(model: str) -> str:
 
 def _looks_local(name: str) -> bool:
     """A path of some machine, whether or not it exists here: absolute, relative to the home or the working
-    folder, or with more folders than a Hub id (``ORG/NAME``) has."""
-    return name.startswith(("/", "./", "../", "~")) or name.count("/") > 1 or "\\" in name
+    folder, or with more folders than a Hub id (``ORG/NAME``, or ``ORG/NAME/FILE.gguf``) has."""
+    hub_parts = 3 if name.endswith(GGUF_SUFFIX) else 2
+    return name.startswith(("/", "./", "../", "~")) or name.count("/") >= hub_parts or "\\" in name
 
 
 def resolve_model(model: str, revision: str | None = None, *, interface: str | None = None) -> ModelSpec:
@@ -250,6 +261,10 @@ def _resolve(model: str, revision: str | None, interface: str | None) -> ModelSp
         return _object_spec(model, rest, interface)
     if kind in ("hf", "vllm", "openai-compatible") and not Path(model).exists():
         return _llm_spec(model, revision)
+    if model.endswith(GGUF_SUFFIX):
+        if not Path(model).expanduser().is_file():
+            raise InterfaceError(f"GGUF file {model} does not exist (a Hub repository's file: hf:ORG/REPO/FILE.gguf)")
+        return _llm_spec(f"hf:{model}", revision, spec_id=model)
     if model == "rule-based" or kind == "fastcoref":
         return ModelSpec(model, "coref", ("coreference",))
     meta = _spacy_meta(model)
@@ -275,6 +290,7 @@ def _resolve(model: str, revision: str | None, interface: str | None) -> ModelSp
         cfg = load_config(model, revision=revision)
     except ModelError as exc:
         raise InterfaceError(str(exc)) from None
+    _refuse_gguf_leftover(model, cfg)
     arch = tuple(getattr(cfg, "architectures", None) or ())
     if _is_causal_lm(arch) and not any(a.endswith(("ForSequenceClassification", "ForTokenClassification")) for a in arch):
         return ModelSpec(model, "causal-lm", ("sequence-classification", "encoder"), model, arch, (), revision, "hf")
@@ -292,9 +308,44 @@ def _is_causal_lm(architectures: Sequence[str]) -> bool:
     return any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures)
 
 
-def _llm_spec(model: str, revision: str | None) -> ModelSpec:
+def split_gguf(target: str) -> tuple[str, str | None]:
+    """``PATH/FILE.gguf`` or ``ORG/REPO/FILE.gguf`` -> (the folder or Hub repository, the file name);
+    any other target -> (target, None)."""
+    if not target.endswith(GGUF_SUFFIX):
+        return target, None
+    p = Path(target).expanduser()
+    if p.is_file():
+        return str(p.parent), p.name
+    repo, _, name = target.rpartition("/")
+    if not repo or "/" not in repo or _looks_local(target):
+        raise InterfaceError(f"GGUF file {target} does not exist (a Hub repository's file: ORG/REPO/FILE.gguf)")
+    return repo, name
+
+
+def _gguf_architectures(cfg) -> tuple[str, ...]:
+    """A GGUF file's config names no ``architectures``; its ``model_type``'s causal-LM class does."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    name = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(getattr(cfg, "model_type", None))
+    return (name,) if isinstance(name, str) else ()
+
+
+def _refuse_gguf_leftover(model: str, cfg) -> None:
+    """A folder whose ``config.json`` keeps a GGUF ``quantization_config`` (what saving a model loaded from a
+    GGUF file naively leaves) cannot be loaded as a transformers folder: one line, not the loader's traceback."""
+    q = getattr(cfg, "quantization_config", None)
+    method = q.get("quant_method") if isinstance(q, dict) else getattr(q, "quant_method", None)
+    if str(method).lower().endswith("gguf"):
+        raise InterfaceError(f"{model}: config.json field 'quantization_config' says quant_method gguf, but the folder "
+                             "holds no GGUF file to load; pass the .gguf file itself (--model PATH.gguf), or save the "
+                             "dequantized model without that field")
+
+
+def _llm_spec(model: str, revision: str | None, *, spec_id: str | None = None) -> ModelSpec:
     """``hf:ID``, ``vllm:ID``: the model's config must name a causal LM; ``openai-compatible:URL:MODEL``:
-    the server is asked before the run (:func:`robust_bench.models.llm.probe_server`)."""
+    the server is asked before the run (:func:`robust_bench.models.llm.probe_server`); ``hf:PATH.gguf``,
+    ``hf:ORG/REPO/FILE.gguf``, ``vllm:PATH.gguf``: a GGUF file (``spec_id``: the spec as given, a bare
+    ``PATH.gguf``)."""
     from robust_bench.models.llm import LLMError, parse_llm_spec
 
     try:
@@ -305,16 +356,19 @@ def _llm_spec(model: str, revision: str | None) -> ModelSpec:
         return ModelSpec(model, "causal-lm", ("sequence-classification",), target, backend=backend, base_url=url)
     from robust_bench.models.loader import load_config
 
+    folder, gguf = split_gguf(target)
     try:
-        cfg = load_config(target, revision=revision)
+        cfg = load_config(folder, revision=revision, gguf_file=gguf)
     except ModelError as exc:
-        raise InterfaceError(f"--model {model!r}: {exc}") from None
-    arch = tuple(getattr(cfg, "architectures", None) or ())
+        raise InterfaceError(f"--model {spec_id or model!r}: {exc}") from None
+    if gguf is None:
+        _refuse_gguf_leftover(spec_id or model, cfg)
+    arch = tuple(getattr(cfg, "architectures", None) or ()) or (_gguf_architectures(cfg) if gguf else ())
     if not _is_causal_lm(arch):
-        raise InterfaceError(f"--model {model!r}: the {backend} backend scores causal LMs, and {target}'s config.json "
-                             f"field 'architectures' is {list(arch)}, not *ForCausalLM or *LMHeadModel")
-    ifaces = ("sequence-classification", "encoder") if backend == "hf" else ("sequence-classification",)
-    return ModelSpec(model, "causal-lm", ifaces, target, arch, (), revision, backend)
+        raise InterfaceError(f"--model {spec_id or model!r}: the {backend} backend scores causal LMs, and {target}'s "
+                             f"config field 'architectures' is {list(arch)}, not *ForCausalLM or *LMHeadModel")
+    ifaces = ("sequence-classification", "encoder") if backend == "hf" and gguf is None else ("sequence-classification",)
+    return ModelSpec(spec_id or model, "causal-lm", ifaces, folder, arch, (), revision, backend, gguf_file=gguf)
 
 
 def _spacy_spec(model: str, target: str, meta: dict) -> ModelSpec:
@@ -383,7 +437,7 @@ class ModelHandle:
             raise LLMError(f"{self.spec.id!r} is not a causal LM ({self.spec.kind})")
         if "llm" not in self._adapters:
             self._adapters["llm"] = LLMBackend(self.spec.backend, self.spec.target, base_url=self.spec.base_url,
-                                               revision=self.spec.revision, device=self.device, dtype=self.dtype,
+                                               revision=self.spec.revision, gguf_file=self.spec.gguf_file, device=self.device, dtype=self.dtype,
                                                batch_size=self.batch_size, settings=self.llm or LLMSettings())
         return self._adapters["llm"]
 
@@ -575,13 +629,16 @@ class ModelHandle:
         if self.spec.kind == "causal-lm" and self.spec.backend == "openai-compatible":
             return None
         if self.spec.kind in ("transformers", "causal-lm"):
-            from robust_bench.models.loader import load_config, model_revision
+            from robust_bench.models.loader import gguf_revision, load_config, model_revision
 
+            if self.spec.gguf_file and Path(self.spec.target).expanduser().is_dir():
+                return gguf_revision(Path(self.spec.target).expanduser() / self.spec.gguf_file)
             if Path(self.spec.target).expanduser().is_dir():
                 return model_revision(self.spec.target)
             # a Hub model: the commit its config came from (never a branch name)
             return model_revision(self.spec.target, self.spec.revision,
-                                  load_config(self.spec.target, revision=self.spec.revision))
+                                  load_config(self.spec.target, revision=self.spec.revision,
+                                              gguf_file=self.spec.gguf_file))
         if self.spec.kind in ("spacy", "stanza"):
             return self.parser().revision if "parser" in self.spec.interfaces else None
         if self.spec.kind == "coref":
