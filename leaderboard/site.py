@@ -155,7 +155,8 @@ def _family_figure(rows: list[tuple[Submission, dict]], tasks, out_stem: Path) -
             v = cell["raw"]
             lo, hi = cell["raw_interval"] or (None, None)
             err = [[v - lo], [hi - v]] if lo is not None and hi is not None else None
-            label = f"{sub.model_id} @ {sub.revision}" + ("" if sub.asked == "model" else f" ({_asked_text(sub)})")
+            rev = sub.revision if len(sub.revision) <= 16 else sub.revision[:14] + "…"   # local-<sha256> is long
+            label = f"{sub.model_id} @ {rev}" + ("" if sub.asked == "model" else f" ({_asked_text(sub)})")
             ax.barh(j - 0.4 + (k + 0.5) * height, v, height=height * 0.9, color=colours(k % 10), xerr=err, capsize=2,
                     label=None if label in labelled else label)
             labelled.add(label)
