@@ -144,7 +144,8 @@ def _family_figure(rows: list[tuple[Submission, dict]], tasks, out_stem: Path) -
     tasks = [t for t in tasks if any((a["tasks"].get(t.name) or {}).get("raw") is not None for _, a in rows)]
     n = len(rows)
     height = 0.8 / n
-    fig, ax = plt.subplots(figsize=(9, 0.5 + len(tasks) * (0.35 * n + 0.5)))
+    # the legend (one line per row) goes below the axes, so that long model names never squeeze the bars
+    fig, ax = plt.subplots(figsize=(9, 0.9 + len(tasks) * (0.35 * n + 0.5) + 0.18 * n))
     colours = plt.get_cmap("tab10")
     labelled: set[str] = set()
     for k, (sub, agg) in enumerate(rows):
@@ -167,7 +168,7 @@ def _family_figure(rows: list[tuple[Submission, dict]], tasks, out_stem: Path) -
     hi_r = max(t.metric(t.primary).range[1] for t in tasks)
     ax.set_xlim(lo_r, hi_r)
     ax.set_title("Primary metric per task, 95% intervals (as each record states them)", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08 - 0.25 / max(len(tasks), 1)), frameon=False)
     fig.tight_layout()
     return save_figure(fig, out_stem)
 
