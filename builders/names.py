@@ -245,7 +245,7 @@ class NameSwaps(RobustBenchBuilder):
         with no digit and no stock-index word; one word the corpus writes in lower case ("Journal",
         "Government") does not count; the most frequent first."""
         from robust_bench.perturb.names import organisation_core
-        from robust_bench.text.nlp import load_spacy
+        from robust_bench.text.nlp import load_spacy, pipe_cached
 
         cfg = self.config
         paths, _ = resolve_sources({"train": cfg.train, **(cfg.files or {})}, source_dir=cfg.source_dir,
@@ -254,7 +254,7 @@ class NameSwaps(RobustBenchBuilder):
         nlp = load_spacy(ner_model_name(cfg.spacy_model), require=("ner",))
         counts: Counter = Counter()
         lower = Counter(w for t in texts for w in t.split() if w.islower())
-        docs = list(nlp.pipe(texts, batch_size=256))
+        docs = pipe_cached(nlp, texts)         # the whole corpus: annotated once, then read from the cache
         self._known_companies |= _business_companies(docs)
         self._train_docs = docs               # for the industries of companies no list knows
         for doc in docs:

@@ -744,3 +744,29 @@ def test_a_user_name_list_or_an_empty_pool_is_refused_before_anything_is_written
                check=False)
     assert proc.returncode == 2 and "names.tsv:2: type: unknown name type or kind 'ORG-spaceport'" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_a_corpus_is_annotated_once_then_read_back_equal_from_the_cache(tmp_path, monkeypatch):
+    """pipe_cached: the whole-MRPC NER pass of names_mrpc runs once; a second build reads the same documents
+    (tokens, tags, dependencies, entities) back; a damaged cache file is recomputed, other texts miss."""
+    from robust_bench.text.nlp import load_spacy, ner_model_name, pipe_cached
+
+    nlp = load_spacy(ner_model_name(None), require=("ner",))
+    texts = ["The Federal Reserve raised rates on Tuesday.", "Microsoft shares fell 3 percent in New York."]
+    first = pipe_cached(nlp, texts, cache_dir=tmp_path)
+    (cached,) = (tmp_path / "spacy-docs").glob("*.spacy")
+    fresh = list(nlp.pipe(texts))
+
+    def annotations(docs):
+        return [([(t.text, t.tag_, t.pos_, t.lemma_, t.dep_, t.head.i, str(t.morph)) for t in d],
+                 [(e.text, e.label_, e.start, e.end) for e in d.ents]) for d in docs]
+
+    assert annotations(first) == annotations(fresh)
+    with monkeypatch.context() as m:
+        m.setattr(type(nlp), "pipe", lambda *a, **k: pytest.fail("annotated again"))
+        assert annotations(pipe_cached(nlp, texts, cache_dir=tmp_path)) == annotations(fresh)
+    cached.write_bytes(b"damaged")
+    assert annotations(pipe_cached(nlp, texts, cache_dir=tmp_path)) == annotations(fresh)
+    assert cached.read_bytes() != b"damaged"
+    pipe_cached(nlp, texts[:1], cache_dir=tmp_path)
+    assert len(list((tmp_path / "spacy-docs").glob("*.spacy"))) == 2

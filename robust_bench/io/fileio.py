@@ -12,9 +12,10 @@ from typing import Iterator, TextIO
 from robust_bench import RobustBenchError
 
 __all__ = ["CONTROL_CHARS", "CACHE_ENV", "TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open",
-           "atomic_write_text", "remove_stale_temporaries", "save_figure", "default_cache_dir"]
+           "atomic_write_text", "atomic_write_bytes", "remove_stale_temporaries", "save_figure", "default_cache_dir"]
 
-#: Where robust-bench caches what it computes once and reuses (encoder representations, pseudoword inventories).
+#: Where robust-bench caches what it computes once and reuses (encoder representations, pseudoword inventories,
+#: spaCy annotations of whole corpora).
 CACHE_ENV = "ROBUST_BENCH_CACHE"
 
 
@@ -130,6 +131,24 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     with atomic_open(path) as f:
         f.write(text)
     return Path(path)
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically: a temporary file beside it, renamed over it when complete
+    (see :func:`atomic_open`)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
 
 
 def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from robust_bench import RobustBenchError
 
-__all__ = ["SPACY_ENV", "NER_ENV", "DEFAULT_SPACY_MODEL", "SpacyModelError", "load_spacy", "spacy_model_name",
+__all__ = ["SPACY_ENV", "NER_ENV", "DEFAULT_SPACY_MODEL", "SpacyModelError", "load_spacy", "spacy_model_name", "pipe_cached",
            "ner_model_name", "second_parser_name", "SECOND_PARSER_ENV", "map_entity_label"]
 
 SPACY_ENV = "ROBUST_BENCH_SPACY_MODEL"
@@ -90,6 +90,65 @@ def load_spacy(name: str | None = None, *, require: tuple[str, ...] = ("tagger",
         if not ok:
             raise SpacyModelError(f"spaCy pipeline {resolved!r} has no {comp!r} component (has {sorted(names)})")
     return nlp
+
+
+def pipe_cached(nlp, texts, *, batch_size: int = 256, cache_dir: str | os.PathLike | None = None) -> list:
+    """``list(nlp.pipe(texts))``, computed once and then read from a cache: a build that annotates a whole
+    corpus again with the same pipeline (another seed, another ``limit``, a second worker) reads the
+    annotations back instead of running the pipeline again.
+
+    The documents are kept as a spaCy ``DocBin`` (tokens, tags, lemmas, morphology, dependencies,
+    entities) under ``cache_dir/spacy-docs/<key>.spacy``, where the key is the SHA-256 of the texts, the
+    pipeline's components and tokenizer (weights, settings), its static vectors, its name and version and
+    spaCy's version; a damaged
+    file is recomputed and replaced, and a file appears only when complete.
+
+    Parameters
+    ----------
+    nlp : spacy.language.Language
+    texts : sequence of str
+    batch_size : int
+    cache_dir : path-like, optional
+        Default :func:`robust_bench.io.fileio.default_cache_dir` (``$ROBUST_BENCH_CACHE``).
+
+    Returns
+    -------
+    list of spacy.tokens.Doc
+        One per text, in order; equal, token by token and annotation by annotation, to the pipeline's.
+    """
+    import hashlib
+    from pathlib import Path
+
+    import spacy
+    from spacy.tokens import DocBin
+
+    from robust_bench.io.fileio import atomic_write_bytes, default_cache_dir
+
+    import json
+
+    import numpy as np
+
+    texts = list(texts)
+    h = hashlib.sha256()
+    # the pipeline as it was trained: its components' and tokenizer's bytes and its static vectors, not the
+    # vocabulary's string store, which grows with every text the process annotates
+    vectors = nlp.vocab.vectors
+    for part in ("\x1e".join(texts).encode("utf-8"), nlp.tokenizer.to_bytes(exclude=["vocab"]),
+                 *(pipe.to_bytes(exclude=["vocab"]) for _, pipe in nlp.pipeline),
+                 np.ascontiguousarray(vectors.data).tobytes(), json.dumps(sorted(vectors.key2row.items())).encode(),
+                 json.dumps([nlp.pipe_names, nlp.meta.get("name"), nlp.meta.get("version"), spacy.__version__]).encode()):
+        h.update(hashlib.sha256(part).digest())
+    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / "spacy-docs" / f"{h.hexdigest()}.spacy"
+    if path.is_file():
+        try:
+            docs = list(DocBin().from_bytes(path.read_bytes()).get_docs(nlp.vocab))
+            if [d.text for d in docs] == texts:
+                return docs
+        except (OSError, ValueError, KeyError):
+            pass                        # a damaged cache file is recomputed and replaced
+    docs = list(nlp.pipe(texts, batch_size=batch_size))
+    atomic_write_bytes(path, DocBin(docs=docs, store_user_data=False).to_bytes())
+    return docs
 
 
 def map_entity_label(label: str) -> str:
