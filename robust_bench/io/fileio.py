@@ -7,7 +7,7 @@ import re
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import BinaryIO, Iterator, TextIO
 
 from robust_bench import RobustBenchError
 
@@ -103,8 +103,8 @@ _UMASK = _current_umask()
 
 
 @contextmanager
-def atomic_open(path: str | os.PathLike) -> Iterator[TextIO]:
-    """Open ``path`` for writing text so that it appears only when complete.
+def atomic_open(path: str | os.PathLike, *, binary: bool = False) -> Iterator[TextIO | BinaryIO]:
+    """Open ``path`` for writing text (bytes with ``binary``) so that it appears only when complete.
 
     The text goes to a temporary file beside ``path``, which is renamed over it on success
     and removed on any error or interruption, so readers never see a half-written file. A process
@@ -117,7 +117,7 @@ def atomic_open(path: str | os.PathLike) -> Iterator[TextIO]:
     # mkstemp makes the file private (0600); give it the mode a plain open() would have
     os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as f:
             yield f
         os.replace(tmp, path)
     except BaseException:
@@ -134,21 +134,10 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically: a temporary file beside it, renamed over it when complete
-    (see :func:`atomic_open`)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_open`)."""
+    with atomic_open(path, binary=True) as f:
+        f.write(data)
+    return Path(path)
 
 
 def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:

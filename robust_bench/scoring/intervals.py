@@ -225,17 +225,19 @@ def metric_interval(formula: Formula, columns: Mapping[str, np.ndarray], *, valu
     if n == 0 or not np.isfinite(value):
         return Interval(float("nan"), float("nan"), "none", n)
     proportion = is_proportion(formula, columns)
-    if proportion and n < WILSON_BELOW:
+
+    def wilson() -> Interval:
         k = int(np.asarray(columns[formula.fields[0]], dtype=np.float64).sum())
         return Interval(*wilson_interval(k, n, confidence=confidence), "wilson", n)
-    rows = len(np.asarray(columns[formula.fields[0]]))
-    if rows >= 2:
+
+    if proportion and n < WILSON_BELOW:
+        return wilson()
+    if len(np.asarray(columns[formula.fields[0]])) >= 2:
         lo, hi = bootstrap_interval(formula, columns, confidence=confidence, n_resamples=n_resamples, seed=seed)
         if np.isfinite(lo) and np.isfinite(hi):
             return Interval(lo, hi, "bootstrap-percentile", n)
     if proportion:
-        k = int(np.asarray(columns[formula.fields[0]], dtype=np.float64).sum())
-        return Interval(*wilson_interval(k, n, confidence=confidence), "wilson", n)
+        return wilson()
     return Interval(float(value_range[0]), float(value_range[1]), "range", n)
 
 

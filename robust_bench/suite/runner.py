@@ -98,10 +98,11 @@ def select_rows(task: Task, repo: Path, limit: int | None, shard: tuple[int, int
     lim = min(x for x in (limit, task.limit) if x) if (limit or task.limit) else None
     keep = [k for k, u in enumerate(units) if (lim is None or order[u] < lim)
             and (shard is None or shard_of(u, shard[1]) == shard[0]) and (ids is None or u in ids)]
-    if ids is not None and len({units[k] for k in keep}) != len(ids):
-        missing = sorted(ids - {units[k] for k in keep})
+    asked = {units[k] for k in keep}
+    if ids is not None and len(asked) != len(ids):
+        missing = sorted(ids - asked)
         raise RunError(f"{task.config}/{task.split} holds no example {missing[0]!r} ({len(missing)} missing)")
-    return _TaskData(rows.select(keep), keep, sha, len({units[k] for k in keep}))
+    return _TaskData(rows.select(keep), keep, sha, len(asked))
 
 
 def _fits(task: Task, spec: ModelSpec) -> str | None:

@@ -12,8 +12,8 @@ from functools import lru_cache
 
 from robust_bench import RobustBenchError
 
-__all__ = ["SPACY_ENV", "NER_ENV", "DEFAULT_SPACY_MODEL", "SpacyModelError", "load_spacy", "spacy_model_name", "pipe_cached",
-           "ner_model_name", "second_parser_name", "SECOND_PARSER_ENV", "map_entity_label"]
+__all__ = ["SPACY_ENV", "NER_ENV", "DEFAULT_SPACY_MODEL", "SpacyModelError", "load_spacy", "spacy_model_name",
+           "pipe_cached", "ner_model_name", "second_parser_name", "SECOND_PARSER_ENV", "map_entity_label"]
 
 SPACY_ENV = "ROBUST_BENCH_SPACY_MODEL"
 #: The pipeline whose NER finds names where a corpus has no gold entities (``names_mrpc``): an OntoNotes
@@ -100,8 +100,7 @@ def pipe_cached(nlp, texts, *, batch_size: int = 256, cache_dir: str | os.PathLi
     The documents are kept as a spaCy ``DocBin`` (tokens, tags, lemmas, morphology, dependencies,
     entities) under ``cache_dir/spacy-docs/<key>.spacy``, where the key is the SHA-256 of the texts, the
     pipeline's components and tokenizer (weights, settings), its static vectors, its name and version and
-    spaCy's version; a damaged
-    file is recomputed and replaced, and a file appears only when complete.
+    spaCy's version; a damaged file is recomputed and replaced, and a file appears only when complete.
 
     Parameters
     ----------
@@ -117,16 +116,14 @@ def pipe_cached(nlp, texts, *, batch_size: int = 256, cache_dir: str | os.PathLi
         One per text, in order; equal, token by token and annotation by annotation, to the pipeline's.
     """
     import hashlib
+    import json
     from pathlib import Path
 
+    import numpy as np
     import spacy
     from spacy.tokens import DocBin
 
     from robust_bench.io.fileio import atomic_write_bytes, default_cache_dir
-
-    import json
-
-    import numpy as np
 
     texts = list(texts)
     h = hashlib.sha256()
