@@ -166,13 +166,6 @@ def sources() -> Path:
     return _require_shared()
 
 
-@pytest.fixture(scope="session")
-def ewt_train(sources):
-    from robust_bench.io.conllu_io import read_conllu
-
-    return read_conllu(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu")
-
-
 #: The tests' builds: the real corpora of ../shared, the first examples of each split (``--set limit=N``,
 #: an option users have too). The whole-corpus builds are in the full tier (``--full``).
 TEST_LIMITS = {"jabberwocky_ewt": 400, "gec_mnli": 150, "gec_mrpc": 100, "gec_qnli": 100, "gec_conll2003": 150,

@@ -268,26 +268,37 @@ def test_prompt_overrides_and_their_errors():
 
 @pytest.fixture(scope="session")
 def llm_runs(causal_lms, smoke_repo, tmp_path_factory) -> dict:
-    """``smoke``: the taught LM over the whole smoke suite; ``a``, ``b``: the taught LM twice and
-    ``plain``: the untaught one, over lit_mnli and names_mrpc; ``norm``: the taught one with
-    --acc-norm; ``chat``: the taught one with its chat template; name -> (run folder, stdout). Each run made once per session, side by side under xdist."""
+    """``smoke``: the taught LM over the whole smoke suite; ``a``: the taught LM and ``plain``: the
+    untaught one, over lit_mnli and names_mrpc; ``b``: ``a`` again, run as two shards (``--shard 1/2``,
+    ``2/2``) and merged, its parts kept in ``b/parts``; ``asked``: the taught one asked otherwise, with its
+    chat template and --acc-norm; name -> (run folder, stdout). Each made once per session, side by side
+    under xdist."""
     from tests.conftest import made_once_all
 
+    _, suites = smoke_repo
+    two = ("--tasks", "lit_mnli,names_mrpc")
     # the attack on an LLM is the smoke run's; the gate and the export compare the tasks without attacks
-    runs = {"smoke": ("taught", ()), "a": ("taught", ("--tasks", "lit_mnli,names_mrpc")),
-            "b": ("taught", ("--tasks", "lit_mnli,names_mrpc")),
-            "plain": ("plain", ("--tasks", "lit_mnli,names_mrpc")),
-            "norm": ("taught", ("--tasks", "lit_mnli,names_mrpc", "--acc-norm")),
-            "chat": ("taught", ("--tasks", "lit_mnli,names_mrpc", "--apply-chat-template"))}
+    runs = {"smoke": ("taught", ()), "a": ("taught", two), "plain": ("plain", two),
+            "asked": ("taught", (*two, "--apply-chat-template", "--acc-norm"))}
 
     def recipe(model, extra):
         def make(root: Path) -> None:
             proc = run_on_smoke(str(causal_lms[model]), root, smoke_repo, "--limit", str(LIMIT), *extra)
             (root / "stdout.txt").write_text(proc.stdout, encoding="utf-8")
         return make
-    made = made_once_all(tmp_path_factory, {f"llm_run-{name}": recipe(*spec) for name, spec in runs.items()})
+
+    def sharded(root: Path) -> None:
+        for i in (1, 2):
+            run_on_smoke(str(causal_lms["taught"]), root / "parts", smoke_repo, *two, "--limit", str(LIMIT),
+                         "--shard", f"{i}/2")
+        proc = run(["merge", *map(str, sorted((root / "parts").iterdir())), "--out", str(root / "taught"),
+                    "--suite", str(suites / "smoke.yaml")], root)
+        (root / "stdout.txt").write_text(proc.stdout, encoding="utf-8")
+    made = made_once_all(tmp_path_factory, {**{f"llm_run-{name}": recipe(*spec) for name, spec in runs.items()},
+                                            "llm_run-b": sharded})
+    models = {**{name: model for name, (model, _) in runs.items()}, "b": "taught"}
     return {name: (made[f"llm_run-{name}"] / model, (made[f"llm_run-{name}"] / "stdout.txt").read_text("utf-8"))
-            for name, (model, _) in runs.items()}
+            for name, model in models.items()}
 
 
 def test_an_llm_runs_the_smoke_suite_and_skips_what_it_cannot_take(llm_runs):
@@ -333,29 +344,25 @@ def test_an_attack_on_an_llm_records_queries_and_attack_success_rate(llm_runs):
 def test_check_passes_identical_llm_runs_fails_a_degraded_one_and_refuses_other_settings(llm_runs, smoke_repo, tmp_path):
     _, suites = smoke_repo
     suite = ["--suite", str(suites / "smoke.yaml")]
-    a, b, plain, norm = (str(llm_runs[k][0]) for k in ("a", "b", "plain", "norm"))
+    a, b, plain, asked = (str(llm_runs[k][0]) for k in ("a", "b", "plain", "asked"))
     same = run(["check", "--baseline", a, "--candidate", b, *suite], tmp_path, check=False)
     assert same.returncode == 0, same.stdout + same.stderr
     worse = run(["check", "--baseline", a, "--candidate", plain, *suite], tmp_path, check=False)
     assert worse.returncode == 1 and "REGRESSION" in worse.stdout, worse.stdout + worse.stderr
-    other = run(["check", "--baseline", a, "--candidate", norm, *suite], tmp_path, check=False)
-    assert other.returncode == 2 and "asked differently (normalization none vs length)" in other.stderr
+    other = run(["check", "--baseline", a, "--candidate", asked, *suite], tmp_path, check=False)
+    assert other.returncode == 2 and "asked differently (" in other.stderr
+    assert "chat_template False vs True" in other.stderr and "normalization none vs length" in other.stderr
 
 
-def test_sharded_llm_runs_merge_to_the_unsharded_record(causal_lms, llm_runs, smoke_repo, tmp_path):
-    _, suites = smoke_repo
-    model = causal_lms["taught"]
-    for i in (1, 2):
-        run_on_smoke(str(model), tmp_path / "parts", smoke_repo, "--tasks", "lit_mnli", "--limit", str(LIMIT),
-                     "--shard", f"{i}/2")
-    parts = sorted((tmp_path / "parts").iterdir())
-    run(["merge", *map(str, parts), "--out", str(tmp_path / "merged"), "--suite", str(suites / "smoke.yaml")], tmp_path)
-    merged = _records(tmp_path / "merged")["lit_mnli"]
-    whole = _records(llm_runs["a"][0])["lit_mnli"]
-    assert merged["metrics"] == whole["metrics"] and merged["model"] == whole["model"]
+def test_sharded_llm_runs_merge_to_the_unsharded_record(llm_runs):
+    parts = sorted((llm_runs["b"][0].parent / "parts").iterdir())
+    merged, whole = _records(llm_runs["b"][0]), _records(llm_runs["a"][0])
+    assert sorted(merged) == sorted(whole) == ["lit_mnli", "names_mrpc"]
+    for task in merged:
+        assert merged[task]["metrics"] == whole[task]["metrics"] and merged[task]["model"] == whole[task]["model"]
     # each shard queried its own inputs: an original pair shared by rows of both shards counts twice
     shards = [json.loads((p / "run.json").read_text())["tasks"]["lit_mnli"]["llm"]["queries"] for p in parts]
-    assert merged["details"]["llm"]["queries"] == sum(shards) >= whole["details"]["llm"]["queries"]
+    assert merged["lit_mnli"]["details"]["llm"]["queries"] == sum(shards) >= whole["lit_mnli"]["details"]["llm"]["queries"]
 
 
 # --- the other direction: lm-eval runs the exported corpora --------------------------------------------
@@ -587,10 +594,10 @@ def test_leaderboard_rows_say_how_an_llm_was_asked(llm_runs):
 
     from leaderboard.site import _llm_note, llm_setup
 
-    a, norm = (SimpleNamespace(records=_records(llm_runs[k][0])) for k in ("a", "norm"))
+    a, asked = (SimpleNamespace(records=_records(llm_runs[k][0])) for k in ("a", "asked"))
     assert llm_setup(a)["num_fewshot"] == 0 and llm_setup(a)["backend"] == "hf"
     assert "LLM (hf), 0-shot, loglikelihood; prompts " in _llm_note(a)
-    assert ", acc_norm" in _llm_note(norm) and llm_setup(norm)["prompts_sha256"] == llm_setup(a)["prompts_sha256"]
+    assert "LLM (hf), 0-shot, chat template, loglikelihood, acc_norm; prompts " in _llm_note(asked)
 
 
 def test_one_model_asked_two_ways_is_two_rows_of_the_store(llm_runs, smoke_repo, tmp_path):
@@ -606,10 +613,10 @@ def test_one_model_asked_two_ways_is_two_rows_of_the_store(llm_runs, smoke_repo,
     with pytest.raises(SubmissionError, match=r"a partial run: task \w+ ran 8 of the \d+ examples"):
         submit(llm_runs["a"][0], open_store(store), model_id="tiny/taught")
     plain, _ = submit(llm_runs["a"][0], open_store(store), model_id="tiny/taught", partial=True)
-    chat, _ = submit(llm_runs["chat"][0], open_store(store), model_id="tiny/taught", partial=True)
+    chat, _ = submit(llm_runs["asked"][0], open_store(store), model_id="tiny/taught", partial=True)
     assert plain.revision == chat.revision and plain.asked != chat.asked
-    assert plain.asked.startswith("hf-plain-0shot-loglikelihood-") and chat.asked.startswith("hf-chat-0shot-")
+    assert plain.asked.startswith("hf-plain-0shot-loglikelihood-") and chat.asked.startswith("hf-chat-0shot-loglikelihood-accnorm-")
     rows = {(e.model_id, e.revision, e.asked) for e in iter_entries(store)}
     assert rows == {("tiny/taught", plain.revision, plain.asked), ("tiny/taught", plain.revision, chat.asked)}
     with pytest.raises(SubmissionError, match="already on the leaderboard"):
-        submit(llm_runs["chat"][0], open_store(store), model_id="tiny/taught", partial=True)
+        submit(llm_runs["asked"][0], open_store(store), model_id="tiny/taught", partial=True)
