@@ -710,10 +710,15 @@ def test_build_refuses_an_unknown_filter_and_writes_nothing(tmp_path, sources):
     assert not (out / "data" / "adv_ewt").exists()
 
 
-def test_a_substitute_verb_must_take_the_original_prepositions_and_need_no_other(sources):
+def test_a_substitute_verb_must_take_the_original_prepositions_and_need_no_other(sources, tmp_path):
     from robust_bench.perturb.treebanks import VerbFrames, verb_frames
 
-    frames = VerbFrames(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu")
+    counted = VerbFrames(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu", cache_dir=tmp_path)
+    [cache_file] = (tmp_path / "verb-frames").iterdir()
+    frames = VerbFrames(sources / "ud_english_ewt" / "en_ewt-ud-train.conllu", cache_dir=tmp_path)   # read back
+    assert [frames.counts, frames.prepositions, frames.uses, frames.complements] == \
+        [counted.counts, counted.prepositions, counted.uses, counted.complements]
+    assert frames.counts["tell"][("ccomp", "iobj")] > 0 and list((tmp_path / "verb-frames").iterdir()) == [cache_file]
     # "designed to help with back problems": "aid" is never seen with "with" in EWT train
     words = ("It", "helps", "with", "back", "problems", ".")
     frame = verb_frames((2, 0, 5, 5, 2, 2), ("nsubj", "root", "case", "compound", "obl", "punct"), words)[1]

@@ -1,4 +1,4 @@
-"""Small file helpers shared across the package: atomic writes and figure saving."""
+"""Small file helpers shared across the package: atomic writes, the content-keyed cache and figure saving."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import re
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Iterator, TextIO
+from typing import BinaryIO, Callable, Iterable, Iterator, TextIO, TypeVar
 
 from robust_bench import RobustBenchError
 
 __all__ = ["CONTROL_CHARS", "CACHE_ENV", "TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open",
-           "atomic_write_text", "atomic_write_bytes", "remove_stale_temporaries", "save_figure", "default_cache_dir"]
+           "atomic_write_text", "atomic_write_bytes", "remove_stale_temporaries", "save_figure", "default_cache_dir", "cached"]
 
 #: Where robust-bench caches what it computes once and reuses (encoder representations, pseudoword inventories,
 #: spaCy annotations of whole corpora).
@@ -22,6 +22,54 @@ CACHE_ENV = "ROBUST_BENCH_CACHE"
 def default_cache_dir() -> Path:
     """``$ROBUST_BENCH_CACHE`` or ``~/.cache/robust_bench``."""
     return Path(os.environ.get(CACHE_ENV, Path.home() / ".cache" / "robust_bench"))
+
+
+T = TypeVar("T")
+
+
+def cached(kind: str, key_parts: Iterable[bytes], compute: Callable[[], T], *, encode: Callable[[T], bytes],
+           decode: Callable[[bytes], T], suffix: str, cache_dir: str | os.PathLike | None = None) -> T:
+    """``compute()`` once, then read back from a file keyed by the content it depends on.
+
+    The value is kept under ``cache_dir/kind/<key>.<suffix>``, where the key is the SHA-256 of the
+    SHA-256s of ``key_parts`` (every input, the code that computes it and the library versions it
+    depends on, as bytes), so any change of input or code makes a new file and a rebuild with another
+    seed or ``limit`` reuses the old one. The file appears only when complete (:func:`atomic_open`);
+    one that ``decode`` cannot read (it raises ``ValueError``, ``KeyError`` or ``OSError``) is
+    recomputed and replaced.
+
+    Parameters
+    ----------
+    kind : str
+        The cache's sub-folder (``spacy-docs``, ``pseudowords``, ``verb-frames``).
+    key_parts : iterable of bytes
+    compute : callable
+        Makes the value when no readable file has it.
+    encode, decode : callable
+        Value to bytes and back; ``decode(encode(v))`` must equal ``v``.
+    suffix : str
+        File extension, without the dot.
+    cache_dir : path-like, optional
+        Default :func:`default_cache_dir` (``$ROBUST_BENCH_CACHE``).
+
+    Returns
+    -------
+    The value, computed or read back.
+    """
+    import hashlib
+
+    h = hashlib.sha256()
+    for part in key_parts:
+        h.update(hashlib.sha256(part).digest())
+    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / kind / f"{h.hexdigest()}.{suffix}"
+    if path.is_file():
+        try:
+            return decode(path.read_bytes())
+        except (OSError, ValueError, KeyError):
+            pass                        # a damaged cache file is recomputed and replaced
+    value = compute()
+    atomic_write_bytes(path, encode(value))
+    return value
 
 
 #: C0 controls and DEL in a word: a NUL or an escape is corruption, never a word (the readers refuse them).

@@ -849,6 +849,10 @@ class VerbFrames:
     ----------
     path : path-like
         A CoNLL-U treebank with gold lemmas, UPOS and relations (UD English EWT train).
+    cache_dir : path-like, optional
+        The tables are counted once per treebank and read back afterwards
+        (:func:`robust_bench.io.fileio.cached`, key: the file's bytes, this module's and the reader's
+        code); default ``$ROBUST_BENCH_CACHE``.
 
     Raises
     ------
@@ -856,24 +860,46 @@ class VerbFrames:
         For a malformed file.
     """
 
-    def __init__(self, path: str | Path):
-        from collections import Counter, defaultdict
+    def __init__(self, path: str | Path, *, cache_dir: str | Path | None = None):
+        import json
+        from collections import defaultdict
+        from importlib.metadata import version
 
-        from robust_bench.io.conllu_io import read_conllu
+        import robust_bench.io.conllu_io as conllu_io
+        from robust_bench.io.fileio import cached
 
+        def count() -> dict:
+            tables: dict = {"counts": defaultdict(Counter), "prepositions": defaultdict(Counter), "uses": Counter(),
+                            "complements": defaultdict(Counter)}
+            for s in conllu_io.read_conllu(path):
+                for lemma, up, frame in zip(s.lemmas, s.upos, verb_frames(s.heads, s.deprels, s.forms)):
+                    if up == "VERB":
+                        core, preps = _split_frame(frame)
+                        tables["counts"][lemma.lower()][core] += 1
+                        tables["prepositions"][lemma.lower()].update(preps)
+                        tables["complements"][lemma.lower()].update(core)
+                        tables["uses"][lemma.lower()] += 1
+            return tables
+
+        def encode(tables: dict) -> bytes:   # a frame (a tuple) is a JSON list of its complements
+            return json.dumps({**tables, "counts": {v: [[list(f), n] for f, n in c.items()]
+                                                     for v, c in tables["counts"].items()}}, sort_keys=True).encode()
+
+        def decode(data: bytes) -> dict:
+            raw = json.loads(data)
+            return {"counts": defaultdict(Counter, {v: Counter({tuple(f): n for f, n in c}) for v, c in raw["counts"].items()}),
+                    "prepositions": defaultdict(Counter, {v: Counter(c) for v, c in raw["prepositions"].items()}),
+                    "uses": Counter(raw["uses"]),
+                    "complements": defaultdict(Counter, {v: Counter(c) for v, c in raw["complements"].items()})}
+        # parsing EWT train takes ten seconds or more; every build and parser attack needs the same tables
+        tables = cached("verb-frames", (Path(path).read_bytes(), Path(__file__).read_bytes(),
+                                        Path(conllu_io.__file__).read_bytes(), version("conllu").encode()),
+                        count, encode=encode, decode=decode, suffix="json", cache_dir=cache_dir)
         self.path = str(path)
-        self.counts: dict[str, Counter] = defaultdict(Counter)
-        self.prepositions: dict[str, Counter] = defaultdict(Counter)
-        self.uses: Counter = Counter()
-        self.complements: dict[str, Counter] = defaultdict(Counter)
-        for s in read_conllu(path):
-            for lemma, up, frame in zip(s.lemmas, s.upos, verb_frames(s.heads, s.deprels, s.forms)):
-                if up == "VERB":
-                    core, preps = _split_frame(frame)
-                    self.counts[lemma.lower()][core] += 1
-                    self.prepositions[lemma.lower()].update(preps)
-                    self.complements[lemma.lower()].update(core)
-                    self.uses[lemma.lower()] += 1
+        self.counts: dict[str, Counter] = tables["counts"]
+        self.prepositions: dict[str, Counter] = tables["prepositions"]
+        self.uses: Counter = tables["uses"]
+        self.complements: dict[str, Counter] = tables["complements"]
 
     def allows(self, word: str, frame: tuple[str, ...]) -> bool:
         """Whether the verb ``word`` (any inflection) can take ``frame`` (from :func:`verb_frames`):

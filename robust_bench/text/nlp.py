@@ -115,37 +115,31 @@ def pipe_cached(nlp, texts, *, batch_size: int = 256, cache_dir: str | os.PathLi
     list of spacy.tokens.Doc
         One per text, in order; equal, token by token and annotation by annotation, to the pipeline's.
     """
-    import hashlib
     import json
-    from pathlib import Path
 
     import numpy as np
     import spacy
     from spacy.tokens import DocBin
 
-    from robust_bench.io.fileio import atomic_write_bytes, default_cache_dir
+    from robust_bench.io.fileio import cached
 
     texts = list(texts)
-    h = hashlib.sha256()
     # the pipeline as it was trained: its components' and tokenizer's bytes and its static vectors, not the
     # vocabulary's string store, which grows with every text the process annotates
     vectors = nlp.vocab.vectors
-    for part in ("\x1e".join(texts).encode("utf-8"), nlp.tokenizer.to_bytes(exclude=["vocab"]),
-                 *(pipe.to_bytes(exclude=["vocab"]) for _, pipe in nlp.pipeline),
-                 np.ascontiguousarray(vectors.data).tobytes(), json.dumps(sorted(vectors.key2row.items())).encode(),
-                 json.dumps([nlp.pipe_names, nlp.meta.get("name"), nlp.meta.get("version"), spacy.__version__]).encode()):
-        h.update(hashlib.sha256(part).digest())
-    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / "spacy-docs" / f"{h.hexdigest()}.spacy"
-    if path.is_file():
-        try:
-            docs = list(DocBin().from_bytes(path.read_bytes()).get_docs(nlp.vocab))
-            if [d.text for d in docs] == texts:
-                return docs
-        except (OSError, ValueError, KeyError):
-            pass                        # a damaged cache file is recomputed and replaced
-    docs = list(nlp.pipe(texts, batch_size=batch_size))
-    atomic_write_bytes(path, DocBin(docs=docs, store_user_data=False).to_bytes())
-    return docs
+    key = ("\x1e".join(texts).encode("utf-8"), nlp.tokenizer.to_bytes(exclude=["vocab"]),
+           *(pipe.to_bytes(exclude=["vocab"]) for _, pipe in nlp.pipeline),
+           np.ascontiguousarray(vectors.data).tobytes(), json.dumps(sorted(vectors.key2row.items())).encode(),
+           json.dumps([nlp.pipe_names, nlp.meta.get("name"), nlp.meta.get("version"), spacy.__version__]).encode())
+
+    def decode(data: bytes) -> list:
+        docs = list(DocBin().from_bytes(data).get_docs(nlp.vocab))
+        if [d.text for d in docs] != texts:
+            raise ValueError("the cached documents are not these texts")
+        return docs
+    return cached("spacy-docs", key, lambda: list(nlp.pipe(texts, batch_size=batch_size)),
+                  encode=lambda docs: DocBin(docs=docs, store_user_data=False).to_bytes(), decode=decode,
+                  suffix="spacy", cache_dir=cache_dir)
 
 
 def map_entity_label(label: str) -> str:

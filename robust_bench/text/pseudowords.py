@@ -336,33 +336,26 @@ def pseudoword_inventory(lexicon_path: str | os.PathLike, vocabulary: Iterable[s
     PseudowordError
         As :func:`generate_pseudowords`.
     """
-    import hashlib
     import json
     from importlib.metadata import version
 
     import nltk
 
     import robust_bench.text.inflection as inflection
-    from robust_bench.io.fileio import atomic_write_text, default_cache_dir
+    from robust_bench.io.fileio import cached
 
     words = [w for w, _, _ in load_wuggy_lexicon(lexicon_path)]
     vocab = sorted({w.lower() for w in vocabulary})
     names, wn = wordnet_lemmas()
-    h = hashlib.sha256()
-    for part in (Path(lexicon_path).read_bytes(), "\n".join(vocab).encode("utf-8"), Path(__file__).read_bytes(),
-                 Path(inflection.__file__).read_bytes(),
-                 json.dumps([seed, version("wuggy"), nltk.__version__, wn.get_version(), len(names)]).encode()):
-        h.update(hashlib.sha256(part).digest())
-    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / "pseudowords" / f"{h.hexdigest()}.json"
-    if path.is_file():
-        try:
-            cached = json.loads(path.read_text(encoding="utf-8"))
-            if isinstance(cached, list) and all(isinstance(w, str) for w in cached):
-                return cached
-        except (OSError, ValueError):
-            pass                        # a damaged cache file is recomputed and replaced
-    out = generate_pseudowords(lexicon_path, is_real_word=is_real_word_factory(vocab, words), seed=seed,
-                               progress=progress)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(out))
-    return out
+    key = (Path(lexicon_path).read_bytes(), "\n".join(vocab).encode("utf-8"), Path(__file__).read_bytes(),
+           Path(inflection.__file__).read_bytes(),
+           json.dumps([seed, version("wuggy"), nltk.__version__, wn.get_version(), len(names)]).encode())
+
+    def decode(data: bytes) -> list[str]:
+        out = json.loads(data.decode("utf-8"))
+        if not (isinstance(out, list) and all(isinstance(w, str) for w in out)):
+            raise ValueError("not a list of pseudowords")
+        return out
+    return cached("pseudowords", key, lambda: generate_pseudowords(
+        lexicon_path, is_real_word=is_real_word_factory(vocab, words), seed=seed, progress=progress),
+        encode=lambda out: json.dumps(out).encode("utf-8"), decode=decode, suffix="json", cache_dir=cache_dir)
