@@ -11,7 +11,7 @@ import logging
 import sys
 
 from robust_bench.cli import (attack, attack_parser, audit, baselines, build, confusions, evaluate,  # noqa: F401
-                              check, export, leaderboard, probe, push, run)  # (register commands)
+                              check, export, leaderboard, pipeline, probe, push, run)  # (register commands)
 from robust_bench.cli._app import app
 
 __all__ = ["app", "main"]
