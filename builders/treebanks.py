@@ -28,7 +28,7 @@ from robust_bench.data.citations import WANG_2021
 from robust_bench.data.registry import register_builder
 from robust_bench.io.conllu_io import read_conllu, word_forms
 from robust_bench.io.sources import SourceFile, resolve_sources, sha256_file
-from robust_bench.perturb.treebanks import SubstituteError
+from robust_bench.perturb.treebanks import OFFLINE_FILTERS, OFFLINE_GENERATORS, SubstituteError
 
 logger = logging.getLogger(__name__)
 
@@ -76,9 +76,11 @@ class TreebankAttackConfig(RobustBenchConfig):
         Word-vector file; default the counter-fitted vectors (downloaded; left out, and said so,
         when the download fails).
     generators, filters : str
-        ``auto`` (every generator and filter that can run here; the card says which did and why the
-        others did not), or comma-separated subsets of the four generators and six filters, which
-        must all run.
+        Comma-separated subsets of the four generators and six filters, which must all run; default
+        :data:`~robust_bench.perturb.treebanks.OFFLINE_GENERATORS` and ``OFFLINE_FILTERS`` (the synonym
+        generator; the frequency, POS, meaning and grammar filters), the same on every machine, online or
+        not. ``auto``: every generator and filter that can run here (the card says which did and why the
+        others did not), which gives other bytes on a machine that reaches the Hub.
     treebank : str or None
         ``adv_ptb``: a CoNLL-X file (PTB section 23 in Stanford dependencies) instead of NLTK's sample.
     """
@@ -88,8 +90,8 @@ class TreebankAttackConfig(RobustBenchConfig):
     mlm: str | None = None
     lm: str | None = None
     vectors: str | None = None
-    generators: str = "auto"
-    filters: str = "auto"
+    generators: str = ",".join(OFFLINE_GENERATORS)
+    filters: str = ",".join(OFFLINE_FILTERS)
     treebank: str | None = None
 
 
@@ -314,6 +316,12 @@ class AdversarialTreebank(RobustBenchBuilder):
                                                     for k, v in setup["thresholds"].items()) + ".")
         for what, why in setup.get("unavailable", {}).items():
             lines.append(f"Not used: {what} ({why}).")
+        left = [f"generator {g}" for g in GENERATORS if g not in setup.get("generators", [])] + \
+            [f"filter {f}" for f in FILTERS if f not in setup.get("filters", [])]
+        if setup.get("requested", {}).get("generators") != "auto" and left:
+            lines.append("Options not in this build (each needs a model or data from the Hub, so a default build, "
+                         "the same on every machine, leaves them out; `--set generators=...,filters=...`): "
+                         + ", ".join(left) + ".")
         lines.append("Rules: `ud` scores every token (CoNLL 2018); `ptb` leaves out tokens whose gold PTB tag is "
                      "one of `` '' , . : (the paper's). Sentences whose attack found no substitution keep their words.")
         return "\n".join(lines)

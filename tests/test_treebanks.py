@@ -372,8 +372,30 @@ def test_adversarial_treebank_keeps_gold_trees(build_any, config, sources):
     setup = meta["provenance"]["attack"]
     assert setup["generators"] == ["synonym"] and setup["filters"] == ["frequency", "pos", "meaning", "grammar"]
     assert setup["grammar_checker"] == "link-grammar"
-    assert {"generator sememe", "generator embedding", "generator mlm", "filter embedding",
-            "filter perplexity"} <= set(setup["unavailable"])
+    # a fixed list, not "whatever runs here": nothing was tried on the Hub and left out
+    assert setup["requested"] == {"generators": ["synonym"], "filters": ["frequency", "pos", "meaning", "grammar"]}
+    assert setup["unavailable"] == {}
+    [options] = [x for x in meta["coverage_notes"].splitlines() if x.startswith("Options not in this build")]
+    assert options.endswith("generator sememe, generator embedding, generator mlm, filter embedding, filter perplexity.")
+
+
+@pytest.mark.full
+def test_a_default_adv_ewt_build_is_the_same_bytes_with_and_without_hub_access(build_any, sources, tmp_path):
+    """Issue 50: no default build depends on the network. The same build run as a user runs it, without
+    HF_HUB_OFFLINE and HF_DATASETS_OFFLINE and with a Hub endpoint that refuses every connection: had the
+    default tried the Hub for BERT, GPT-2 or the vectors, it would have left them out and said so, or failed."""
+    from robust_bench.data.repository import read_metadata
+
+    offline = build_any("adv_ewt")
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
+    env["HF_ENDPOINT"] = "http://127.0.0.1:9"
+    proc = subprocess.run([str(Path(sys.executable).with_name("robust-bench")), "build", "adv_ewt", "--out",
+                           str(tmp_path / "online"), "--source", str(sources), "--set", "limit=25"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    a, b = read_metadata(offline)["adv_ewt"], read_metadata(tmp_path / "online")["adv_ewt"]
+    assert {s: f["sha256"] for s, f in a["files"].items()} == {s: f["sha256"] for s, f in b["files"].items()}
+    assert a["provenance"]["attack"] == b["provenance"]["attack"]
 
 
 def test_attack_parser_cli_on_a_second_parser(tmp_path, treebank_attack_models, sources):

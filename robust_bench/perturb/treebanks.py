@@ -166,6 +166,12 @@ GENERATORS = ("sememe", "synonym", "embedding", "mlm")
 FILTERS = ("frequency", "pos", "embedding", "meaning", "grammar", "perplexity")
 #: The paper's own filters.
 PAPER_FILTERS = ("pos", "embedding", "grammar", "perplexity")
+#: What a default build of adv_ewt and adv_ptb uses: every generator and filter that needs nothing beyond the
+#: declared set-up (WordNet, the spaCy pipeline, the meaning encoder, Link Grammar), so that a machine that
+#: reaches the Hub builds the same bytes as one that does not. BERT (mlm), the counter-fitted vectors
+#: (embedding), OpenHowNet (sememe) and GPT-2 (perplexity) are options, recorded in the metadata.
+OFFLINE_GENERATORS = ("synonym",)
+OFFLINE_FILTERS = ("frequency", "pos", "meaning", "grammar")
 MIN_COSINE = 0.7            # §3.2, pipe.json "wsim"
 MAX_PPL_INCREASE = 20.0     # §3.2, pipe.json "ppl_diff_thres"
 N_NEIGHBOURS = 50           # pipe.json "max_knn"
