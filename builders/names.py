@@ -1653,7 +1653,7 @@ def _industry_anaphor(tokens) -> str | None:
 def _common_word(word: str) -> bool:
     """Whether WordNet knows lower-case ``word`` as a common word (a noun, adjective or verb that is not the
     name of one thing): "united", "sun", "state"; not "reuters", "hamas" (an instance)."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     return any(not s.instance_hypernyms() for s in wn.synsets(word.lower()))
 
@@ -1661,7 +1661,7 @@ def _common_word(word: str) -> bool:
 @lru_cache(maxsize=4096)
 def _wordnet_noun(name: str) -> bool:
     """Whether WordNet knows ``name`` as a noun ("Medicare", "Hamas", "Jeep"; few companies are there)."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     return bool(wn.synsets(name.replace(" ", "_"), pos="n"))
 _TICKER = re.compile(r"[A-Z]{1,5}\.[A-Z]{1,2}")
@@ -1804,7 +1804,7 @@ def _function_words() -> frozenset:
 def _role_noun(word: str) -> bool:
     """Whether lower-case ``word`` is an English common noun for a person (WordNet lexicographer file
     noun.person, not an instance): "chancellor", "lawyer", "heir", "dean", "smith"."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     return any(s.lexname() == "noun.person" and not s.instance_hypernyms()
                and word in (lemma.name() for lemma in s.lemmas()) for s in wn.synsets(word, pos="n"))
@@ -1913,7 +1913,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "my", "our", "their", 
 @lru_cache(maxsize=4096)
 def _animal(noun: str) -> bool:
     """Whether the first WordNet sense of ``noun`` is an animal ("dog", "horse", "pony")."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     senses = wn.synsets(noun, pos="n")
     return bool(senses) and senses[0].lexname() == "noun.animal"
@@ -1983,7 +1983,7 @@ def _human(d, person: dict) -> bool:
 @lru_cache(maxsize=4096)
 def _person_noun(noun: str) -> bool:
     """Whether the first WordNet sense of ``noun`` is a person ("girl", "wife", "gardener")."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     senses = wn.synsets(noun, pos="n")
     return bool(senses) and senses[0].lexname() == "noun.person"

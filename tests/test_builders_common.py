@@ -104,7 +104,7 @@ def test_forked_workers_read_wordnet_without_sharing_file_offsets(sources):
     inherited across fork shares its offset, so two workers' lookups read each other's lines
     (``'NoneType' object has no attribute '_lemmas'``). robust_bench reopens them in every child."""
     import robust_bench  # noqa: F401  (registers the at-fork hook)
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     from robust_bench.io.conllu_io import read_conllu
 

@@ -142,7 +142,7 @@ def is_known_word(word: str) -> bool:
         return True
     if zipf(word) >= KNOWN_ZIPF or zipf(word.lower()) >= KNOWN_ZIPF:
         return True
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     low = word.lower()
     # a WordNet lemma itself; morphy's rules alone would accept "honorabler" as a form of "honorable"

@@ -241,7 +241,7 @@ def _synonyms(lemma: str, wn_pos: str) -> tuple[str, ...]:
     """Single-word WordNet synonyms of ``lemma`` from its :data:`WCHOICE_SENSES` most frequent senses
     for ``wn_pos`` (a word's rare senses give "born" -> "brooked", "blue" -> "depressed"), in sense
     order. Frequency and meaning are checked later, per use."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     out: list[str] = []
     pos = (wn_pos, "s") if wn_pos == "a" else (wn_pos,)
@@ -819,7 +819,7 @@ def _wchoice_positions(tokens: Sequence[Token], protected: set[int]) -> list[int
 def _in_compound(tokens: Sequence[Token], i: int) -> bool:
     """Whether token ``i`` is one word of a WordNet compound with a neighbour ("web site" ->
     "web website", "blue jeans"): the compound, not the word, carries the meaning."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     low = tokens[i].lower
     pairs = []
@@ -832,7 +832,7 @@ def _in_compound(tokens: Sequence[Token], i: int) -> bool:
 
 @lru_cache(maxsize=100_000)
 def _wn_lemma(name: str) -> bool:
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     return bool(wn.synsets(name))
 
@@ -904,7 +904,7 @@ def _variant(a: str, b: str) -> bool:
 @lru_cache(maxsize=50_000)
 def _main_pos(word: str) -> str | None:
     """The WordNet part of speech of ``word``'s most frequent sense (SemCor counts over its lemmas)."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     best, pos = -1, None
     for syn in wn.synsets(word):
@@ -920,7 +920,7 @@ def _is_unit(lemma: str, wn_pos: str) -> bool:
     synonyms are other units ("minutes" -> "seconds"), which change the fact, not the word."""
     if wn_pos != "n":
         return False
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     return _under(lemma, frozenset({"unit_of_measurement.n.01", "time_unit.n.01", "fundamental_quantity.n.01"}))
 
@@ -938,7 +938,7 @@ def _is_quantity(lemma: str, wn_pos: str) -> bool:
 
 def _under(lemma: str, roots: frozenset) -> bool:
     """Whether one of the noun's :data:`WCHOICE_SENSES` most frequent senses has a hypernym in ``roots``."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     for syn in wn.synsets(lemma, pos="n")[:WCHOICE_SENSES]:
         if syn.name() in roots or any(h.name() in roots for h in syn.closure(lambda x: x.hypernyms())):

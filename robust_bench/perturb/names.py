@@ -1005,7 +1005,7 @@ def _both_gender_names() -> frozenset:
 @lru_cache(maxsize=8192)
 def _adjective(word: str) -> bool:
     """Whether WordNet knows lower-case ``word`` as an adjective ("southern", "progressive", "united")."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     return bool(wn.synsets(word.lower(), pos=wn.ADJ))
 

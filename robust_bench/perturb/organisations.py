@@ -512,7 +512,7 @@ def _departments() -> dict[str, str]:
     """WordNet's United States executive departments (hyponyms of ``executive_department.n.01``, the
     fifteen of today): synset name -> the name a newspaper uses ("Justice Department", "Department of
     Homeland Security")."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     out = {}
     for s in wn.synset("executive_department.n.01").hyponyms():
@@ -528,7 +528,7 @@ def executive_department(name: str) -> bool:
     """Whether ``name`` is one of the United States executive departments in WordNet ("the Justice
     Department", "U.S. Department of Agriculture", "Department of Homeland Security"): a kind of its own,
     whose members replace each other (an agency such as the FDA or NASA has a remit no other shares)."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     words = [w for w in name.split() if w.lower() not in ("the", "u.s.", "us", "united", "states", "federal")]
     if not words or "Department" not in words and "Security" not in words:
@@ -555,7 +555,7 @@ def legislatures() -> tuple[str, ...]:
     frequent lemma once country words are dropped ("Parliament" for ``British_Parliament``, "House of
     Representatives" for ``US_House``), the shortest among equals, sorted: the pool of the kind
     ``legislature``, whose members replace each other ("ratified by Congress" -> "ratified by the Knesset")."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     out = set()
     for s in wn.synset("legislature.n.01").closure(lambda x: x.hyponyms() + x.instance_hyponyms()):

@@ -246,7 +246,7 @@ def _lemma_at(words, i, xp, up, lemmas) -> str:
 def _used_as_other_pos(lemma: str, pos: str) -> bool:
     """Whether WordNet's sense-tagged counts (SemCor) never attest ``lemma`` in part of speech ``pos``
     but do in another: "veterinary" as a noun."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     counts: dict[str, int] = {}
     for lem in wn.lemmas(lemma):
@@ -258,7 +258,7 @@ def _used_as_other_pos(lemma: str, pos: str) -> bool:
 @lru_cache(maxsize=100_000)
 def _is_measure(lemma: str) -> bool:
     """Whether the noun's most frequent sense is a unit or period of measure or a number (WordNet hypernyms)."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     senses = wn.synsets(lemma, "n")[:1]
     targets = {wn.synset(x) for x in MEASURE_HYPERNYMS}
@@ -267,7 +267,7 @@ def _is_measure(lemma: str) -> bool:
 
 @lru_cache(maxsize=200_000)
 def _is_wordnet_expression(words: tuple[str, ...]) -> bool:
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     return bool(wn.synsets("_".join(words)))
 
@@ -629,7 +629,7 @@ class WordNetGenerator:
     name = "synonym"
 
     def __init__(self, *, max_sense_rank: int = MAX_SENSE_RANK, max_substitute_sense_rank: int = MAX_SUBSTITUTE_SENSE_RANK):
-        from nltk.corpus import wordnet
+        from robust_bench.text.wordnet import wordnet
 
         try:
             wordnet.ensure_loaded()

@@ -100,7 +100,7 @@ def wordnet_lemmas():
     PseudowordError
         If NLTK cannot find WordNet (set ``NLTK_DATA`` or run ``python -m nltk.downloader wordnet``).
     """
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     try:
         names = set()

@@ -482,7 +482,7 @@ def _noun_is_person(lemma: str) -> bool:
 @lru_cache(maxsize=20_000)
 def _first_noun_sense_under(lemma: str, synset: str) -> bool:
     """WordNet: the first noun sense of ``lemma`` is a hyponym of ``synset``."""
-    from nltk.corpus import wordnet as wn
+    from robust_bench.text.wordnet import wordnet as wn
 
     syns = wn.synsets(lemma, pos="n")
     if not syns:
@@ -623,7 +623,7 @@ def _wordnet_case(word: str) -> str | None:
     ``"name"`` if only as a capitalised one (*Carnegie*), ``"both"`` (*democrat*, *Democrat*), or
     ``None`` if not at all."""
     try:
-        from nltk.corpus import wordnet as wn
+        from robust_bench.text.wordnet import wordnet as wn
 
         lower = upper = False
         for pos in ("n", "v", "a", "r"):
