@@ -25,6 +25,7 @@ import yaml
 from robust_bench import RobustBenchError
 from robust_bench.evaluations import EvaluationError, UnknownEvaluationError, get_evaluation
 from robust_bench.models.resolve import INTERFACES
+from robust_bench.perturb.setup import ROLES
 from robust_bench.scoring.intervals import Formula
 
 __all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "count_examples",
@@ -63,6 +64,7 @@ class Task:
     options: dict = field(default_factory=dict)
     build: dict = field(default_factory=dict)
     examples: int | None = None
+    setup: tuple[str, ...] = ()
 
     @property
     def whole(self) -> int | None:
@@ -86,7 +88,8 @@ class Task:
                 "metrics": [{"name": m.name, "higher_is_better": m.higher_is_better, "range": list(m.range)}
                             for m in self.metrics],
                 "primary": self.primary, "limit": self.limit, "options": dict(self.options), "build": dict(self.build),
-                "data_sha256": self.data_sha256, "examples": self.examples}
+                "data_sha256": self.data_sha256, "examples": self.examples,
+                **({"setup": list(self.setup)} if self.setup else {})}
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class Suite:
     description: str
     tasks: tuple[Task, ...]
     source: str = ""
+    setup: dict = field(default_factory=dict)
 
     def task(self, name: str) -> Task:
         """The task ``name``; KeyError listing the suite's tasks if there is none."""
@@ -184,7 +188,7 @@ def _task(d: dict, source: str) -> Task:
     return Task(name=d["name"], family=family, config=d["config"], split=d["split"], interface=d["interface"],
                 evaluation=d["evaluation"], metrics=tuple(metrics), primary=d["primary"], data_sha256=d["data_sha256"],
                 limit=d.get("limit"), options=dict(d.get("options") or {}), build=dict(d.get("build") or {}),
-                examples=d.get("examples"))
+                examples=d.get("examples"), setup=tuple(d.get("setup") or ()))
 
 
 def load_suite(name_or_path: str | os.PathLike, *, _seen: tuple = ()) -> Suite:
@@ -226,15 +230,24 @@ def load_suite(name_or_path: str | os.PathLike, *, _seen: tuple = ()) -> Suite:
         from dataclasses import replace
 
         tasks = [replace(t, limit=over.get(t.name, {}).get("limit", t.limit),
-                         options={**t.options, **over.get(t.name, {}).get("options", {})}) for t in tasks]
+                         options={**t.options, **over.get(t.name, {}).get("options", {})},
+                         setup=tuple(over.get(t.name, {}).get("setup", t.setup))) for t in tasks]
     else:
         tasks = [_task(d, source) for d in doc["tasks"]]
     names = [t.name for t in tasks]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise SuiteError(f"{source}: task names repeat: {dup}")
+    setup = {**(parent.setup if "extends" in doc else {}), **(doc.get("setup") or {})}
+    unknown = sorted(set(setup) - set(ROLES))
+    if unknown:
+        raise SuiteError(f"{source}: field 'setup': unknown roles {unknown}; roles: {', '.join(ROLES)}")
+    for t in tasks:
+        undeclared = sorted(set(t.setup) - set(setup))
+        if undeclared:
+            raise SuiteError(f"{source}: task {t.name!r}: field 'setup': {undeclared} are not declared in the suite's setup")
     return Suite(name=doc["name"], version=int(doc["version"]), description=doc["description"], tasks=tuple(tasks),
-                 source=source)
+                 source=source, setup=setup)
 
 
 def count_examples(repo: str | os.PathLike, meta: dict, split: str, evaluation: str) -> int:

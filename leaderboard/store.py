@@ -54,6 +54,7 @@ class StoreError(RobustBenchError, ValueError):
 def suite_yaml(suite: Suite) -> str:
     """A resolved suite (its tasks listed, hashes included) as YAML that :func:`load_suite` reads back."""
     doc = {"name": suite.name, "version": suite.version, "description": suite.description,
+           **({"setup": {r: dict(a) for r, a in suite.setup.items()}} if suite.setup else {}),
            "tasks": [t.as_dict() for t in suite.tasks]}
     return yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
 

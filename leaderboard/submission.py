@@ -48,6 +48,7 @@ from typing import Any, Mapping
 
 from robust_bench.benchmarks import Suite
 from robust_bench.io.sources import sha256_file
+from robust_bench.perturb.setup import compare_setup
 from robust_bench.results.runs import (LLM_SETUP, MAX_TOTAL_BYTES, RUN_FILE, RunFolderError, file_size, read_log, read_manifest,
                                        read_record, record_from_log)
 from robust_bench import RobustBenchError
@@ -486,6 +487,10 @@ def validate_run(run_dir: str | Path, suite: Suite, *, model_id: str | None = No
         mid, rev = manifest["model"], manifest.get("revision")
     if manifest.get("shard") is not None:
         raise SubmissionError(where, "shard", "a shard of a run; merge the shards first (robust-bench merge)")
+    ran = {t for t, s in manifest["tasks"].items() if s["status"] == "done"}
+    why = compare_setup(manifest.get("setup"), suite.setup, {r for t in suite.tasks if t.name in ran for r in t.setup})
+    if why:
+        raise SubmissionError(where, "setup", why)
     total = file_size(run_dir / RUN_FILE, where)
     records: dict[str, dict] = {}
     excluded: dict[str, str] = {}

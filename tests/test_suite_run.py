@@ -4,6 +4,7 @@ tiny models the tests build (and the real spaCy pipeline as parser and NER)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.helpers import records_of as _records, run_on_smoke as _run
 from tests.test_cli import run
@@ -159,3 +161,52 @@ def test_data_hash_mismatch_fails_the_task(smoke_repo, models, tmp_path):
     proc = run(["run", "--model", models["nli"], "--suite", str(tmp_path / "smoke.yaml"), "--repo", str(repo),
                 "--output-dir", str(tmp_path / "out"), "--tasks", "lit_mnli", "--limit", "5"], tmp_path, check=False)
     assert proc.returncode == 1 and "data hash mismatch for lit_mnli/validation_matched" in proc.stdout
+
+
+def test_a_suite_that_declares_its_setup_refuses_other_pipelines_and_unchecked_runs(smoke_repo, models, sources,
+                                                                                    tmp_path):
+    """Issue 50: a suite names the artifacts an attack's candidates depend on (pipeline, second tagger,
+    encoder) by content hash; `run` stops before any work, in one line naming the role, when the
+    environment gives another; `--setup any` runs anyway and says so; `submit` and `check` refuse that run."""
+    from robust_bench.benchmarks import load_suite
+    from robust_bench.leaderboard.store import init_store, open_store, submit
+    from robust_bench.leaderboard.submission import SubmissionError
+    from robust_bench.perturb.setup import artifact_sha256
+
+    repo, suites = smoke_repo
+    shared = sources.parent / "models"
+    have = {"spacy_pipeline": ("spacy", shared / "spacy" / "en_rb_sm"),
+            "second_tagger": ("spacy", shared / "spacy" / "en_core_web_sm"),
+            "meaning_encoder": ("encoder", shared / "all-MiniLM-L6-v2")}
+    folder = tmp_path / "suites"
+    folder.mkdir()
+    for name in ("default.yaml", "smoke.yaml"):
+        shutil.copy(suites / name, folder / name)
+    doc = {"name": "declared", "version": 1, "description": "gec_mnli with its set-up declared", "extends": "smoke",
+           "select": ["gec_mnli"], "overrides": {"gec_mnli": {"setup": sorted(have)}},
+           "setup": {role: {"name": path.name, "version": None, "sha256": artifact_sha256(kind, str(path)),
+                            "get": f"the copy in ../shared/models ({path.name})"} for role, (kind, path) in have.items()}}
+    (folder / "declared.yaml").write_text(yaml.safe_dump(doc))
+    suite = load_suite(folder / "declared.yaml")
+    assert suite.task("gec_mnli").setup == tuple(sorted(have)) and set(suite.setup) == set(have)
+    args = ["run", "--model", models["nli"], "--suite", str(folder / "declared.yaml"), "--repo", str(repo),
+            "--limit", "2"]
+    run([*args, "--output-dir", str(tmp_path / "ok")], tmp_path)
+    ok = next((tmp_path / "ok").iterdir())
+    recorded = json.loads((ok / "run.json").read_text())["setup"]
+    assert {r: v["sha256"] for r, v in recorded.items()} == {r: a["sha256"] for r, a in doc["setup"].items()}
+    # another second tagger: refused before any work, in one line that names the role and how to get it
+    env = {"ROBUST_BENCH_ERRANT_MODEL": str(have["spacy_pipeline"][1])}
+    other = run([*args, "--output-dir", str(tmp_path / "other")], tmp_path, check=False, env=env)
+    assert other.returncode == 2 and len(other.stderr.strip().splitlines()) == 1, other.stderr
+    assert "second_tagger (the second, independent tagger) is " in other.stderr and "not the suite's" in other.stderr
+    assert "--setup any" in other.stderr and not (tmp_path / "other").exists()
+    run([*args, "--output-dir", str(tmp_path / "any"), "--setup", "any"], tmp_path, env=env)
+    anyway = next((tmp_path / "any").iterdir())
+    assert json.loads((anyway / "run.json").read_text())["setup"] == "any"
+    store = init_store(tmp_path / "store", [suite])
+    with pytest.raises(SubmissionError, match=r"field 'setup': the run was made with --setup any"):
+        submit(anyway, open_store(store), model_id="tiny/nli", partial=True)
+    gate = run(["check", "--baseline", str(ok), "--candidate", str(anyway), "--suite", str(folder / "declared.yaml")],
+               tmp_path, check=False)
+    assert gate.returncode == 2 and "field 'setup'" in gate.stderr

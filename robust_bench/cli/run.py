@@ -48,6 +48,9 @@ def run_cmd(
                                                                    "endpoints without log-probabilities)."),
     acc_norm: bool = typer.Option(False, "--acc-norm", help="Causal LMs: log-likelihoods per character of the "
                                                            "verbaliser (lm-eval acc_norm) instead of summed (acc)."),
+    setup: str = typer.Option("suite", "--setup", help="suite: the pipelines the tasks depend on must be the suite's "
+                                                       "(checked before any work); any: not checked, recorded as "
+                                                       "such, and not ranked (exploration)."),
 ) -> None:
     """Score one model on every suite task that fits it: records with 95% intervals, per-example logs, a report."""
     check_positive("--limit", limit)
@@ -55,6 +58,7 @@ def run_cmd(
     check_positive("--batch-size", batch_size)
     check_choice("--executor", executor, ("local", "ray"))
     check_choice("--scoring", scoring, ("loglikelihood", "generate"))
+    check_choice("--setup", setup, ("suite", "any"))
     if num_fewshot < 0:
         fail(f"--num-fewshot must be >= 0, got {num_fewshot}")
     check_output_dir("--output-dir", output_dir)
@@ -82,11 +86,12 @@ def run_cmd(
             from robust_bench.suite.distributed import run_on_ray
 
             run_on_ray(model, suite, repo=repo, out=out, n_shards=shards, tasks=wanted, limit=limit, seed=seed,
-                       revision=revision, device=device, dtype=dtype, batch_size=batch_size, llm=llm, echo=typer.echo)
+                       revision=revision, device=device, dtype=dtype, batch_size=batch_size, llm=llm, setup=setup,
+                       echo=typer.echo)
         else:
             manifest = run_suite(model, suite, repo=repo, out=out, tasks=wanted, limit=limit, resume=resume, shard=part,
                                  seed=seed, revision=revision, device=device, dtype=dtype, batch_size=batch_size,
-                                 llm=llm, echo=typer.echo)
+                                 llm=llm, setup=setup, echo=typer.echo)
             failed = [t for t, s in manifest["tasks"].items() if s["status"] == "failed"]
             if failed:
                 typer.echo(f"error: tasks failed: {', '.join(failed)} (reasons above and in {out / 'run.json'})", err=True)

@@ -61,6 +61,8 @@ RUN_SCHEMA = {
         "limit": {"type": ["integer", "null"]},
         "shard": {"type": ["array", "null"], "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
         "revision": {"type": ["string", "null"], "maxLength": 256},
+        "setup": {"oneOf": [{"const": "any"}, {"type": "object", "maxProperties": 16, "additionalProperties": {
+            "type": "object", "required": ["sha256"], "properties": {"sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}}}]},
         "tasks": {"type": "object", "maxProperties": 256,
                   "propertyNames": {"pattern": _TASK},
                   "additionalProperties": {"type": "object", "required": ["status"],

@@ -19,16 +19,17 @@ from robust_bench.suite.runner import RunError, merge_runs, run_suite
 __all__ = ["run_on_ray"]
 
 
-def _shard(model, suite, repo, out, i, n, tasks, limit, seed, revision, device, dtype, batch_size, llm=None) -> str:
+def _shard(model, suite, repo, out, i, n, tasks, limit, seed, revision, device, dtype, batch_size, llm=None,
+           setup="suite") -> str:
     run_suite(model, suite, repo=repo, out=out, tasks=tasks, limit=limit, shard=(i, n), seed=seed, revision=revision,
-              device=device, dtype=dtype, batch_size=batch_size, report=False, llm=llm, echo=lambda _m: None)
+              device=device, dtype=dtype, batch_size=batch_size, report=False, llm=llm, setup=setup, echo=lambda _m: None)
     return str(out)
 
 
 def run_on_ray(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: str | os.PathLike, n_shards: int,
                tasks: Sequence[str] | None = None, limit: int | None = None, seed: int = 0,
                revision: str | None = None, device: str = "auto",
-               dtype: str = "auto", batch_size: int = 64, num_cpus: int | None = None, llm=None,
+               dtype: str = "auto", batch_size: int = 64, num_cpus: int | None = None, llm=None, setup: str = "suite",
                echo: Callable[[str], None] = print) -> dict:
     """Run ``n_shards`` shards of a suite run as Ray tasks and merge them into ``out``.
 
@@ -68,7 +69,8 @@ def run_on_ray(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: 
         dirs = [shard_root / f"{i + 1}-of-{n_shards}" for i in range(n_shards)]
         echo(f"  {n_shards} shards on Ray ({int(ray.cluster_resources().get('CPU', 0))} CPUs, {gpus} GPUs)")
         futures = [remote.remote(model, suite, Path(repo).resolve(), d.resolve(), i, n_shards, tasks, limit, seed,
-                                 revision, "cuda" if gpus and device == "auto" else device, dtype, batch_size, llm)
+                                 revision, "cuda" if gpus and device == "auto" else device, dtype, batch_size, llm,
+                                 setup)
                    for i, d in enumerate(dirs)]
         try:
             ray.get(futures)

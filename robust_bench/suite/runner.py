@@ -27,6 +27,7 @@ from robust_bench.benchmarks import Suite, Task, load_suite
 from robust_bench.evaluations import EvalOutput, get_evaluation, task_classifier, unit_ids
 from robust_bench.io.fileio import remove_stale_temporaries
 from robust_bench.models.resolve import ModelHandle, ModelSpec, public_name, resolve_model, spec_name
+from robust_bench.perturb.setup import ANY, check_setup
 from robust_bench.results.records import package_versions
 from robust_bench.results.runs import (RUN_FILE, RunError, read_log, read_manifest, record_from_log, write_log,
                                        write_manifest, write_task_record)
@@ -159,7 +160,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
               tasks: Sequence[str] | None = None, limit: int | None = None, resume: bool = False,
               shard: tuple[int, int] | None = None, seed: int = 0, revision: str | None = None,
               device: str = "auto", dtype: str = "auto", batch_size: int = 64, report: bool = True,
-              llm=None, echo: Callable[[str], None] = print) -> dict:
+              llm=None, setup: str = "suite", echo: Callable[[str], None] = print) -> dict:
     """Score ``model`` on every task of ``suite`` that fits it; write the run folder ``out``.
 
     Parameters
@@ -189,6 +190,10 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     llm : robust_bench.models.llm.LLMSettings, optional
         How a causal LM is asked (k-shot, chat template, scoring); recorded in the manifest and in
         every record's ``model.llm``.
+    setup : {"suite", "any"}
+        ``"suite"``: before any work, the artifacts the tasks depend on (the suite's ``setup``: spaCy
+        pipelines, the meaning encoder) must be the declared ones (:func:`robust_bench.perturb.setup.check_setup`),
+        and ``run.json`` records them; ``"any"``: not checked, recorded as ``"any"``; such a run is not ranked.
 
     Returns
     -------
@@ -205,6 +210,9 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         If the model cannot be found or the suite is invalid.
     LLMError
         If a causal LM cannot be loaded or reached, or a task's prompt or verbalisers cannot be used:
+        refused before the run folder is written.
+    SetupError
+        If an artifact a task depends on is not the suite's (naming the role and how to get the right one):
         refused before the run folder is written.
     """
     suite = suite if isinstance(suite, Suite) else load_suite(suite)
@@ -223,6 +231,11 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
              "shard": list(shard) if shard else None, "seed": seed, "limit": limit}
     if spec.kind == "causal-lm":
         ident["llm"] = _llm_preflight(handle, [t for t in selected if not _fits(t, spec)], repo, seed)
+    roles = {r for t in selected if not _fits(t, spec) for r in t.setup}
+    if setup not in ("suite", ANY):
+        raise RunError(f"--setup {setup!r}: 'suite' (check the suite's declared pipelines) or 'any'")
+    if roles:
+        ident["setup"] = ANY if setup == ANY else check_setup(suite.setup, roles)
     if (out / RUN_FILE).exists():
         if not resume:
             raise RunError(f"{out} already holds a run; pass --resume to continue it or choose another --output-dir")
@@ -347,7 +360,7 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
     """
     manifests = [read_manifest(d) for d in shard_dirs]
     first = manifests[0]
-    keys = ("model", "suite", "seed", "limit", "llm")
+    keys = ("model", "suite", "seed", "limit", "llm", "setup")
     for d, m in zip(shard_dirs, manifests):
         if m.get("shard") is None:
             raise RunError(f"{d} is not a shard (run without --shard)")
@@ -365,8 +378,9 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
     if (out / RUN_FILE).exists():
         raise RunError(f"{out} already holds a run; merge into a new folder")
     manifest = {k: first[k] for k in ("model", "suite", "seed", "limit", "interfaces", "model_kind", "versions")}
-    if "llm" in first:
-        manifest["llm"] = first["llm"]
+    for key in ("llm", "setup"):
+        if key in first:
+            manifest[key] = first[key]
     if "runtime" in first:
         manifest["runtime"] = first["runtime"]
     manifest.update({"shard": None, "tasks": {}, "merged_from": [Path(d).name for d in shard_dirs],

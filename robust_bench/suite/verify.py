@@ -25,6 +25,7 @@ from robust_bench.leaderboard.submission import SUBMISSION_FILE
 from robust_bench.leaderboard.verification import (DEFAULT_SAMPLE, FORMAT, VerificationError, compare_task,
                                                    sample_ids, verification_path)
 from robust_bench.models.resolve import ModelHandle, resolve_model
+from robust_bench.perturb.setup import SetupError, check_setup
 from robust_bench.results.records import package_versions
 from robust_bench.results.runs import read_log
 from robust_bench.suite.runner import _runtime, select_rows
@@ -106,6 +107,8 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
         If the submission cannot be found or no longer validates.
     RunError, InterfaceError
         If the data is not built as pinned, or the model cannot be loaded.
+    VerificationError
+        Also if an artifact the tasks depend on (the suite's ``setup``) is not the suite's on this machine.
     """
     if sample is not None and sample < 1:
         raise VerificationError(f"--sample must be at least 1, got {sample}")
@@ -149,6 +152,12 @@ def verify_submission(store: LocalStore | HubStore, submission: str, *, repo: st
     if unknown:
         raise VerificationError(f"--tasks {unknown}: not submitted tasks of {sub.model_id}@{sub.revision} "
                                 f"({', '.join(sorted(sub.records))})")
+    roles = {r for t in sub.suite.tasks if t.name in sub.records and (not tasks or t.name in tasks) for r in t.setup}
+    if roles:        # this machine's pipelines must be the suite's, as the run's were (submit checked those)
+        try:
+            check_setup(sub.suite.setup, roles)
+        except SetupError as exc:
+            raise VerificationError(f"this machine's set-up is not the suite's: {exc}") from None
     echo(f"verifying {sub.model_id}@{sub.revision} on {sub.suite.name} v{sub.suite.version} with {model} "
          f"({'every example' if sample is None else f'{sample} examples per task'}, draw seed {seed})")
     results = {}

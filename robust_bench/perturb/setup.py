@@ -1,0 +1,212 @@
+"""The set-up the perturbation engines depend on, as a suite declares it: the artifacts besides the model under
+test that a task's scores depend on.
+
+A grammatical-error attack proposes its candidate edits with a spaCy pipeline and checks them with a second
+tagger and a sentence encoder, so two runs of one model over the same data give other numbers under other
+pipelines. A suite names each such artifact once (``setup:`` in its YAML: a *role*, the artifact's name, version
+and SHA-256, and where a user gets it) and each task lists the roles its run depends on. ``run`` checks the
+environment against the declaration before any work (:func:`check_setup`) and records what it found in
+``run.json``; ``submit``, ``check`` and ``verify`` refuse a run whose recorded set-up is not the suite's
+(:func:`compare_setup`). ``run --setup any`` skips the check for exploration; such a run says so and is not ranked.
+
+Roles and the environment variable that overrides each (the declared artifact is the default a user installs):
+
+* ``spacy_pipeline``: ``$ROBUST_BENCH_SPACY_MODEL``, the pipeline that parses (:func:`robust_bench.text.nlp.spacy_model_name`);
+* ``second_tagger``: ``$ROBUST_BENCH_ERRANT_MODEL``, the independent tagger of the validity checks
+  (:func:`robust_bench.perturb.checks.load_second_tagger`);
+* ``meaning_encoder``: ``$ROBUST_BENCH_SIMILARITY_MODEL``, the sentence encoder of the meaning check
+  (:func:`robust_bench.perturb.checks.resolve_meaning_model`).
+
+An artifact's SHA-256 is its content's, the same wherever it is installed: for a spaCy pipeline, the files of
+its components, tokenizer and vocabulary and its ``config.cfg`` (not ``meta.json``, which packaging rewrites);
+for an encoder, its weight files (``*.safetensors``, else ``pytorch_model.bin``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable, Mapping
+
+from robust_bench import RobustBenchError
+
+__all__ = ["ROLES", "Role", "SetupError", "artifact_sha256", "describe_artifact", "check_setup", "compare_setup",
+           "ANY"]
+
+#: what ``run --setup any`` records instead of the artifacts it found
+ANY = "any"
+
+
+class SetupError(RobustBenchError, ValueError):
+    """The environment's artifact for a role is not the one the suite declares, or cannot be found."""
+
+
+@dataclass(frozen=True)
+class Role:
+    """A kind of artifact a task can depend on: ``kind`` (``spacy`` or ``encoder``), the environment variable
+    that overrides it and the function that says which artifact the environment gives (a name or a path)."""
+
+    kind: str
+    env: str
+    resolve: Callable[[], str]
+    what: str
+
+
+def _spacy_pipeline() -> str:
+    from robust_bench.text.nlp import spacy_model_name
+
+    return spacy_model_name()
+
+
+def _second_tagger() -> str:
+    from robust_bench.perturb.checks import ERRANT_MODEL_ENV
+
+    return os.environ.get(ERRANT_MODEL_ENV) or "en_core_web_sm"
+
+
+def _meaning_encoder() -> str:
+    from robust_bench.perturb.checks import resolve_meaning_model
+
+    return resolve_meaning_model()
+
+
+ROLES: dict[str, Role] = {
+    "spacy_pipeline": Role("spacy", "ROBUST_BENCH_SPACY_MODEL", _spacy_pipeline, "the spaCy pipeline that parses"),
+    "second_tagger": Role("spacy", "ROBUST_BENCH_ERRANT_MODEL", _second_tagger, "the second, independent tagger"),
+    "meaning_encoder": Role("encoder", "ROBUST_BENCH_SIMILARITY_MODEL", _meaning_encoder,
+                            "the sentence encoder of the meaning check"),
+}
+
+
+def _spacy_folder(name: str) -> Path:
+    """The data folder of a spaCy pipeline given as a path or an installed package's name."""
+    path = Path(name).expanduser()
+    if (path / "config.cfg").is_file():
+        return path
+    import spacy.util
+
+    if spacy.util.is_package(name):
+        root = spacy.util.get_package_path(name)
+        found = sorted(p for p in root.iterdir() if p.is_dir() and (p / "config.cfg").is_file())
+        if found:
+            return found[-1]
+    raise SetupError(f"spaCy pipeline {name!r} is neither a pipeline folder nor an installed package")
+
+
+def _encoder_folder(name: str) -> Path:
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(name, allow_patterns=["*.safetensors", "*.bin", "*.json"]))
+    except Exception as exc:  # noqa: BLE001 - offline, unknown repository: one line naming it
+        raise SetupError(f"encoder {name!r} is neither a folder nor reachable on the Hub ({type(exc).__name__})") from None
+
+
+@lru_cache(maxsize=16)
+def _sha256(kind: str, folder: Path) -> tuple[str, dict]:
+    import json
+
+    if kind == "spacy":
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8")) if (folder / "meta.json").is_file() else {}
+        parts = {"config.cfg", "tokenizer", "vocab", *meta.get("components", meta.get("pipeline", []))}
+        files = sorted(p for part in parts for p in ([folder / part] if (folder / part).is_file()
+                                                   else (folder / part).rglob("*")) if p.is_file())
+        info = {"name": f"{meta.get('lang', '?')}_{meta.get('name', '?')}", "version": meta.get("version")}
+    else:
+        files = sorted(folder.glob("*.safetensors")) or sorted(folder.glob("pytorch_model.bin"))
+        info = {"name": folder.name, "version": None}
+    if not files:
+        raise SetupError(f"{folder}: no {'pipeline' if kind == 'spacy' else 'weight'} files to fingerprint")
+    h = hashlib.sha256()
+    for p in files:
+        h.update(str(p.relative_to(folder)).encode("utf-8") + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest(), info
+
+
+def artifact_sha256(kind: str, name: str) -> str:
+    """The content SHA-256 of a spaCy pipeline (``kind="spacy"``: a folder or an installed package) or an
+    encoder (``kind="encoder"``: a folder or a Hub id, resolved through the Hub cache), as the module
+    docstring defines it; 64 hex digits.
+
+    Raises
+    ------
+    SetupError
+        If the artifact cannot be found or has no files to fingerprint.
+    """
+    folder = _spacy_folder(name) if kind == "spacy" else _encoder_folder(name)
+    return _sha256(kind, folder.resolve())[0]
+
+
+def describe_artifact(role: str) -> dict:
+    """What the environment gives for ``role``: ``{"name", "version", "sha256", "source"}`` (``source``: the
+    name or path it was found by; not compared).
+
+    Raises
+    ------
+    SetupError
+        For an unknown role or an artifact that cannot be found.
+    """
+    if role not in ROLES:
+        raise SetupError(f"unknown set-up role {role!r}; roles: {', '.join(ROLES)}")
+    r = ROLES[role]
+    source = r.resolve()
+    folder = _spacy_folder(source) if r.kind == "spacy" else _encoder_folder(source)
+    sha, info = _sha256(r.kind, folder.resolve())
+    return {**info, "sha256": sha, "source": source}
+
+
+def check_setup(declared: Mapping[str, Mapping], roles: Iterable[str]) -> dict[str, dict]:
+    """Compare the environment with a suite's declaration for ``roles``; what was found, by role.
+
+    Parameters
+    ----------
+    declared : mapping
+        The suite's ``setup``: role -> ``{"name", "version", "sha256", "get"}``.
+    roles : iterable of str
+        The roles the tasks to run depend on.
+
+    Raises
+    ------
+    SetupError
+        At the first role whose artifact differs or cannot be found, in one line: the role, what the
+        environment has, what the suite declares and how to get it (or ``--setup any`` to explore).
+    """
+    found = {}
+    for role in sorted(set(roles)):
+        want = declared[role]
+        try:
+            have = describe_artifact(role)
+        except SetupError as exc:
+            raise SetupError(f"{role} ({ROLES[role].what}): {exc}; the suite declares {want['name']} "
+                             f"{want.get('version') or ''} ({want.get('get', '')})".replace("  ", " ")) from None
+        if have["sha256"] != want["sha256"]:
+            raise SetupError(f"{role} ({ROLES[role].what}) is {have['source']} ({have['name']} {have['version']}, "
+                             f"sha256 {have['sha256'][:12]}…), not the suite's {want['name']} {want.get('version')} "
+                             f"(sha256 {want['sha256'][:12]}…): {want.get('get', 'install it')}, or unset "
+                             f"{ROLES[role].env}; --setup any runs anyway, unranked")
+        found[role] = {k: have[k] for k in ("name", "version", "sha256")}
+    return found
+
+
+def compare_setup(recorded, declared: Mapping[str, Mapping], roles: Iterable[str]) -> str | None:
+    """Why a run's recorded set-up (``run.json``'s ``setup``) is not the suite's for ``roles``, or None."""
+    roles = sorted(set(roles))
+    if not roles:
+        return None
+    if recorded == ANY:
+        return "the run was made with --setup any (its pipelines were not checked against the suite's)"
+    if not isinstance(recorded, dict):
+        return "the run records no set-up (made before the suite declared one, or by hand)"
+    for role in roles:
+        have = recorded.get(role)
+        if not isinstance(have, dict) or have.get("sha256") != declared[role]["sha256"]:
+            got = have.get("name") if isinstance(have, dict) else None
+            return (f"setup.{role}: {got or 'missing'} is not the suite's {declared[role]['name']} "
+                    f"{declared[role].get('version')}")
+    return None
