@@ -173,7 +173,11 @@ class AdversarialTreebank(RobustBenchBuilder):
             _require_xpos(sents)
             exs = [TreeExample.from_sentence(s) for s in sents]
         else:
-            self.train_path = None
+            # the POS filter's verb frames come from EWT train (downloaded where no mirror has it), so that
+            # adv_ptb's default build is the same on every machine
+            wanted = {f.strip() for f in cfg.filters.split(",")}
+            self.train_path = resolve_sources({"train": self.SOURCE_FILES["train"]}, source_dir=cfg.source_dir,
+                                              dl_manager=dl_manager)[0]["train"] if wanted & {"pos", "auto"} else None
             if cfg.treebank:
                 sents = read_conllx(cfg.treebank)
                 self.provenance.update({"source_origin": cfg.treebank, "source_sha256": {"test": sha256_file(cfg.treebank)}})
@@ -208,8 +212,8 @@ class AdversarialTreebank(RobustBenchBuilder):
         return state
 
     def frames_path(self) -> str | None:
-        """UD English EWT train, whose verbs' complements the POS filter checks (adv_ewt; for adv_ptb
-        when a local mirror has it)."""
+        """UD English EWT train, whose verbs' complements the POS filter checks (adv_ewt, and adv_ptb with
+        the POS filter; resolved when the examples are read, else from a local mirror)."""
         if getattr(self, "train_path", None):
             return str(self.train_path)
         from robust_bench.io.sources import SourceNotFoundError
@@ -320,7 +324,7 @@ class AdversarialTreebank(RobustBenchBuilder):
             [f"filter {f}" for f in FILTERS if f not in setup.get("filters", [])]
         if setup.get("requested", {}).get("generators") != "auto" and left:
             lines.append("Options not in this build (each needs a model or data from the Hub, so a default build, "
-                         "the same on every machine, leaves them out; `--set generators=...,filters=...`): "
+                         "the same on every machine, leaves them out; `--generators ... --filters ...`): "
                          + ", ".join(left) + ".")
         lines.append("Rules: `ud` scores every token (CoNLL 2018); `ptb` leaves out tokens whose gold PTB tag is "
                      "one of `` '' , . : (the paper's). Sentences whose attack found no substitution keep their words.")

@@ -340,7 +340,7 @@ def build_settings(request, config: str, *, limit: bool = True) -> tuple[Path, d
     if family == "grammatical_errors":
         source = request.getfixturevalue("gec_sources")
     elif family == "lit":
-        if config == "lit_snli":
+        if config == "lit_snli" and limit:   # a whole build is the pinned one: default options
             opts["lm"] = str(request.getfixturevalue("tiny_lm"))
             opts.update(splits=("validation",), augment_train=str(request.getfixturevalue("lit_train_file")))
         elif config.endswith("_extended"):   # one split keeps the common tests quick

@@ -60,11 +60,13 @@ def build(
                                                          "bert-base-uncased)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="adv_*: attack only the first N sentences."),
     generators: Optional[str] = typer.Option(None, "--generators",
-                                             help="adv_*: auto (default: every generator that runs here) or "
-                                                  "comma-separated from sememe, synonym, embedding, mlm."),
+                                             help="adv_*: comma-separated from sememe, synonym, embedding, mlm "
+                                                  "(default synonym, which needs nothing from the Hub), or auto "
+                                                  "(every generator that runs here)."),
     filters: Optional[str] = typer.Option(None, "--filters",
-                                          help="adv_*: auto (default: every filter that runs here) or comma-separated "
-                                               "from frequency, pos, embedding, meaning, grammar, perplexity."),
+                                          help="adv_*: comma-separated from frequency, pos, embedding, meaning, "
+                                               "grammar, perplexity (default frequency,pos,meaning,grammar), or auto "
+                                               "(every filter that runs here)."),
     treebank: Optional[Path] = typer.Option(None, "--treebank", help="adv_ptb: a CoNLL-X PTB (section 23) instead of "
                                                                     "NLTK's WSJ sample."),
     budget: Optional[int] = typer.Option(None, "--budget", help="names_*: B, swapped variants per group (default 50)."),

@@ -32,17 +32,19 @@ def cached(kind: str, key_parts: Iterable[bytes], compute: Callable[[], T], *, e
     """``compute()`` once, then read back from a file keyed by the content it depends on.
 
     The value is kept under ``cache_dir/kind/<key>.<suffix>``, where the key is the SHA-256 of the
-    SHA-256s of ``key_parts`` (every input, the code that computes it and the library versions it
-    depends on, as bytes), so any change of input or code makes a new file and a rebuild with another
-    seed or ``limit`` reuses the old one. The file appears only when complete (:func:`atomic_open`);
-    one that ``decode`` cannot read (it raises ``ValueError``, ``KeyError`` or ``OSError``) is
-    recomputed and replaced.
+    SHA-256s of ``key_parts``, so any change of an input, of the code or of a library version makes a new
+    file, and what is not in the key (a rebuild's ``limit``, a second worker) reuses the old one. The file
+    appears only when complete (:func:`atomic_open`). A file that ``decode`` cannot read (any exception:
+    a damaged or foreign file) is recomputed and replaced; a cache folder that cannot be written costs
+    the time saved, not the result (a warning says so).
 
     Parameters
     ----------
     kind : str
         The cache's sub-folder (``spacy-docs``, ``pseudowords``, ``verb-frames``).
     key_parts : iterable of bytes
+        Everything the value depends on: the inputs' bytes, the source of the code that computes it,
+        the versions of the libraries it calls.
     compute : callable
         Makes the value when no readable file has it.
     encode, decode : callable
@@ -55,8 +57,13 @@ def cached(kind: str, key_parts: Iterable[bytes], compute: Callable[[], T], *, e
     Returns
     -------
     The value, computed or read back.
+
+    Raises
+    ------
+    Whatever ``compute`` or ``encode`` raise; nothing from reading or writing the cache.
     """
     import hashlib
+    import logging
 
     h = hashlib.sha256()
     for part in key_parts:
@@ -65,10 +72,14 @@ def cached(kind: str, key_parts: Iterable[bytes], compute: Callable[[], T], *, e
     if path.is_file():
         try:
             return decode(path.read_bytes())
-        except (OSError, ValueError, KeyError):
-            pass                        # a damaged cache file is recomputed and replaced
+        except Exception:  # noqa: BLE001 - a damaged or foreign cache file is recomputed and replaced
+            pass
     value = compute()
-    atomic_write_bytes(path, encode(value))
+    data = encode(value)
+    try:
+        atomic_write_bytes(path, data)
+    except OSError as exc:
+        logging.getLogger(__name__).warning("cache %s not written (%s); the value is recomputed next time", path, exc)
     return value
 
 

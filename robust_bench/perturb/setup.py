@@ -83,6 +83,8 @@ ROLES: dict[str, Role] = {
 
 def _spacy_folder(name: str) -> Path:
     """The data folder of a spaCy pipeline given as a path or an installed package's name."""
+    import json
+
     path = Path(name).expanduser()
     if (path / "config.cfg").is_file():
         return path
@@ -90,9 +92,13 @@ def _spacy_folder(name: str) -> Path:
 
     if spacy.util.is_package(name):
         root = spacy.util.get_package_path(name)
-        found = sorted(p for p in root.iterdir() if p.is_dir() and (p / "config.cfg").is_file())
-        if found:
-            return found[-1]
+        try:
+            meta = json.loads((root / "meta.json").read_text(encoding="utf-8"))
+            folder = root / f"{meta['lang']}_{meta['name']}-{meta['version']}"
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SetupError(f"spaCy package {name!r}: no readable meta.json ({exc})") from None
+        if (folder / "config.cfg").is_file():
+            return folder
     raise SetupError(f"spaCy pipeline {name!r} is neither a pipeline folder nor an installed package")
 
 
@@ -102,30 +108,36 @@ def _encoder_folder(name: str) -> Path:
         return path
     from huggingface_hub import snapshot_download
 
-    try:
-        return Path(snapshot_download(name, allow_patterns=["*.safetensors", "*.bin", "*.json"]))
+    try:        # only the weights are fingerprinted
+        return Path(snapshot_download(name, allow_patterns=["*.safetensors"]))
     except Exception as exc:  # noqa: BLE001 - offline, unknown repository: one line naming it
         raise SetupError(f"encoder {name!r} is neither a folder nor reachable on the Hub ({type(exc).__name__})") from None
 
 
 @lru_cache(maxsize=16)
-def _sha256(kind: str, folder: Path) -> tuple[str, dict]:
+def _sha256(kind: str, folder: Path, label: str) -> tuple[str, dict]:
+    """Content hash of an artifact folder (cached per process: an artifact is not rewritten while a run uses it)."""
     import json
 
-    if kind == "spacy":
-        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8")) if (folder / "meta.json").is_file() else {}
-        parts = {"config.cfg", "tokenizer", "vocab", *meta.get("components", meta.get("pipeline", []))}
-        files = sorted(p for part in parts for p in ([folder / part] if (folder / part).is_file()
-                                                   else (folder / part).rglob("*")) if p.is_file())
-        info = {"name": f"{meta.get('lang', '?')}_{meta.get('name', '?')}", "version": meta.get("version")}
-    else:
-        files = sorted(folder.glob("*.safetensors")) or sorted(folder.glob("pytorch_model.bin"))
-        info = {"name": folder.name, "version": None}
-    if not files:
-        raise SetupError(f"{folder}: no {'pipeline' if kind == 'spacy' else 'weight'} files to fingerprint")
-    h = hashlib.sha256()
-    for p in files:
-        h.update(str(p.relative_to(folder)).encode("utf-8") + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+    try:
+        if kind == "spacy":
+            meta = json.loads((folder / "meta.json").read_text(encoding="utf-8")) if (folder / "meta.json").is_file() else {}
+            parts = {"config.cfg", "tokenizer", "vocab", *meta.get("components", meta.get("pipeline", []))}
+            files = sorted(p for part in parts for p in ([folder / part] if (folder / part).is_file()
+                                                       else (folder / part).rglob("*")) if p.is_file())
+            info = {"name": f"{meta.get('lang', '?')}_{meta.get('name', '?')}", "version": meta.get("version")}
+        else:
+            files = sorted(folder.glob("*.safetensors")) or sorted(folder.glob("pytorch_model.bin"))
+            info = {"name": label, "version": None}
+        if not files:
+            raise SetupError(f"{folder}: no {'pipeline' if kind == 'spacy' else 'weight'} files to fingerprint")
+        h = hashlib.sha256()
+        for p in files:
+            h.update(p.relative_to(folder).as_posix().encode("utf-8") + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, SetupError):
+            raise
+        raise SetupError(f"{folder}: cannot be read to fingerprint it ({exc})") from None
     return h.hexdigest(), info
 
 
@@ -140,7 +152,7 @@ def artifact_sha256(kind: str, name: str) -> str:
         If the artifact cannot be found or has no files to fingerprint.
     """
     folder = _spacy_folder(name) if kind == "spacy" else _encoder_folder(name)
-    return _sha256(kind, folder.resolve())[0]
+    return _sha256(kind, folder.resolve(), name)[0]
 
 
 def describe_artifact(role: str) -> dict:
@@ -157,7 +169,7 @@ def describe_artifact(role: str) -> dict:
     r = ROLES[role]
     source = r.resolve()
     folder = _spacy_folder(source) if r.kind == "spacy" else _encoder_folder(source)
-    sha, info = _sha256(r.kind, folder.resolve())
+    sha, info = _sha256(r.kind, folder.resolve(), Path(source).name if Path(source).is_dir() else source)
     return {**info, "sha256": sha, "source": source}
 
 
@@ -195,7 +207,23 @@ def check_setup(declared: Mapping[str, Mapping], roles: Iterable[str]) -> dict[s
 
 
 def compare_setup(recorded, declared: Mapping[str, Mapping], roles: Iterable[str]) -> str | None:
-    """Why a run's recorded set-up (``run.json``'s ``setup``) is not the suite's for ``roles``, or None."""
+    """Why a run's recorded set-up is not the suite's, or None when it is.
+
+    Parameters
+    ----------
+    recorded : dict, "any" or None
+        ``run.json``'s ``setup``: role -> ``{"name", "version", "sha256"}``, ``"any"`` (``run --setup any``) or
+        absent.
+    declared : mapping
+        The suite's ``setup``.
+    roles : iterable of str
+        The roles of the tasks the run scored; with none, any recorded set-up is accepted.
+
+    Returns
+    -------
+    str or None
+        One line naming the first role that differs (``setup.<role>: ...``), for the caller's error.
+    """
     roles = sorted(set(roles))
     if not roles:
         return None

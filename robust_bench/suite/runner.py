@@ -229,13 +229,12 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     # published files name a local model by its base name; its revision (local-<sha256>) pins its content
     ident = {"model": public_name(model), "suite": {"name": suite.name, "version": suite.version},
              "shard": list(shard) if shard else None, "seed": seed, "limit": limit}
-    if spec.kind == "causal-lm":
-        ident["llm"] = _llm_preflight(handle, [t for t in selected if not _fits(t, spec)], repo, seed)
-    roles = {r for t in selected if not _fits(t, spec) for r in t.setup}
     if setup not in ("suite", ANY):
         raise RunError(f"--setup {setup!r}: 'suite' (check the suite's declared pipelines) or 'any'")
-    if roles:
-        ident["setup"] = ANY if setup == ANY else check_setup(suite.setup, roles)
+    roles = {r for t in selected if not _fits(t, spec) for r in t.setup}
+    found = (ANY if setup == ANY else check_setup(suite.setup, roles)) if roles else None
+    if spec.kind == "causal-lm":
+        ident["llm"] = _llm_preflight(handle, [t for t in selected if not _fits(t, spec)], repo, seed)
     if (out / RUN_FILE).exists():
         if not resume:
             raise RunError(f"{out} already holds a run; pass --resume to continue it or choose another --output-dir")
@@ -248,8 +247,13 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
                            f"({handle.revision()}); cannot resume it")
         for p in remove_stale_temporaries(out):
             echo(f"  removed {p.relative_to(out)}, left by the interrupted run")
+        manifest["setup"] = _resumed_setup(out, manifest.get("setup"), found)
     else:
         manifest = {**ident, "tasks": {}, "interfaces": list(spec.interfaces), "model_kind": spec.kind}
+    if "setup" not in manifest and found is not None:
+        manifest["setup"] = found
+    if manifest.get("setup") is None:
+        manifest.pop("setup", None)
     manifest["versions"] = package_versions("datasets", "transformers", "torch", "scipy", "spacy")
     manifest["runtime"] = _runtime(device, dtype, batch_size)
     out.mkdir(parents=True, exist_ok=True)
@@ -289,15 +293,15 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         entry = {"status": "done", "n_examples": len(result.examples), "n_asked": data.n_asked,
                  "corpus_sha256": data.corpus_sha256,
                  "log_sha256": log_sha, "details": result.details, "wall_seconds": round(time.perf_counter() - start, 2)}
-        setup = handle.llm_setup(task.name)
-        if setup is not None:
-            entry["llm"] = setup = {**setup, "wall_seconds": entry["wall_seconds"]}
+        asked = handle.llm_setup(task.name)
+        if asked is not None:
+            entry["llm"] = asked = {**asked, "wall_seconds": entry["wall_seconds"]}
         manifest["tasks"][task.name] = entry
         manifest["revision"] = revision
         if shard is None:
             rec = record_from_log(task, suite, sorted(result.examples, key=lambda e: e["id"]), log_sha256=log_sha,
                                   model_id=ident["model"], revision=revision, corpus_sha256=data.corpus_sha256,
-                                  seed=seed, limit=limit, llm=setup)
+                                  seed=seed, limit=limit, llm=asked)
             write_task_record(out, task.name, rec)
             m = rec["metrics"][task.primary]
             lo, hi = rec["intervals"][task.primary]
@@ -312,6 +316,28 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
 
         write_report(out)
     return manifest
+
+
+def _resumed_setup(out: Path, recorded, found):
+    """The set-up of a resumed run: the roles checked now must agree with those recorded when it started
+    (a resume may add tasks, and with them roles).
+
+    Raises
+    ------
+    RunError
+        If one run would mix ``--setup any`` with a checked set-up, or a role's artifact changed.
+    """
+    if recorded is None or found is None:
+        return recorded if found is None else found
+    if ANY in (recorded, found):
+        if recorded != found:
+            raise RunError(f"{out} was started with --setup {'any' if recorded == ANY else 'suite'}; resume it the same way")
+        return recorded
+    changed = sorted(r for r in set(recorded) & set(found) if recorded[r].get("sha256") != found[r]["sha256"])
+    if changed:
+        raise RunError(f"{out} was run with another {', '.join(changed)} ({recorded[changed[0]].get('name')}); "
+                       "resume it with the same pipelines")
+    return {**recorded, **found}
 
 
 def _merged_llm(task: str, states: Sequence[dict]) -> dict | None:

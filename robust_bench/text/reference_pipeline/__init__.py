@@ -75,11 +75,12 @@ def ewt_docs(path: str | os.PathLike, *, limit: int | None = None) -> list:
     from spacy.training.converters import conllu_to_docs
 
     from robust_bench.io.conllu_io import ConlluError, iter_conllu
+    from robust_bench.io.fileio import TextDecodeError, read_lines
 
     try:    # validated by our reader first: spaCy's converter fails on a malformed line with a bare traceback
         n = sum(1 for _ in islice(iter_conllu(path), limit))
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, ConlluError, UnicodeDecodeError) as exc:
+        text = "\n".join(read_lines(path))       # as our reader reads it: no BOM, no \r
+    except (OSError, ConlluError, TextDecodeError) as exc:
         raise RecipeError(f"{path}: not a readable CoNLL-U treebank ({exc})") from exc
     blocks = [b for b in text.strip().split("\n\n") if b.strip()][:n]
     return list(conllu_to_docs("\n\n".join(blocks) + "\n", n_sents=N_SENTS, merge_subtokens=True, no_print=True))
@@ -155,7 +156,7 @@ def train_pipeline(out: str | os.PathLike, *, ewt: dict[str, str | os.PathLike],
     Parameters
     ----------
     out : path-like
-        The pipeline folder; must not exist yet. Its ``work/`` sibling keeps the converted corpora and
+        The pipeline folder; must not exist yet. Its sibling ``<out>.work`` keeps the converted corpora and
         both stages' training output.
     ewt : dict
         ``train``, ``dev`` and ``test`` CoNLL-U files of UD English EWT (v2.16 for the released pipeline).
@@ -206,9 +207,12 @@ def train_pipeline(out: str | os.PathLike, *, ewt: dict[str, str | os.PathLike],
     for stage in ("ud", "ner"):
         echo(f"training stage {stage} ({_HERE / f'{stage}.cfg'})")
         start = time.monotonic()
-        spacy_train(_HERE / f"{stage}.cfg", work / stage, use_gpu=-1,
-                    overrides={**overrides, "paths.train": str(work / f"{stage}-train.spacy"),
-                               "paths.dev": str(work / f"{stage}-dev.spacy")})
+        try:    # spaCy reports a failed stage by exiting the process (wasabi's msg.fail)
+            spacy_train(_HERE / f"{stage}.cfg", work / stage, use_gpu=-1,
+                        overrides={**overrides, "paths.train": str(work / f"{stage}-train.spacy"),
+                                   "paths.dev": str(work / f"{stage}-dev.spacy")})
+        except (SystemExit, ValueError) as exc:
+            raise RecipeError(f"training stage {stage} failed ({exc}); see the lines above") from None
         seconds[stage] = round(time.monotonic() - start, 1)
     nlp = spacy.load(work / "ud" / "model-best")
     nlp.add_pipe("ner", source=spacy.load(work / "ner" / "model-best"))
@@ -245,7 +249,7 @@ def package_pipeline(pipeline: str | os.PathLike, out: str | os.PathLike) -> Pat
     Raises
     ------
     RecipeError
-        If ``pipeline`` is not a spaCy pipeline folder or no wheel was made.
+        If ``pipeline`` is not a spaCy pipeline folder, PyPA ``build`` is missing, or no wheel was made.
     """
     from spacy.cli.package import has_build, package
 
@@ -253,12 +257,18 @@ def package_pipeline(pipeline: str | os.PathLike, out: str | os.PathLike) -> Pat
         raise RecipeError("spacy package needs the 'build' package: pip install 'robust-bench[pipeline]'")
     pipeline, out = Path(pipeline), Path(out)
     meta = pipeline / "meta.json"
-    if not meta.is_file():
-        raise RecipeError(f"{pipeline}: not a spaCy pipeline folder (no meta.json)")
-    info = json.loads(meta.read_text(encoding="utf-8"))
+    try:
+        info = json.loads(meta.read_text(encoding="utf-8"))
+        package_name = f"{info['lang']}_{info['name']}-{info['version']}"
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RecipeError(f"{meta}: not the meta.json of a spaCy pipeline ({exc})") from None
     out.mkdir(parents=True, exist_ok=True)
-    package(pipeline, out, create_sdist=False, create_wheel=True, force=True, silent=True)
-    wheels = sorted(out.glob(f"{info['lang']}_{info['name']}-{info['version']}/dist/*.whl"))
+    try:    # spaCy reports a failed build by exiting the process (wasabi's msg.fail, run_command)
+        package(pipeline, out, create_sdist=False, create_wheel=True, force=True, silent=True)
+    except SystemExit as exc:
+        raise RecipeError(f"spacy package failed (exit {exc.code}); PyPA build needs setuptools from PyPI for its "
+                          "isolated build") from None
+    wheels = sorted(out.glob(f"{package_name}/dist/*.whl"))
     if not wheels:
         raise RecipeError(f"spacy package made no wheel under {out}")
     return wheels[-1]
