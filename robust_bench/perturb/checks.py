@@ -41,7 +41,7 @@ from typing import Iterable, Sequence
 __all__ = ["CHECKS", "ZIPF_FLOOR", "indefinite_article", "article_errors", "is_known_word", "zipf",
            "is_common_word", "Refusals", "MeaningKept", "MEANING_MODEL_ENV", "ErrantClassifier", "ERRANT_TO_YIN",
            "ERRANT_MODEL_ENV", "errant_agreement", "resolve_meaning_model", "InContextChecks",
-           "load_second_tagger", "tag_disagreements"]
+           "load_second_tagger", "second_tagger_name", "tag_disagreements"]
 
 #: Every check by name, with what it refuses; the card lists the ones a build ran.
 CHECKS = {
@@ -415,7 +415,13 @@ def load_second_tagger(name: str | None = None):
     OSError
         If the pipeline cannot be loaded.
     """
-    return _second_tagger(name or os.environ.get(ERRANT_MODEL_ENV) or "en_core_web_sm")
+    return _second_tagger(second_tagger_name(name))
+
+
+def second_tagger_name(name: str | None = None) -> str:
+    """Which pipeline :func:`load_second_tagger` loads: ``name``, else ``$ROBUST_BENCH_ERRANT_MODEL``, else
+    ``en_core_web_sm``."""
+    return name or os.environ.get(ERRANT_MODEL_ENV) or "en_core_web_sm"
 
 
 def tag_disagreements(nlp2, sentences: Sequence[Sequence[tuple[str, str]]],

@@ -25,7 +25,6 @@ for an encoder, its weight files (``*.safetensors``, else ``pytorch_model.bin``)
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,9 +61,9 @@ def _spacy_pipeline() -> str:
 
 
 def _second_tagger() -> str:
-    from robust_bench.perturb.checks import ERRANT_MODEL_ENV
+    from robust_bench.perturb.checks import second_tagger_name
 
-    return os.environ.get(ERRANT_MODEL_ENV) or "en_core_web_sm"
+    return second_tagger_name()
 
 
 def _meaning_encoder() -> str:
@@ -151,8 +150,12 @@ def artifact_sha256(kind: str, name: str) -> str:
     SetupError
         If the artifact cannot be found or has no files to fingerprint.
     """
+    return _fingerprint(kind, name)[0]
+
+
+def _fingerprint(kind: str, name: str) -> tuple[str, dict]:
     folder = _spacy_folder(name) if kind == "spacy" else _encoder_folder(name)
-    return _sha256(kind, folder.resolve(), name)[0]
+    return _sha256(kind, folder.resolve(), Path(name).name if Path(name).is_dir() else name)
 
 
 def describe_artifact(role: str) -> dict:
@@ -168,8 +171,7 @@ def describe_artifact(role: str) -> dict:
         raise SetupError(f"unknown set-up role {role!r}; roles: {', '.join(ROLES)}")
     r = ROLES[role]
     source = r.resolve()
-    folder = _spacy_folder(source) if r.kind == "spacy" else _encoder_folder(source)
-    sha, info = _sha256(r.kind, folder.resolve(), Path(source).name if Path(source).is_dir() else source)
+    sha, info = _fingerprint(r.kind, source)
     return {**info, "sha256": sha, "source": source}
 
 
