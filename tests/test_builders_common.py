@@ -125,3 +125,27 @@ def test_forked_workers_read_wordnet_without_sharing_file_offsets(sources):
             os._exit(0)
         children.append(pid)
     assert [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children] == [0, 0]
+
+
+@pytest.mark.filterwarnings("ignore:The multilingual functions")
+def test_wordnet_reads_its_start_up_index_back_from_the_cache(sources, tmp_path, monkeypatch):
+    """robust_bench.text.wordnet caches the lemma index and adjective satellites that NLTK's reader scans at start
+    (keyed by the files): a cold reader runs NLTK's scans and writes them, a warm one reads the same back without
+    scanning, and both give the lazily loaded reader's synsets."""
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    from robust_bench.text import wordnet as module
+
+    monkeypatch.setenv("ROBUST_BENCH_CACHE", str(tmp_path))
+    root = nltk.data.find("corpora/wordnet")
+    cold = module._WordNet30Reader(root, None)
+    assert {p.parent.name for p in tmp_path.rglob("*.json")} == {"wordnet-index", "wordnet-satellites"}
+    monkeypatch.setattr(WordNetCorpusReader, "_load_lemma_pos_offset_map", lambda self: pytest.fail("rescanned"))
+    monkeypatch.setattr(WordNetCorpusReader, "_scan_satellites", lambda self: pytest.fail("rescanned"))
+    warm = module._WordNet30Reader(root, None)
+    assert warm._lemma_pos_offset_map == cold._lemma_pos_offset_map and len(cold._lemma_pos_offset_map) == 147_306
+    assert warm.satellite_offsets == cold.satellite_offsets and len(cold.satellite_offsets) == 10_693
+    for word, pos in (("bank", None), ("happy", "s"), ("run", "v"), ("nonexistentword", None)):
+        assert warm.synsets(word, pos) == cold.synsets(word, pos) == module.wordnet.synsets(word, pos)
+    assert isinstance(warm._lemma_pos_offset_map["nonexistentword"], dict)      # still a defaultdict(dict)

@@ -72,6 +72,22 @@ _ALPHA = re.compile(r"^[A-Za-z][A-Za-z'-]*$")
 
 @lru_cache(maxsize=1)
 def _inflect_engine():
+    """``inflect.engine()``, with inflect imported as under ``python -O``: inflect 7.1+ decorates its methods with
+    typeguard's ``@typechecked``, which re-parses and recompiles inflect's whole source once per method at import
+    (three to four seconds in every process that checks an article; jaraco/inflect#212, agronholm/typeguard#468,
+    both open). typeguard documents the decorator as a no-op in optimised mode; this import gets that no-op and
+    nothing else changes (robust-bench calls inflect with ``str`` only, the type those checks would assert)."""
+    import sys
+
+    if "inflect" not in sys.modules:
+        import typeguard
+
+        checked = typeguard.typechecked
+        typeguard.typechecked = lambda target=None, **_: target if target is not None else (lambda f: f)
+        try:
+            import inflect
+        finally:
+            typeguard.typechecked = checked
     import inflect
 
     return inflect.engine()

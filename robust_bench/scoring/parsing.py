@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
-from scipy.stats import rankdata
 
 from robust_bench.text.trees import minimum_spanning_edges, tree_distances
 
@@ -250,6 +249,8 @@ def _row_spearman(pred: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, int]:
     Ties get average ranks, as in :func:`scipy.stats.spearmanr`. Rows with no variation
     get 0 and are counted.
     """
+    from scipy.stats import rankdata  # (scipy.stats takes a second to import: only where DSpr is computed)
+
     rp = rankdata(pred, axis=1)
     rg = rankdata(gold, axis=1)
     rp -= rp.mean(axis=1, keepdims=True)
