@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -92,6 +93,24 @@ def recipe_key(name: str, *parts) -> str:
     return f"{name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
+#: what each made-once thing cost (seconds, key, worker), one line each, in the session's shared folder
+MADE_ONCE_TIMES = "made-once-times.tsv"
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The slowest things made once (their time is charged to whichever test asked first, so --durations alone
+    cannot show it)."""
+    base = getattr(config, "_tmp_path_factory", None)
+    path = base.getbasetemp() / "made-once" / MADE_ONCE_TIMES if base is not None else None
+    if path is None or not path.is_file():
+        return
+    rows = sorted((line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()),
+                  key=lambda r: -float(r[0]))
+    terminalreporter.write_sep("=", f"made once: {len(rows)} things, {sum(float(r[0]) for r in rows):.0f} s in all")
+    for seconds, key, worker in rows[:25]:
+        terminalreporter.write_line(f"{float(seconds):8.1f}s  {key}  ({worker})")
+
+
 def made_once(tmp_path_factory, key: str, make: Callable[[Path], None]) -> Path:
     """The folder ``key``, made by ``make(folder)`` once per test session, whichever worker asks first.
 
@@ -110,12 +129,15 @@ def made_once(tmp_path_factory, key: str, make: Callable[[Path], None]) -> Path:
             stage = root / f".{key}.staging"
             shutil.rmtree(stage, ignore_errors=True)
             stage.mkdir()
+            start = time.monotonic()
             try:
                 make(stage)
             except BaseException:
                 shutil.rmtree(stage, ignore_errors=True)
                 raise
             os.replace(stage, done)
+            with open(root / MADE_ONCE_TIMES, "a", encoding="utf-8") as log:
+                log.write(f"{time.monotonic() - start:.1f}\t{key}\t{os.environ.get('PYTEST_XDIST_WORKER', '-')}\n")
     return done
 
 

@@ -119,3 +119,21 @@ def test_validate_tree_direct():
     validate_tree([2, 0, 2])
     with pytest.raises(ConlluError, match="empty sentence"):
         validate_tree([])
+
+
+def test_word_forms_are_counted_once_per_file_content(tmp_path, monkeypatch):
+    import robust_bench.io.conllu_io as conllu_io
+
+    monkeypatch.setenv("ROBUST_BENCH_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "a.conllu"
+    path.write_text(GOOD, encoding="utf-8")
+    first = conllu_io.word_forms(path)
+    assert first == {"I", "do", "n't", "sleep", ".", "Go", "!"}
+    monkeypatch.setattr(conllu_io, "iter_conllu", lambda p: pytest.fail("parsed again"))
+    assert conllu_io.word_forms(path) == first
+    path.write_text(GOOD.replace("\tGo\tgo", "\tRun\trun"), encoding="utf-8")   # new content: counted anew
+    monkeypatch.undo()
+    monkeypatch.setenv("ROBUST_BENCH_CACHE", str(tmp_path / "cache"))
+    assert conllu_io.word_forms(path) == first - {"Go"} | {"Run"}
+    with pytest.raises(FileNotFoundError):
+        conllu_io.word_forms(tmp_path / "missing.conllu")
