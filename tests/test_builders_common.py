@@ -59,9 +59,12 @@ def test_keys_unique_and_features_match_info(request, config):
 
 
 #: Configs that share another config's generator, rebuilt in the full tier only: gec_mrpc, gec_qnli and
-#: gec_sst2 share gec_mnli's (pairs), adv_ptb adv_ewt's, the extended LIT tiers the paper tiers'. Every
-#: other config (one per generator, and any config added later) is rebuilt in the fast tier too.
-SHARES_A_GENERATOR = {"gec_mrpc", "gec_qnli", "gec_sst2", "adv_ptb", "lit_mnli_extended", "lit_snli_extended"}
+#: gec_sst2 share gec_mnli's (pairs), adv_ptb adv_ewt's, the extended LIT tiers the paper tiers'; names_mrpc
+#: and names_conll2003 share the name-swap engine (robust_bench.perturb.names: the plan, its per-example
+#: seeds) with names_coref, whose rebuild stays in the fast tier (theirs take a minute each: MRPC's NER
+#: lexicon, CoNLL-2003's harvest). Every other config (and any config added later) is rebuilt in the fast tier too.
+SHARES_A_GENERATOR = {"gec_mrpc", "gec_qnli", "gec_sst2", "adv_ptb", "lit_mnli_extended", "lit_snli_extended",
+                      "names_mrpc", "names_conll2003"}
 
 
 @pytest.mark.parametrize("config", [pytest.param(c, marks=pytest.mark.full) if c in SHARES_A_GENERATOR else c

@@ -93,10 +93,11 @@ def test_a_killed_attack_resumes_to_the_uninterrupted_records(gec_repo, sst2_cla
     assert proc.returncode == 2 and "is the journal of another attack" in proc.stderr
 
 
-def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, built_repo, tmp_path):
+def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, built_repo, tmp_path, full):
     env = {"ROBUST_BENCH_CACHE": str(tmp_path / "cache")}
+    # the fast tier probes the first 100 sentences of each split (the same kill points and units)
     common = ["probe", "--model", str(tiny_models["bert"]), "--repo", str(built_repo), "--layers", "0,1",
-              "--trials", "3", "--epochs", "3", "--max-sentences", "250"]
+              "--trials", "3", "--epochs", "3", "--max-sentences", "250" if full else "100"]
     _run([*common, "--output-dir", str(tmp_path / "whole")], env)
     cut = tmp_path / "cut"
     folder = cut / ".probe-checkpoints"
@@ -115,6 +116,6 @@ def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, bu
     assert recs(cut) == recs(tmp_path / "whole") and len(recs(cut)) == 8
     # other settings under --resume are refused, not mixed
     run_killed([*common, "--output-dir", str(tmp_path / "cut2")], unit, seed=8, most=3, env=env)
-    proc = subprocess.run([EXE, *common[:-2], "--max-sentences", "200", "--output-dir", str(tmp_path / "cut2"),
+    proc = subprocess.run([EXE, *common[:-2], "--max-sentences", "90", "--output-dir", str(tmp_path / "cut2"),
                            "--resume"], capture_output=True, text=True, env={**os.environ, **env})
     assert proc.returncode == 2 and "holds a checkpoint of another probing run" in proc.stderr

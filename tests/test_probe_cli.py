@@ -33,7 +33,9 @@ def records(folder):
 QUICK = ["--trials", "2", "--epochs", "2", "--max-sentences", "300"]
 
 
-@pytest.mark.parametrize("name", ["bert", "gpt2"])
+#: BERT in the full tier only: the fast tier probes BERT in test_train_and_test_on_jabberwocky and the killed
+#: probe run (test_interruptions.py), and GPT-2 here (a causal encoder and static Fast+Pos vectors besides)
+@pytest.mark.parametrize("name", [pytest.param("bert", marks=pytest.mark.full), "gpt2"])
 def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):
     env = {"ROBUST_BENCH_CACHE": str(tmp_path / "cache")}
     args = ["probe", "--model", str(tiny_models[name]), "--repo", str(built_repo), "--layers", "0,1,2", *QUICK]

@@ -398,13 +398,14 @@ def test_a_default_adv_ewt_build_is_the_same_bytes_with_and_without_hub_access(b
     assert a["provenance"]["attack"] == b["provenance"]["attack"]
 
 
-def test_attack_parser_cli_on_a_second_parser(tmp_path, treebank_attack_models, sources):
+def test_attack_parser_cli_on_a_second_parser(tmp_path, treebank_attack_models, sources, full):
     """The same attack against a Python callable (the toy parser of this module) on the WSJ sample,
-    through the command a user runs; tables, record, figures and the stored config."""
+    through the command a user runs; tables, record, figures and the stored config (the first 8 sentences
+    in the full tier, 3 in the fast tier)."""
     exe = Path(sys.executable).with_name("robust-bench")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ROBUST_BENCH_SOURCES": str(sources)}
     args = [str(exe), "attack-parser", "--parser", "callable:tests.test_treebanks:chain_parser", "--config",
-            "adv_ptb", "--limit", "8", "--mlm", treebank_attack_models["mlm"], "--lm", treebank_attack_models["lm"],
+            "adv_ptb", "--limit", "8" if full else "3", "--mlm", treebank_attack_models["mlm"], "--lm", treebank_attack_models["lm"],
             "--vectors", treebank_attack_models["vectors"], "--out", str(tmp_path / "repo"),
             "--output-dir", str(tmp_path / "results")]
     proc = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, env=env)
