@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from importlib.metadata import version
+from importlib.metadata import version as package_version
 from pathlib import Path
 
 from nltk.corpus.reader import CorpusReader
@@ -40,9 +40,9 @@ class _WordNet30Reader(WordNetCorpusReader):
         from robust_bench.io.fileio import cached
 
         def read(name: str) -> bytes:
-            with self.open(name) as f:    # NLTK's path pointer: a folder or a zip file
-                return f.read().encode("utf-8")
-        key = (*(read(f) for f in files), Path(__file__).read_bytes(), version("nltk").encode())
+            with self.abspath(name).open() as f:    # the raw bytes, from a folder or a zip file alike
+                return f.read()
+        key = (*(read(f) for f in files), Path(__file__).read_bytes(), package_version("nltk").encode())
         return cached(kind, key, compute, encode=lambda v: json.dumps(encode(v)).encode("utf-8"),
                       decode=lambda b: decode(json.loads(b)), suffix="json")
 
