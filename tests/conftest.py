@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Callable
 
@@ -99,7 +100,7 @@ MADE_ONCE_TIMES = "made-once-times.tsv"
 
 def pytest_terminal_summary(terminalreporter, config):
     """The slowest things made once (their time is charged to whichever test asked first, so --durations alone
-    cannot show it)."""
+    cannot show it), and how the tests' ``robust-bench`` calls ran (:func:`tests.helpers.run_cli`)."""
     base = getattr(config, "_tmp_path_factory", None)
     path = base.getbasetemp() / "made-once" / MADE_ONCE_TIMES if base is not None else None
     if path is None or not path.is_file():
@@ -109,6 +110,13 @@ def pytest_terminal_summary(terminalreporter, config):
     terminalreporter.write_sep("=", f"made once: {len(rows)} things, {sum(float(r[0]) for r in rows):.0f} s in all")
     for seconds, key, worker in rows[:25]:
         terminalreporter.write_line(f"{float(seconds):8.1f}s  {key}  ({worker})")
+    calls: Counter = Counter()
+    for p in path.parent.glob("warm-cli-*.calls.json"):
+        calls.update(json.loads(p.read_text(encoding="utf-8")))
+    terminalreporter.write_sep("=", f"robust-bench calls: {sum(calls.values())} "
+                                    "(warm: forked from tests/warm_cli.py; fresh: a new process, and why)")
+    for how, n in calls.most_common():
+        terminalreporter.write_line(f"{n:6d}  {how}")
 
 
 def made_once(tmp_path_factory, key: str, make: Callable[[Path], None]) -> Path:
@@ -173,6 +181,22 @@ def session_cache(tmp_path_factory) -> Path:
     path.mkdir(exist_ok=True)
     os.environ["ROBUST_BENCH_CACHE"] = str(path)
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_cli(tmp_path_factory, session_cache):
+    """The session's warm command line (tests/warm_cli.py), one server per worker, started by the first
+    ``robust-bench`` call through :func:`tests.helpers.run_cli`."""
+    from tests import helpers
+    from tests.warm_cli import WarmCLI
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    root = _session_root(tmp_path_factory)
+    helpers.WARM = WarmCLI(dict(os.environ), root / f"warm-cli-{worker}.log")
+    yield helpers.WARM
+    helpers.WARM.close()
+    helpers.WARM = None
+    (root / f"warm-cli-{worker}.calls.json").write_text(json.dumps(helpers.CALLS), encoding="utf-8")
 
 
 def _require_shared() -> Path:

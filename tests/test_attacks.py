@@ -2,10 +2,6 @@
 three searches, within the budget, with correct edits; label mapping; the attack command."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +9,7 @@ import pytest
 from robust_bench.attacks.search import SEARCHES, AttackTarget, attack
 from robust_bench.models.classifiers import CallableClassifier, HFClassifier, LabelMappingError, map_labels
 from robust_bench.perturb.gec import Token, apply_edits, render
+from tests.helpers import run_cli
 
 NLI = ["entailment", "neutral", "contradiction"]
 
@@ -135,10 +132,8 @@ def test_attack_command_on_gec_sst2(gec_repo, sst2_classifier, tmp_path):
     import shutil
 
     shutil.copytree(gec_repo, repo)
-    exe = Path(sys.executable).with_name("robust-bench")
-    proc = subprocess.run([str(exe), "attack", "--model", str(model), "--config", "gec_sst2", "--search", "greedy",
-                           "--repo", str(repo), "--output-dir", str(tmp_path / "results")],
-                          capture_output=True, text=True, env=os.environ.copy())
+    proc = run_cli(["attack", "--model", str(model), "--config", "gec_sst2", "--search", "greedy",
+                    "--repo", str(repo), "--output-dir", str(tmp_path / "results")])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "attack success rate" in proc.stdout and "success vs budget: 15%" in proc.stdout
     rec = json.loads(next((tmp_path / "results").glob("*attack-greedy.json")).read_text())
@@ -156,17 +151,15 @@ def test_ner_attack_command_honours_dtype_and_agree_with(gec_repo, tiny_tagger, 
     tagger, _ = tiny_tagger
     repo = tmp_path / "robust-bench"
     shutil.copytree(gec_repo, repo)
-    exe = Path(sys.executable).with_name("robust-bench")
-    base = [str(exe), "attack", "--model", str(tagger), "--config", "gec_conll2003", "--repo", str(repo),
+    base = ["attack", "--model", str(tagger), "--config", "gec_conll2003", "--repo", str(repo),
             "--limit", "3", "--no-curve", "--output-dir", str(tmp_path / "results")]
     for extra, message in ((["--dtype", "float7"], "unknown dtype 'float7'"),
                            (["--agree-with", str(tmp_path / "no-model")], "does not exist")):
-        proc = subprocess.run(base + extra, capture_output=True, text=True, env=os.environ.copy())
+        proc = run_cli(base + extra)
         assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     # good values are accepted and the second tagger is consulted; the random tagger gets no
     # sentence right, which the runner reports in one line
-    proc = subprocess.run(base + ["--dtype", "float32", "--agree-with", str(tagger)], capture_output=True, text=True,
-                          env=os.environ.copy())
+    proc = run_cli(base + ["--dtype", "float32", "--agree-with", str(tagger)])
     assert proc.returncode == 2 and "(by every tagger)" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 

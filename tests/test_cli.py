@@ -4,18 +4,13 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
+
+import pytest
 
 from robust_bench.results.records import validate_record
-
-
-def run(args, cwd, env=None, check=True):
-    exe = Path(sys.executable).with_name("robust-bench")
-    proc = subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
-    if check and proc.returncode != 0:
-        raise AssertionError(f"robust-bench {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
+from tests import helpers
+from tests.helpers import run
+from tests.warm_cli import EXE
 
 
 def test_list(tmp_path):
@@ -54,3 +49,35 @@ def test_errors_are_one_clear_line(tmp_path, sources):
     proc = run(["build", "jabberwocky_ewt", "--source", str(tmp_path)], tmp_path, check=False)
     assert proc.returncode == 2 and "lacks" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "robust-bench").exists()
+
+
+#: the same call both ways: commands that print, fail in one line, and write a file (fit-confusions on a
+#: tiny M2 file), and ``python -c`` code (what the kill tests run)
+WARM_CALLS = [(["list"], None), (["--help"], None), (["build", "no_such_config"], None),
+              (["build", "jabberwocky_ewt", "--source", "{tmp}"], None),
+              (["fit-confusions", "{tmp}/tiny.m2", "-o", "{tmp}/confusions.json"], None),
+              (["a", "{tmp}"], "import os, sys; print(sys.argv, os.getcwd() == sys.argv[2]); sys.exit(3)")]
+
+
+@pytest.mark.parametrize("args,code", WARM_CALLS)
+def test_a_warm_call_is_what_a_fresh_process_gives(tmp_path, args, code):
+    """The suite's warm command line (tests/warm_cli.py: a child forked from a server that imported the
+    command line's modules) gives the same status, streams and files as a fresh process."""
+    from tests.test_m2 import M2
+
+    assert helpers.WARM is not None and helpers.WARM.refused(dict(os.environ)) == []
+    got = {}
+    for way in ("fresh", "warm"):
+        (tmp_path / way).mkdir()
+        (tmp_path / way / "tiny.m2").write_text(M2, encoding="utf-8")
+        call = [a.replace("{tmp}", str(tmp_path / way)) for a in args]
+        if way == "fresh":
+            argv = [EXE] if code is None else [sys.executable, "-c", code]
+            proc = subprocess.run([*argv, *call], cwd=tmp_path / way, capture_output=True, text=True)
+        else:
+            proc = helpers.WARM.run(call, tmp_path / way, dict(os.environ), code=code)
+        files = {p.name: p.read_bytes() for p in sorted((tmp_path / way).iterdir()) if p.is_file()}
+        streams = [text.replace(str(tmp_path / way), "{tmp}") for text in (proc.stdout, proc.stderr)]
+        got[way] = (proc.returncode, *streams, files)
+    assert got["warm"] == got["fresh"]
+    assert got["warm"][0] == (3 if code else 2 if "build" in args else 0)

@@ -4,7 +4,6 @@ two writers never write one repository at once."""
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -17,6 +16,7 @@ import pytest
 
 from robust_bench.data.repository import RepositoryBusyError, read_metadata, repository_lock
 from robust_bench.io.sources import sha256_file
+from tests.helpers import run_cli
 
 #: writes config "toy" with version V (rows carry V) into the repository, N times in a loop;
 #: KILL_AT_RENAME=k sends SIGKILL to itself at its k-th os.rename (inside the commit)
@@ -149,12 +149,10 @@ def test_a_second_writer_stops_with_a_clear_message(tmp_path):
 
 def test_the_cli_reports_a_busy_repository_in_one_line(tmp_path):
     repo = tmp_path / "robust-bench"
-    exe = Path(sys.executable).with_name("robust-bench")
     holder = _hold_lock(repo)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        proc = subprocess.run([str(exe), "build", "jabberwocky_ewt", "--out", str(repo)], capture_output=True,
-                              text=True, env={**os.environ})
+        proc = run_cli(["build", "jabberwocky_ewt", "--out", str(repo)])
         assert proc.returncode == 2
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and "being written by another robust-bench command" in lines[0], proc.stderr

@@ -12,14 +12,12 @@ from __future__ import annotations
 import ast
 import json
 import shutil
-import subprocess
-import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers import run_cli
 
 TOY_EVALUATION = '''
 """A toy evaluation written by tests/test_evaluations.py; it is deleted when the test ends."""
@@ -63,8 +61,7 @@ parity.robust_bench_labels = ["even", "odd"]
 
 
 def _run(args, cwd, check=True):
-    exe = Path(sys.executable).with_name("robust-bench")
-    proc = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    proc = run_cli(args, cwd)
     if check:
         assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc

@@ -11,15 +11,13 @@ import os
 import random
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
-EXE = str(Path(sys.executable).with_name("robust-bench"))
+from tests.helpers import run_cli
 
 
 def _run(args, env=None):
-    proc = subprocess.run([EXE, *args], capture_output=True, text=True, env={**os.environ, **(env or {})})
+    proc = run_cli(args, env={**os.environ, **(env or {})})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
 
@@ -50,8 +48,7 @@ def run_killed(args, unit: str, seed: int, most: int, env=None) -> int:
     k = random.Random(seed).randint(1, most)
     module, rest = unit.split(":")
     cls, method = rest.split(".")
-    proc = subprocess.run([sys.executable, "-c", KILLER, module, cls, method, str(k), *args], capture_output=True,
-                          text=True, env={**os.environ, **(env or {})})
+    proc = run_cli([module, cls, method, str(k), *args], env={**os.environ, **(env or {})}, code=KILLER)
     assert proc.returncode == -signal.SIGKILL, f"not killed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     return k
 
@@ -89,7 +86,7 @@ def test_a_killed_attack_resumes_to_the_uninterrupted_records(gec_repo, sst2_cla
     # a journal of another attack is refused, never mixed in
     journal.parent.mkdir(parents=True, exist_ok=True)
     journal.write_text(json.dumps({"robust_bench_attack_journal": 1, "budget": 0.3}) + "\n")
-    proc = subprocess.run([EXE, *common, "--output-dir", str(cut), "--resume"], capture_output=True, text=True)
+    proc = run_cli([*common, "--output-dir", str(cut), "--resume"])
     assert proc.returncode == 2 and "is the journal of another attack" in proc.stderr
 
 
@@ -116,6 +113,6 @@ def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, bu
     assert recs(cut) == recs(tmp_path / "whole") and len(recs(cut)) == 8
     # other settings under --resume are refused, not mixed
     run_killed([*common, "--output-dir", str(tmp_path / "cut2")], unit, seed=8, most=3, env=env)
-    proc = subprocess.run([EXE, *common[:-2], "--max-sentences", "90", "--output-dir", str(tmp_path / "cut2"),
-                           "--resume"], capture_output=True, text=True, env={**os.environ, **env})
+    proc = run_cli([*common[:-2], "--max-sentences", "90", "--output-dir", str(tmp_path / "cut2"), "--resume"],
+                   env={**os.environ, **env})
     assert proc.returncode == 2 and "holds a checkpoint of another probing run" in proc.stderr

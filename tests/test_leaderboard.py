@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from tests.test_cli import run
+from tests.helpers import run, run_cli
 
 pytestmark = pytest.mark.shared
 
@@ -424,8 +424,6 @@ def test_kill_9_inside_submit_leaves_the_store_whole(board, smoke_runs, tmp_path
     tier at four of them per mode, drawn with a fixed seed, and at the last (the rename into place)."""
     import random
     import signal
-    import subprocess
-    import sys
 
     from robust_bench.leaderboard.store import LocalStore, iter_entries
 
@@ -442,8 +440,7 @@ def test_kill_9_inside_submit_leaves_the_store_whole(board, smoke_runs, tmp_path
     for overwrite in ("0", "1"):
         points = range(1, 20) if full else sorted(rng.sample(range(1, 15), 4)) + list(range(15, 20))
         for kill_at in points:
-            proc = subprocess.run([sys.executable, "-c", _KILLER, str(smoke_runs["nli"][0]), str(store), str(kill_at),
-                                   overwrite], capture_output=True, text=True)
+            proc = run_cli([str(smoke_runs["nli"][0]), str(store), str(kill_at), overwrite], code=_KILLER)
             got = entries()
             if proc.returncode == -signal.SIGKILL:
                 kills += 1

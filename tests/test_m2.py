@@ -5,6 +5,7 @@ import json
 import pytest
 
 from robust_bench.perturb.confusions import M2Error, fit_confusions
+from tests.helpers import run_cli
 
 M2 = """S He go to the school in a morning .
 A 1 2|||R:VERB:SVA|||goes|||REQUIRED|||-NONE-|||0
@@ -51,17 +52,13 @@ def test_malformed_m2(tmp_path):
 
 
 def test_cli_writes_json_that_builders_read(tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
 
     from robust_bench.perturb.gec import Confusions
 
     path = tmp_path / "tiny.m2"
     path.write_text(M2, encoding="utf-8")
     out = tmp_path / "confusions.json"
-    exe = Path(sys.executable).with_name("robust-bench")
-    proc = subprocess.run([str(exe), "fit-confusions", str(path), "-o", str(out)], capture_output=True, text=True)
+    proc = run_cli(["fit-confusions", str(path), "-o", str(out)])
     assert proc.returncode == 0, proc.stderr
     conf = Confusions.from_json(json.loads(out.read_text()))
     assert conf.weights["Prep"] == {"on": {"in": 1.0}}

@@ -3,19 +3,17 @@ plain and Jabberwocky. No hub is used."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from robust_bench.results.records import validate_record
+from tests.helpers import run_cli
 
 
 def run(args, cwd, env):
-    exe = Path(sys.executable).with_name("robust-bench")
-    proc = subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **env})
+    proc = run_cli(args, cwd, {**os.environ, **env})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
 

@@ -8,13 +8,13 @@ import shutil
 import subprocess
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
 from robust_bench.data.registry import (DuplicateNameError, UnknownConfigError, get_config, list_configs,
                                         register_builder)
 from tests.conftest import ROOT
+from tests.helpers import run_cli
 
 TOY_BUILDER = '''
 """A toy builder written by tests/test_registry.py; it is deleted when the test ends."""
@@ -126,8 +126,7 @@ def test_a_toy_builder_and_metric_are_one_file_each_and_join_list_and_common_tes
         metric_dir.mkdir()
         (metric_dir / f"{metric}.py").write_text(TOY_METRIC.replace("@NAME@", metric), encoding="utf-8")
         (metric_dir / "README.md").write_text(f"# {metric}\n\nA toy metric.\n", encoding="utf-8")
-        exe = Path(sys.executable).with_name("robust-bench")
-        listed = subprocess.run([str(exe), "list"], capture_output=True, text=True, cwd=tmp_path)
+        listed = run_cli(["list"], tmp_path)
         assert listed.returncode == 0, listed.stderr
         assert any(line.split()[:2] == [config, "toy"] for line in listed.stdout.splitlines()), listed.stdout
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -157,12 +156,10 @@ def test_a_new_builder_setting_is_one_field_given_by_set(tmp_path):
     tag = uuid.uuid4().hex[:8]
     config = f"toypow_{tag}"
     builder_file = ROOT / "builders" / f"toypow_{tag}.py"
-    exe = str(Path(sys.executable).with_name("robust-bench"))
     try:
         builder_file.write_text(TOY_BUILDER.replace("@NAME@", config), encoding="utf-8")
         repo = tmp_path / "repo"
-        done = subprocess.run([exe, "build", config, "--set", "power=3", "--out", str(repo)], capture_output=True,
-                              text=True, cwd=tmp_path)
+        done = run_cli(["build", config, "--set", "power=3", "--out", str(repo)], tmp_path)
         assert done.returncode == 0, done.stderr
         rows = pd.read_parquet(repo / "data" / config / "test.parquet")
         assert list(rows["y"]) == [x ** 3 for x in range(7)]
@@ -170,8 +167,7 @@ def test_a_new_builder_setting_is_one_field_given_by_set(tmp_path):
         for setting, words in (("power=three", ["power=three", "not a valid int"]),
                                ("colour=red", ["colour", "no such setting", "power"]),
                                ("power", ["KEY=VALUE"])):
-            bad = subprocess.run([exe, "build", config, "--set", setting, "--out", str(tmp_path / "bad")],
-                                 capture_output=True, text=True, cwd=tmp_path)
+            bad = run_cli(["build", config, "--set", setting, "--out", str(tmp_path / "bad")], tmp_path)
             assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, (setting, bad.stderr)
             assert all(w in bad.stderr for w in words), (setting, bad.stderr)
             assert not (tmp_path / "bad").exists()

@@ -20,6 +20,7 @@ from robust_bench.perturb.treebanks import (EmbeddingFilter, FilterQuery, Gramma
                                             PosFilter, Site, load_word_vectors, merge_candidates,
                                             recover_word_case)
 from robust_bench.scoring.parsing import attachment_errors, attachment_scores
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -725,10 +726,9 @@ def test_a_treebank_without_xpos_is_refused_naming_file_line_and_field(tmp_path)
 
 
 def test_build_refuses_an_unknown_filter_and_writes_nothing(tmp_path, sources):
-    exe = Path(sys.executable).with_name("robust-bench")
     out = tmp_path / "repo"
-    proc = subprocess.run([str(exe), "build", "adv_ewt", "--out", str(out), "--limit", "2", "--filters", "pos,spelling"],
-                          capture_output=True, text=True, env={**os.environ, "ROBUST_BENCH_SOURCES": str(sources)})
+    proc = run_cli(["build", "adv_ewt", "--out", str(out), "--limit", "2", "--filters", "pos,spelling"],
+                   env={**os.environ, "ROBUST_BENCH_SOURCES": str(sources)})
     assert proc.returncode == 2 and "unknown filter 'spelling'" in proc.stderr
     assert not (out / "data" / "adv_ewt").exists()
 
