@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -88,11 +89,11 @@ def _child(request: dict) -> None:
             code = _exit_code(main())
     except SystemExit as exc:
         code = _exit_code(exc.code)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:    # the interpreter prints it, then ends by SIGINT (status -2)
         import traceback
 
         traceback.print_exc()
-        code = 130
+        code = -signal.SIGINT
     except BaseException:       # as the interpreter does with an uncaught exception
         import traceback
 
@@ -106,6 +107,9 @@ def _child(request: dict) -> None:
             sys.stdout.flush()
             sys.stderr.flush()
         finally:
+            if code == -signal.SIGINT:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGINT)
             os._exit(code)
 
 
