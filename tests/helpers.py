@@ -22,7 +22,7 @@ def run_cli(args, cwd=None, env: dict | None = None, *, code: str | None = None)
     """``robust-bench *args`` (``code``: ``python -c code *args``) in ``cwd`` with the whole environment
     ``env`` (default ``os.environ``), as ``subprocess.run(..., capture_output=True, text=True)`` returns it:
     in the session's warm command line where that cannot differ from a fresh process
-    (:meth:`WarmCLI.accepts`), else a fresh process (always with ``ROBUST_BENCH_TEST_WARM=0``)."""
+    (:meth:`WarmCLI.refused` names none), else a fresh process (always with ``ROBUST_BENCH_TEST_WARM=0``)."""
     env = dict(os.environ if env is None else env)
     if WARM is not None and os.environ.get("ROBUST_BENCH_TEST_WARM", "1") != "0":
         refused = WARM.refused(env)

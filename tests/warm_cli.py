@@ -139,7 +139,7 @@ class WarmCLI:
     ----------
     env : dict
         The server's environment; calls whose environment differs from it outside
-        :data:`RUN_TIME_VARIABLES` are refused by :meth:`accepts`.
+        :data:`RUN_TIME_VARIABLES` are named by :meth:`refused`.
     log : Path
         Where the server's own stderr goes (import-time warnings; a crash of the server).
     """
@@ -167,10 +167,6 @@ class WarmCLI:
         keys = set(env) | set(self.env) | set(imported)
         return sorted(k for k in keys if not k.startswith(RUN_TIME_VARIABLES)
                       and env.get(k) != self.env.get(k) and env.get(k) != imported.get(k))
-
-    def accepts(self, env: dict) -> bool:
-        """Whether a call with environment ``env`` runs as it would in a fresh process."""
-        return not self.refused(env)
 
     def run(self, args, cwd, env: dict, code: str | None = None) -> subprocess.CompletedProcess:
         """``robust-bench *args`` (``code``: ``python -c code *args``) in ``cwd`` with ``env``, as
