@@ -118,7 +118,9 @@ def _require_xpos(sentences) -> None:
 class AdversarialTreebank(RobustBenchBuilder):
     """Builder for ``adv_ewt`` and ``adv_ptb``."""
 
-    VERSION = datasets.Version("2.2.0")
+    #: 2.3.0: the meaning filter reads each substitute's own word in the original sentence (it once took the
+    #: word at the first position asked in that sentence, robust_bench.perturb.checks.MeaningKept)
+    VERSION = datasets.Version("2.3.0")
     FAMILY = "adversarial_treebanks"
     CITATION = _CITATION
     DESCRIPTION = _DESCRIPTION

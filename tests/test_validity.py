@@ -66,6 +66,11 @@ def test_meaning_kept_separates_senses_on_the_real_encoder(sources):
     assert verdicts == [False, False, True]
     (sent_sim, word_sim), = m.similarities([(big, gp, 3, "large")])
     assert 0.9 < sent_sim <= 1.0 and 0.72 < word_sim <= 1.0
+    # asked beside substitutions at other positions of the same sentence (an attack's search space asks
+    # every word of a sentence in one call), an item's word is still its own: the original's word vector
+    # once came from the first position asked in that sentence ("big" -> "large" was compared with "It")
+    many = m.similarities([(big, gp, 0, "This"), (big, gp, 1, "is"), (big, gp, 3, "large"), (s, sp, 2, "brooked")])
+    assert many[2] == (sent_sim, word_sim) and many[3] == m.similarities([(s, sp, 2, "brooked")])[0]
 
 
 def test_errant_rederives_edit_types(sources):

@@ -263,25 +263,25 @@ class MeaningKept:
         todo = sorted(set(keys))
         found: dict[tuple, tuple[float, float]] = {}
         if todo:
-            texts: dict[str, tuple[int, int]] = {}
+            # one encoding per distinct text; the word's vector is read from that text's tokens at the span
+            # of the item's own position (one sentence is the original of substitutions at many positions)
+            texts: dict[str, int] = {}
             jobs = []
             for words, spaces, pos, repl in todo:
                 orig, span_o = _render_with_span(words, spaces, pos, words[pos])
                 new, span_n = _render_with_span(words, spaces, pos, repl)
-                texts.setdefault(orig, span_o)
-                texts.setdefault(new, span_n)
-                jobs.append((orig, span_o, new, span_n))
-            order = list(texts)
-            vecs = self._encode(order, [texts[t] for t in order])
-            index = {t: i for i, t in enumerate(order)}
-            for key, (orig, span_o, new, span_n) in zip(todo, jobs):
-                (so, wo), (sn, wn_) = vecs[index[orig]], vecs[index[new]]
+                jobs.append((texts.setdefault(orig, len(texts)), span_o, texts.setdefault(new, len(texts)), span_n))
+            encoded = self._encode(list(texts))
+            for key, (o, span_o, n, span_n) in zip(todo, jobs):
+                (so, wo), (sn, wn_) = encoded[o](span_o), encoded[n](span_n)
                 # rounded to 4 decimals: a forked worker (--num-proc) runs the encoder with another thread
                 # count, and the last bits of a cosine at a threshold must not decide a verdict
                 found[key] = (round(float(so @ sn), 4), round(float(wo @ wn_), 4))
         return [found[k] for k in keys]
 
-    def _encode(self, texts: list[str], spans: list[tuple[int, int]]):
+    def _encode(self, texts: list[str]):
+        """Per text, a function of a character span giving the normalised sentence vector and the
+        normalised mean of the span's subword vectors (the sentence vector if no subword overlaps it)."""
         import torch
 
         enc = self._encoder()
@@ -289,14 +289,18 @@ class MeaningKept:
         # the same tokenizer and truncation as the encoder's, once for all texts, for the word spans
         all_offsets = enc.tokenizer(texts, return_offsets_mapping=True, truncation=True,
                                     max_length=enc.max_seq_length)["offset_mapping"]
-        res = []
-        for (a, b), out, offsets in zip(spans, outs, all_offsets):
+
+        def vectors(out, offsets):
+            sent = torch.nn.functional.normalize(out["sentence_embedding"].float(), dim=0)
             emb = out["token_embeddings"]
-            sel = [j for j, (s, e) in enumerate(offsets) if e > s and s < b and e > a and j < len(emb)]
-            word = emb[sel].mean(0) if sel else out["sentence_embedding"]
-            res.append((torch.nn.functional.normalize(out["sentence_embedding"].float(), dim=0),
-                        torch.nn.functional.normalize(word.float(), dim=0)))
-        return res
+
+            def at(span):
+                a, b = span
+                sel = [j for j, (s, e) in enumerate(offsets) if e > s and s < b and e > a and j < len(emb)]
+                word = emb[sel].mean(0) if sel else out["sentence_embedding"]
+                return sent, torch.nn.functional.normalize(word.float(), dim=0)
+            return at
+        return [vectors(out, offsets) for out, offsets in zip(outs, all_offsets)]
 
     def verdicts(self, items) -> list[bool]:
         """Whether each substitution keeps the meaning (both similarities at or above the thresholds)."""
