@@ -19,6 +19,7 @@ from typing import Any
 import datasets
 import numpy as np
 
+from robust_bench.attacks.search import AttackTarget, validate_targets
 from robust_bench.data.builder_base import RobustBenchBuilder, RobustBenchConfig, SourceInfo
 from robust_bench.data.registry import register_builder
 from robust_bench.data.citations import YIN_2020
@@ -130,7 +131,12 @@ _CHUNK = 256
 #: no connective swapped at a sentence start, no verb form inside fixed expressions ("according to"),
 #: no preposition inside hyphenated words; fewer learner preposition and connective partners (see
 #: LEARNER_CONFUSIONS).
-_VERSION = datasets.Version("2.1.0")
+#: 2.2.0: the attack's search space ships with the data (issue 50): the segment's dependency heads and
+#: relations and, per row, the validated candidate operations of the attack and their refusals by check,
+#: so an attack needs the data and the model under test, not the build's pipelines. The meaning check
+#: reads each substitute's own word in the original sentence (it once took the word at the first position
+#: asked in that sentence), which keeps a few more word choices (2 of 100 rows of a gec_mrpc slice differ).
+_VERSION = datasets.Version("2.2.0")
 #: Rounds of in-context checking: drawn word-choice substitutes that a check refuses are banned and
 #: the row drawn again (same seed), at most this many times; then without word choice.
 _ROUNDS = 4
@@ -171,6 +177,10 @@ class GrammaticalErrors(RobustBenchBuilder):
             "no_error_reason": datasets.Value("string"),
             "refusals": datasets.List({"check": datasets.Value("string"), "count": datasets.Value("int32")}),
             "wchoice_candidates": datasets.List(datasets.Value("int32")),
+            "original_heads": datasets.List(datasets.Value("int32")),
+            "original_deps": datasets.List(datasets.Value("string")),
+            "attack_operations": _edit_feature(),
+            "attack_refusals": datasets.List({"check": datasets.Value("string"), "count": datasets.Value("int32")}),
         }
         if cfg.task == "conll2003":
             tag = datasets.ClassLabel(names=list(CONLL2003_TAGS))
@@ -209,7 +219,10 @@ class GrammaticalErrors(RobustBenchBuilder):
                                 "confusions": conf.source, "error_rate": self.config.error_rate,
                                 "spacy_model": _spacy_name(self.config.spacy_model),
                                 "checks": _checks_run(self.config.checks),
-                                "similarity_model": (resolve_meaning_model() if self.config.checks == "all" else None)})
+                                "similarity_model": (resolve_meaning_model() if self.config.checks == "all" else None),
+                                "attack_space": ("validated candidate operations of robust_bench.attacks.search."
+                                                 "validate_targets, checks " + ("all" if self.config.checks == "all"
+                                                                                else "static"))})
         if self.config.checks not in ("all", "static"):
             raise ValueError(f"checks must be 'all' or 'static', got {self.config.checks!r}")
         gens = []
@@ -228,8 +241,11 @@ class GrammaticalErrors(RobustBenchBuilder):
 
         cfg = self.config
         nlp = load_spacy(cfg.spacy_model)
-        checker = InContextChecks(nlp, MeaningKept() if cfg.checks == "all" else None)
+        meaning = MeaningKept() if cfg.checks == "all" else None
+        checker = InContextChecks(nlp, meaning)
         second = load_second_tagger() if cfg.checks == "all" else None
+        # the attack's checks (robust_bench.attacks.gec: "all" or none beyond the engine's own)
+        attack_checker = InContextChecks(nlp, meaning, second) if cfg.checks == "all" else None
         for chunk in chunks:
             if cfg.task == "conll2003":
                 from spacy.tokens import Doc
@@ -253,8 +269,13 @@ class GrammaticalErrors(RobustBenchBuilder):
                 doubts = tag_disagreements(second, [[(t.text, t.tag) for t in it[1]] for it in items], gold)
                 for it, d in zip(items, doubts):
                     it[4] = d
-            for (row, tokens, *_), (res, refusals) in zip(items, self._perturb_chunk(items, split, confusions,
-                                                                                      checker)):
+            # the attack's search space (robust_bench.attacks.gec.stored_target): every candidate operation,
+            # checked as the attack checks them; the corpus draws reuse its in-context verdicts
+            space = [AttackTarget(tokens=it[1], make_input=None, label=0, protected=it[2], no_insert_before=it[3])
+                     for it in items]
+            known = validate_targets(space, attack_checker)
+            for (row, tokens, *_), (res, refusals), target in zip(
+                    items, self._perturb_chunk(items, split, confusions, checker, known), space):
                 out = {k: v for k, v in row.items() if k != "document"}
                 out.update({
                     "segment": cfg.segment,
@@ -269,6 +290,10 @@ class GrammaticalErrors(RobustBenchBuilder):
                     "no_error_reason": res.reason or "",
                     "refusals": refusals.as_rows(),
                     "wchoice_candidates": list(res.wchoice_candidates),
+                    "original_heads": [t.head for t in tokens],
+                    "original_deps": [t.dep for t in tokens],
+                    "attack_operations": [o.as_edit() for o in target.operations],
+                    "attack_refusals": Refusals(target.refusals).as_rows(),
                 })
                 if cfg.task == "conll2003":
                     out["perturbed_ner_tags"] = realign_tags(row["ner_tags"], res.edits, fill=0)
@@ -276,14 +301,15 @@ class GrammaticalErrors(RobustBenchBuilder):
                     out[f"perturbed_{cfg.segment}"] = render(res.tokens, res.spaces)
                 yield f"{split}-{row['idx']:06d}", out
 
-    def _perturb_chunk(self, items, split, confusions, checker):
+    def _perturb_chunk(self, items, split, confusions, checker, known=None):
         """The probabilistic transformation of a chunk of parsed rows, with the in-context checks.
 
         Each row is perturbed with its own seed (seed, config, split, id). Word-choice substitutes
         drawn anywhere in the chunk are checked together (:class:`InContextChecks`); a refused one
         is banned and its row drawn again with the same seed, up to ``_ROUNDS`` times, then without
-        word choice. Returns ``(PerturbationResult, Refusals)`` per row: the engine's refusals of
-        the final draw plus every in-context refusal.
+        word choice. ``known``: verdicts already found for ``(row, position, replacement)`` by the same
+        checks (the attack space's), not asked again. Returns ``(PerturbationResult, Refusals)`` per
+        row: the engine's refusals of the final draw plus every in-context refusal.
         """
         import random
 
@@ -291,7 +317,7 @@ class GrammaticalErrors(RobustBenchBuilder):
         bans = [set() for _ in items]
         deferred = [Refusals() for _ in items]
         results: list = [None] * len(items)
-        verdicts: dict[tuple, str | None] = {}
+        verdicts: dict[tuple, str | None] = dict(known or {})
         pending = list(range(len(items)))
 
         def draw(k, types=ERROR_TYPES):

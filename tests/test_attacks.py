@@ -143,6 +143,64 @@ def test_attack_command_on_gec_sst2(gec_repo, sst2_classifier, tmp_path):
     assert list((tmp_path / "results").glob("*__budget.png")) and list((tmp_path / "results").glob("*__budget.svg"))
 
 
+@pytest.mark.parametrize("config", ["gec_mnli", "gec_conll2003"])
+def test_an_attack_on_the_stored_search_space_loads_no_pipeline_and_matches_a_parse(gec_repo, config, monkeypatch):
+    """The search space a gec_* config ships is the one a parse with the build's pipelines gives: the same
+    attacks (edits, queries, success) and refusals; an attack on it runs with every pipeline, tagger and
+    encoder hidden."""
+    import datasets
+
+    from robust_bench.attacks.gec import AttackError, run_attack, run_ner_attack
+    from robust_bench.io.task_data import CONLL2003_TAGS
+    from robust_bench.models.taggers import CallableTokenClassifier
+    from robust_bench.text.nlp import load_spacy
+
+    split = "validation_matched" if config == "gec_mnli" else "validation"
+    rows = datasets.load_dataset(str(gec_repo), config, split=split).select(range(40))
+    if config == "gec_conll2003":
+        tags = list(CONLL2003_TAGS)
+
+        lex = {w: t for r in rows for w, t in zip(r["tokens"], r["ner_tags"])}
+
+        def fn(sentences):   # the rows' tags by word, an entity lost after a word it does not know (an edit)
+            out = []
+            for ws in sentences:
+                p = np.full((len(ws), len(tags)), 0.01)
+                for i, w in enumerate(ws):
+                    p[i, 0 if i and ws[i - 1] not in lex else lex.get(w, 0)] = 1
+                out.append(p / p.sum(axis=1, keepdims=True))
+            return out
+        model = CallableTokenClassifier(fn, tags)
+
+        def attack_with(candidates, nlp=None, rows=rows):
+            return run_ner_attack(model, rows, search="greedy", progress=False, candidates=candidates, nlp=nlp)
+    else:
+        def fn(pairs):   # keyed on the words the engine edits most: prepositions and articles
+            return np.array([[0.2, 0.3, 0.5] if sum(w.lower() in ("to", "of", "in", "the", "a") for w in h.split()) % 2
+                             else [0.6, 0.3, 0.1] for _, h in pairs])
+        model = CallableClassifier(fn, NLI)
+        rows = rows.map(lambda r: {"label": int(np.argmax(fn([(r["premise"], r["hypothesis"])])[0]))})
+
+        def attack_with(candidates, nlp=None, rows=rows):
+            return run_attack(model, rows, config, search="greedy", progress=False, candidates=candidates, nlp=nlp)
+    parsed = attack_with("parse", load_spacy())
+
+    def hidden(*a, **k):
+        raise AssertionError("a pipeline was loaded")
+    import spacy
+    import sentence_transformers
+
+    monkeypatch.setattr(spacy, "load", hidden)
+    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", hidden)
+    stored = attack_with("stored")
+    assert parsed["summary"] == stored["summary"] and parsed["summary"]["attacked"] >= 5
+    assert [(r.idx, r.result.edits, r.result.queries, r.result.success) for r in parsed["examples"]] \
+        == [(r.idx, r.result.edits, r.result.queries, r.result.success) for r in stored["examples"]]
+    assert any(r.result.success for r in stored["examples"])
+    with pytest.raises(AttackError, match="no stored search space.*rebuild"):
+        attack_with("stored", rows=rows.remove_columns(["attack_operations"]))
+
+
 def test_ner_attack_command_honours_dtype_and_agree_with(gec_repo, tiny_tagger, tmp_path):
     """Before: gec_conll2003 ignored --dtype and --agree-with. Now a bad value of either is refused
     in one line, and good values run end to end."""
@@ -195,7 +253,7 @@ def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():
     rows = datasets.Dataset.from_list([{"tokens": s.split(), "ner_tags": [tags.index(t) for t in g]} for s, g in sents],
                                       features=feats)
     tagger = CallableTokenClassifier(tagger_fn, tags)
-    run = run_ner_attack(tagger, rows, search="greedy", progress=False)
+    run = run_ner_attack(tagger, rows, search="greedy", progress=False, candidates="parse")
     s = run["summary"]
     assert s["attacked"] == 2 and s["attack_success_rate"] == 1.0
     # entity F1 by the evaluation's declared formula over its log lines (its one definition)
@@ -203,7 +261,8 @@ def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():
     from robust_bench.results.runs import log_columns
     from robust_bench.scoring.intervals import metric_value
 
-    entries, _ = attack_examples(tagger, rows, "gec_conll2003", uids=["s0", "s1"], search="greedy", budget=0.15, seed=0)
+    entries, _ = attack_examples(tagger, rows, "gec_conll2003", uids=["s0", "s1"], search="greedy", budget=0.15, seed=0,
+                                 candidates="parse")
     f1 = {m.name: metric_value(m.formula, log_columns(entries)) for m in attack.metrics if m.name.startswith("f1_")}
     assert f1["f1_clean"] == 1.0 and f1["f1_clean"] - f1["f1_adversarial"] > 0.3
     for ex, (sent_text, gold) in zip(run["examples"], sents):

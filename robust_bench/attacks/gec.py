@@ -21,11 +21,11 @@ import numpy as np
 from robust_bench.attacks.search import (SEARCHES, AttackJournal, AttackTarget, attack_many, success_at_budget,
                                         validate_targets)
 from robust_bench.models.classifiers import Classifier
-from robust_bench.perturb.gec import ERROR_TYPES, render, tokens_from_doc
+from robust_bench.perturb.gec import ERROR_TYPES, Operation, Token, render, tokens_from_doc
 from robust_bench.scoring import attack_success_rate
 from robust_bench import RobustBenchError
 
-__all__ = ["AttackError", "TASKS", "make_targets", "run_attack", "run_ner_attack", "budget_curve",
+__all__ = ["AttackError", "TASKS", "CANDIDATES", "STORED_COLUMNS", "make_targets", "stored_target", "run_attack", "run_ner_attack", "budget_curve",
            "plot_budget_curve", "CURVE_BUDGETS"]
 
 CURVE_BUDGETS = (0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45)
@@ -43,18 +43,78 @@ class AttackError(RobustBenchError, RuntimeError):
     """The attack cannot run with these inputs."""
 
 
-def make_targets(rows, config: str, nlp) -> list[AttackTarget]:
-    """Parse each row's attacked segment and build the attack targets."""
+#: the columns of the search space a ``gec_*`` config ships (builder 2.2.0 and later)
+STORED_COLUMNS = ("original_tokens", "original_spaces", "original_heads", "original_deps", "attack_operations",
+                  "attack_refusals")
+#: where an attack's candidate operations come from: the data (``stored``) or a parse at run time
+CANDIDATES = ("stored", "parse")
+
+
+def stored_target(row, make_input, label: int, protected=frozenset(), no_insert_before=frozenset()) -> AttackTarget:
+    """An attack target from a row's stored search space (:data:`STORED_COLUMNS`).
+
+    The segment's tokens, trailing spaces, heads and relations, as the build parsed them, are what the
+    searches' checks of combined edits read (``still_an_error``, ``article_agreement``); the operations
+    are those :func:`robust_bench.attacks.search.validate_targets` kept at build time, in its order, and
+    its refusals by check come with them. No pipeline is loaded.
+    """
+    tokens = [Token(text=w, tag="", pos="", dep=d, head=int(h), lemma="", space=bool(sp))
+              for w, sp, h, d in zip(row["original_tokens"], row["original_spaces"], row["original_heads"],
+                                     row["original_deps"])]
+    ops = [Operation(e["type"], e["operation"], int(e["position"]), e["original"], e["replacement"])
+           for e in row["attack_operations"]]
+    return AttackTarget(tokens=tokens, make_input=make_input, label=label, protected=set(protected),
+                        no_insert_before=set(no_insert_before), operations=ops,
+                        refusals={x["check"]: int(x["count"]) for x in row["attack_refusals"]})
+
+
+def _require_stored(rows, config: str) -> None:
+    missing = [c for c in STORED_COLUMNS if c not in rows.column_names]
+    if missing:
+        raise AttackError(f"{config}: the data has no stored search space (columns {', '.join(missing)} are missing: "
+                          "built by a grammatical-error builder before 2.2.0); rebuild it with `robust-bench build "
+                          f"{config}`, or attack with candidates='parse' (--candidates parse)")
+
+
+def make_targets(rows, config: str, nlp=None, *, candidates: str = "stored") -> list[AttackTarget]:
+    """The attack targets of rows of a ``gec_*`` classification config.
+
+    Parameters
+    ----------
+    rows : datasets.Dataset or sequence of dict
+    config : str
+        A key of :data:`TASKS`.
+    nlp : spaCy Language, optional
+        With ``candidates="parse"``: the pipeline that parses each attacked segment (default
+        :func:`robust_bench.text.nlp.load_spacy`).
+    candidates : {"stored", "parse"}
+        ``"stored"``: the search space the data ships (:func:`stored_target`; operations already
+        validated); ``"parse"``: parse the segment now (operations made and checked when attacked,
+        :func:`robust_bench.attacks.search.validate_targets`).
+
+    Raises
+    ------
+    AttackError
+        With ``"stored"``, when the rows have no stored search space.
+    """
     fields, segment = TASKS[config]
-    docs = nlp.pipe([r[segment] for r in rows], disable=[p for p in ("ner",) if p in nlp.pipe_names], batch_size=256)
-    targets = []
-    for r, doc in zip(rows, docs):
-        def make_input(words, spaces, edits=(), r=r):
+
+    def maker(r):
+        def make_input(words, spaces, edits=()):
             text = render(words, spaces)
             vals = tuple(text if f == segment else r[f] for f in fields)
             return vals if len(vals) > 1 else vals[0]
-        targets.append(AttackTarget(tokens=tokens_from_doc(doc), make_input=make_input, label=int(r["label"])))
-    return targets
+        return make_input
+
+    if candidates == "stored":
+        _require_stored(rows, config)
+        return [stored_target(r, maker(r), int(r["label"])) for r in rows]
+    from robust_bench.text.nlp import load_spacy
+
+    nlp = nlp or load_spacy()
+    docs = nlp.pipe([r[segment] for r in rows], disable=[p for p in ("ner",) if p in nlp.pipe_names], batch_size=256)
+    return [AttackTarget(tokens=tokens_from_doc(doc), make_input=maker(r), label=int(r["label"]))
+            for r, doc in zip(rows, docs)]
 
 
 @dataclass
@@ -66,7 +126,8 @@ class _Row:
 def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", budget_rate: float = 0.15,
                seed: int = 0, agree_with: Sequence[Classifier] = (), nlp=None, progress: bool = True,
                positions: Sequence[int] | None = None, max_attacked: int | None = None,
-               journal: AttackJournal | None = None, checks: str = "all") -> dict[str, Any]:
+               journal: AttackJournal | None = None, checks: str = "all",
+               candidates: str = "stored") -> dict[str, Any]:
     """Attack every correctly predicted example.
 
     Parameters
@@ -82,18 +143,24 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
     agree_with : sequence of Classifier
         Attack only examples that all of these also predict correctly.
     nlp : spaCy Language, optional
-        Default :func:`robust_bench.text.nlp.load_spacy`.
+        With ``candidates="parse"``; default :func:`robust_bench.text.nlp.load_spacy`.
     positions : sequence of int of shape (n_rows,), optional
         Each row's index in its whole split (default 0..n-1). Example k is searched with seed
         ``seed * 100003 + positions[k]``, so a subset (a shard) gets the seeds the whole split gives.
     max_attacked : int, optional
         Attack only the first N correctly predicted rows (``rows`` bounds the rows read; this
         bounds the attacked examples).
+    candidates : {"stored", "parse"}
+        ``"stored"`` (the benchmark's): the searches draw from the validated operations the data
+        ships (builder 2.2.0 and later), made at build time by :func:`validate_targets` with the
+        build's pipelines and every check, so the attack needs the data and the model only. The
+        combined-edit checks of the searches read the stored parse. With the build's pipelines,
+        ``"parse"`` gives the same operations (a test checks it); with others, other ones.
+        ``"parse"``: parse the attacked segments now with ``nlp`` and validate as ``checks`` says.
     checks : {"all", "static"}
-        The searches draw from validated operation sets (:func:`validate_targets`): ``"all"`` also
-        checks every word-choice substitute in context (same tag, meaning kept with
-        ``$ROBUST_BENCH_SIMILARITY_MODEL``); ``"static"`` only the engine's own checks. Refusals by
-        check are in the summary.
+        With ``candidates="parse"``: ``"all"`` also checks every word-choice substitute in context
+        (same tag, meaning kept with ``$ROBUST_BENCH_SIMILARITY_MODEL``); ``"static"`` only the
+        engine's own checks. Refusals by check are in the summary either way.
     journal : AttackJournal, optional
         Resume from, and add to, a journal of finished attacks (see :func:`attack_many`).
 
@@ -106,13 +173,14 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
     Raises
     ------
     AttackError
-        On an unknown search or when no example is predicted correctly.
+        On an unknown search or candidates, rows without a stored search space (``"stored"``), or
+        when no example is predicted correctly.
     """
-    from robust_bench.text.nlp import load_spacy
-
-    if search not in SEARCHES:
-        raise AttackError(f"unknown search {search!r}; expected one of {SEARCHES}")
-    nlp = nlp or load_spacy()
+    _check_args(search, candidates, checks)
+    if candidates == "stored":
+        _require_stored(rows, config)
+    else:
+        nlp = _nlp(nlp)
     fields, segment = TASKS[config]
     clean = [tuple(r[f] for f in fields) if len(fields) > 1 else r[fields[0]] for r in rows]
     labels = np.asarray(rows["label"])
@@ -125,8 +193,9 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
     if not idx:
         raise AttackError("no example is predicted correctly (by every model), so nothing can be attacked")
     sub = rows.select(idx)
-    targets = make_targets(sub, config, nlp)
-    validate_targets(targets, _checker(nlp, checks))
+    targets = make_targets(sub, config, nlp, candidates=candidates)
+    if candidates == "parse":
+        validate_targets(targets, _checker(nlp, checks))
     pos = list(positions) if positions is not None else list(range(len(rows)))
     found = attack_many(clf, targets, search=search, budget_rate=budget_rate,
                         seeds=[seed * 100003 + pos[i] for i in idx], progress=progress, journal=journal)
@@ -213,7 +282,8 @@ def plot_budget_curve(curves: dict[str, dict[float, float]], out_stem: str | Pat
 
 def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float = 0.15, seed: int = 0,
                    agree_with: Sequence = (), nlp=None, progress: bool = True,
-                   positions: Sequence[int] | None = None, checks: str = "all") -> dict[str, Any]:
+                   positions: Sequence[int] | None = None, checks: str = "all",
+                   candidates: str = "stored") -> dict[str, Any]:
     """Attack a tagger on ``gec_conll2003`` rows (Yin et al., 2020, Table 3, NER column).
 
     A sentence is attacked when it has at least one entity and the tagger gets all its entities
@@ -236,7 +306,7 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
     nlp : spaCy Language, optional
     positions : sequence of int of shape (n_rows,), optional
         As in :func:`run_attack`.
-    checks : {"all", "static"}
+    checks, candidates
         As in :func:`run_attack`.
 
     Returns
@@ -248,18 +318,19 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
     Raises
     ------
     AttackError
-        On an unknown search, or when no sentence with entities is tagged correctly (by every tagger).
+        On an unknown search or candidates, rows without a stored search space (``"stored"``), or
+        when no sentence with entities is tagged correctly (by every tagger).
     """
     from seqeval.metrics.sequence_labeling import get_entities
-    from spacy.tokens import Doc
 
     from robust_bench.models.taggers import EntityObjective
     from robust_bench.perturb.gec import realign_tags
-    from robust_bench.text.nlp import load_spacy
 
-    if search not in SEARCHES:
-        raise AttackError(f"unknown search {search!r}; expected one of {SEARCHES}")
-    nlp = nlp or load_spacy()
+    _check_args(search, candidates, checks)
+    if candidates == "stored":
+        _require_stored(rows, "gec_conll2003")
+    else:
+        nlp = _nlp(nlp)
     names = rows.features["ner_tags"].feature.names
     words = [list(r) for r in rows["tokens"]]
     gold = [[names[t] for t in r] for r in rows["ner_tags"]]
@@ -270,18 +341,22 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
     if not ok:
         raise AttackError("no sentence with entities is tagged correctly (by every tagger), so nothing can be attacked")
     objective = EntityObjective(tagger)
-    docs = nlp.pipe([Doc(nlp.vocab, words=words[k], spaces=[True] * (len(words[k]) - 1) + [False]) for k in ok],
-                    disable=[p for p in ("ner",) if p in nlp.pipe_names])
+    tokens = _ner_tokens(rows, ok, words, nlp) if candidates == "parse" else None
     targets = []
-    for k, doc in zip(ok, docs):
+    for j, k in enumerate(ok):
         tags = gold[k]
 
         def make_input(ws, spaces, edits=(), tags=tags):
             return (tuple(ws), tuple(realign_tags(tags, edits, fill="O")))
-        targets.append(AttackTarget(tokens=tokens_from_doc(doc), make_input=make_input, label=0,
-                                    protected={i for i, t in enumerate(tags) if t != "O"},
-                                    no_insert_before={i for i, t in enumerate(tags) if t.startswith("I-")}))
-    validate_targets(targets, _checker(nlp, checks))
+        protected = {i for i, t in enumerate(tags) if t != "O"}
+        no_insert = {i for i, t in enumerate(tags) if t.startswith("I-")}
+        if tokens is None:
+            targets.append(stored_target(rows[k], make_input, 0, protected, no_insert))
+        else:
+            targets.append(AttackTarget(tokens=tokens[j], make_input=make_input, label=0, protected=protected,
+                                        no_insert_before=no_insert))
+    if candidates == "parse":
+        validate_targets(targets, _checker(nlp, checks))
     pos = list(positions) if positions is not None else list(range(len(rows)))
     found = attack_many(objective, targets, search=search, budget_rate=budget_rate,
                         seeds=[seed * 100003 + pos[k] for k in ok], progress=progress)
@@ -297,6 +372,30 @@ def run_ner_attack(tagger, rows, *, search: str = "greedy", budget_rate: float =
                "budget_rate": budget_rate, "refusals": _refusals(targets)}
     return {"summary": summary, "examples": results, "targets": targets, "rows": rows.select(ok),
             "objective": objective, "names": names}
+
+
+def _check_args(search: str, candidates: str, checks: str) -> None:
+    if search not in SEARCHES:
+        raise AttackError(f"unknown search {search!r}; expected one of {SEARCHES}")
+    if candidates not in CANDIDATES:
+        raise AttackError(f"candidates must be one of {CANDIDATES}, got {candidates!r}")
+    if checks not in ("all", "static"):
+        raise AttackError(f"checks must be 'all' or 'static', got {checks!r}")
+
+
+def _nlp(nlp):
+    from robust_bench.text.nlp import load_spacy
+
+    return nlp or load_spacy()
+
+
+def _ner_tokens(rows, ok: Sequence[int], words, nlp) -> list[list[Token]]:
+    """The parse of the sentences ``ok`` of a ``gec_conll2003`` split, tokenised as the source is."""
+    from spacy.tokens import Doc
+
+    docs = nlp.pipe([Doc(nlp.vocab, words=words[k], spaces=[True] * (len(words[k]) - 1) + [False]) for k in ok],
+                    disable=[p for p in ("ner",) if p in nlp.pipe_names])
+    return [tokens_from_doc(doc) for doc in docs]
 
 
 def _pipeline_id(nlp) -> str:
@@ -331,8 +430,6 @@ def _checker(nlp, checks: str):
     (none beyond the engine's own)."""
     from robust_bench.perturb.checks import InContextChecks, MeaningKept, load_second_tagger
 
-    if checks not in ("all", "static"):
-        raise AttackError(f"checks must be 'all' or 'static', got {checks!r}")
     return InContextChecks(nlp, MeaningKept(), load_second_tagger()) if checks == "all" else None
 
 

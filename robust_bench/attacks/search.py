@@ -442,7 +442,7 @@ def genetic_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: f
 _SEARCH = {"greedy": greedy_search, "beam": beam_search, "genetic": genetic_search}
 
 
-def validate_targets(targets: Sequence[AttackTarget], checker=None) -> None:
+def validate_targets(targets: Sequence[AttackTarget], checker=None) -> dict[tuple[int, int, str], str | None]:
     """Give each target its validated operation set, so that the searches draw only valid edits.
 
     The candidate operations of every target are made once with the engine's checks (a/an by sound,
@@ -458,6 +458,13 @@ def validate_targets(targets: Sequence[AttackTarget], checker=None) -> None:
         Changed in place (``operations``, ``refusals``).
     checker : InContextChecks or None
         ``None`` skips the in-context checks.
+
+    Returns
+    -------
+    dict
+        ``(target index, position, replacement) -> check that refused it or None``, for every
+        word-choice substitute checked in context (empty without in-context checks); a builder
+        that checks the same substitutes reuses them.
     """
     from collections import Counter
 
@@ -475,7 +482,7 @@ def validate_targets(targets: Sequence[AttackTarget], checker=None) -> None:
         words, spaces, tags = [x.text for x in t.tokens], [x.space for x in t.tokens], [x.tag for x in t.tokens]
         ask += [(k, o, (words, spaces, tags, o.position, o.replacement)) for o in t.operations if o.type == "Wchoice"]
     if not ask or checker is None or not checker.names:
-        return
+        return {}
     verdicts = checker.refusals([q for _, _, q in ask])
     refused: dict[int, set] = {}
     for (k, op, _), why in zip(ask, verdicts):
@@ -484,6 +491,7 @@ def validate_targets(targets: Sequence[AttackTarget], checker=None) -> None:
             targets[k].refusals[why] = targets[k].refusals.get(why, 0) + 1
     for k, ops in refused.items():
         targets[k].operations = [o for o in targets[k].operations if o not in ops]
+    return {(k, op.position, op.replacement): why for (k, op, _), why in zip(ask, verdicts)}
 
 
 def _attack_gen(target: AttackTarget, search: str, budget_rate: float, seed: int, types):

@@ -31,6 +31,9 @@ def attack(
     agree_with: Optional[str] = typer.Option(None, "--agree-with",
                                              help="Comma-separated models; attack only examples all of them predict correctly."),
     curve: bool = typer.Option(True, "--curve/--no-curve", help="Also plot success rate for budgets 15%-45% (Fig. 1)."),
+    candidates: str = typer.Option("stored", "--candidates", help="stored: the validated edits the data ships (the "
+                                   "benchmark's; no pipeline needed); parse: parse the segments now with "
+                                   "ROBUST_BENCH_SPACY_MODEL and check them (exploration; the record names the pipelines)."),
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
     dtype: str = typer.Option("auto", "--dtype"),
     seed: int = typer.Option(0, "--seed", callback=seed_in_range),
@@ -42,6 +45,7 @@ def attack(
     for other in (agree_with or "").split(","):
         check_model("--agree-with", other or None)
     check_choice("--search", search, ("greedy", "beam", "genetic"))
+    check_choice("--candidates", candidates, ("stored", "parse"))
     check_fraction("--budget", budget)
     check_positive("--limit", limit)
     check_positive("--max-attacked", max_attacked)
@@ -52,7 +56,7 @@ def attack(
     try:
         attack_command(model, config, search=search, budget=budget, split=split, limit=limit,
                        max_attacked=max_attacked, resume=resume, label_map=parse_label_map(label_map),
-                       agree_with=[m for m in (agree_with or "").split(",") if m], curve=curve, device=device,
+                       agree_with=[m for m in (agree_with or "").split(",") if m], curve=curve, candidates=candidates, device=device,
                        dtype=dtype, seed=seed, repo=repo, output_dir=output_dir, echo=typer.echo)
     except RobustBenchError as exc:
         fail(exc)

@@ -53,13 +53,6 @@ def check_outcome(entry: dict) -> list[tuple[str, int]]:
     return checks
 
 
-def _pipelines(nlp=None) -> dict[str, str]:
-    """The pipelines an attack's candidate edits come from (:func:`robust_bench.attacks.gec.attack_pipelines`)."""
-    from robust_bench.attacks.gec import attack_pipelines
-
-    return attack_pipelines(nlp)
-
-
 def attack_journal(path: str | Path, identity: dict):
     """The journal of finished attacks (:class:`robust_bench.attacks.search.AttackJournal`) at
     ``path``, for the attack ``identity`` names: a killed attack resumes from it, and a journal of
@@ -71,7 +64,7 @@ def attack_journal(path: str | Path, identity: dict):
 
 def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: str, budget: float, seed: int,
                     positions: Sequence[int] | None = None, journal=None, agree_with: Sequence = (),
-                    max_attacked: int | None = None, nlp=None, progress: bool = False,
+                    max_attacked: int | None = None, candidates: str = "stored", nlp=None, progress: bool = False,
                     must_attack: bool = False) -> tuple[list[dict], dict | None]:
     """Attack the rows of a ``gec_*`` config and log one line per row.
 
@@ -95,7 +88,11 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
         Attack only the examples every one of these also gets right (§4).
     max_attacked : int, optional
         Attack only the first N examples the model gets right (classifier configs).
+    candidates : {"stored", "parse"}
+        The search space the data ships (the benchmark's), or a parse now with ``nlp``
+        (:func:`robust_bench.attacks.gec.run_attack`).
     nlp : spaCy Language, optional
+        With ``candidates="parse"``.
     progress : bool
     must_attack : bool
         Raise when no example can be attacked (the command); the suite logs the clean predictions.
@@ -124,7 +121,7 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
         clean = target.predict(words)
         try:
             run = run_ner_attack(target, rows, search=search, budget_rate=budget, seed=seed, progress=progress,
-                                 positions=positions, nlp=nlp, agree_with=agree_with)
+                                 positions=positions, nlp=nlp, agree_with=agree_with, candidates=candidates)
         except AttackError:   # raised only when no sentence has all its entities right: nothing to attack
             if must_attack:
                 raise
@@ -158,7 +155,7 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
     if must_attack or (clean == gold).any():
         run = run_attack(target, rows, config, search=search, budget_rate=budget, seed=seed, progress=progress,
                          positions=positions, journal=journal, nlp=nlp, agree_with=agree_with,
-                         max_attacked=max_attacked)
+                         max_attacked=max_attacked, candidates=candidates)
     found = {r.idx: r.result for r in run["examples"]} if run else {}
     out = []
     for k, uid in enumerate(uids):
@@ -182,7 +179,7 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
              Metric("f1_clean", f1("clean")), Metric("f1_adversarial", f1("adversarial"))),
     pairs=(("clean_accuracy", "adversarial_accuracy"), ("f1_clean", "f1_adversarial")),
     robustness=("attack_success_rate",), tolerance=Tolerance("lines", max_share=0.02),
-    hub_task_type=pair_or_tagger_task_type, check_outcome=check_outcome, setup=lambda: {"pipelines": _pipelines()},
+    hub_task_type=pair_or_tagger_task_type, check_outcome=check_outcome, setup=lambda: {"candidates": "stored"},
     title="Grammatical errors (Yin et al., 2020)")
 def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     """Log lines of a grammatical-error attack on a classifier (``gec_mnli``, ``gec_mrpc``,
@@ -206,7 +203,8 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     Returns
     -------
     EvalOutput
-        One entry per row; details: the search, the budget and the pipelines the edits came from.
+        One entry per row; details: the search, the budget and where the candidate edits came from
+        (``candidates``: ``"stored"``, the search space the data ships; no pipeline is loaded).
 
     Raises
     ------
@@ -214,14 +212,12 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
         For a config that is no ``gec_*`` config.
     """
     from robust_bench.attacks.gec import TASKS
-    from robust_bench.text.nlp import load_spacy
 
     search = task.options.get("search", "greedy")
     budget = float(task.options.get("budget", 0.15))
     uids = unit_ids("attack", rows, task.split)
-    nlp = load_spacy()
-    details = {"search": search, "budget": budget, "pipelines": _pipelines(nlp)}
-    kw = dict(uids=uids, search=search, budget=budget, seed=seed, positions=positions, nlp=nlp)
+    details = {"search": search, "budget": budget, "candidates": "stored"}
+    kw = dict(uids=uids, search=search, budget=budget, seed=seed, positions=positions, candidates="stored")
     if "ner_tags" in rows.column_names:
         entries, _ = attack_examples(model.tagger(list(rows.features["ner_tags"].feature.names)), rows, task.config, **kw)
         return EvalOutput(entries, details)
@@ -249,7 +245,8 @@ _DROP_RANGE = {"f1_drop": (-1.0, 1.0)}
 def attack_command(model: str, config: str, *, search: str = "greedy", budget: float = 0.15, split: str | None = None,
                    limit: int | None = None, max_attacked: int | None = None, resume: bool = False,
                    label_map: dict | None = None, agree_with: Sequence[str] = (), curve: bool = True,
-                   device: str = "auto", dtype: str = "auto", seed: int = 0, repo: str | Path,
+                   candidates: str = "stored", device: str = "auto", dtype: str = "auto", seed: int = 0,
+                   repo: str | Path,
                    output_dir: str | Path, echo: Callable[[str], None] = print) -> list[Path]:
     """``robust-bench attack``: attack one model on a ``gec_*`` config and report as Yin et al. (2020) do.
 
@@ -278,6 +275,9 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
     agree_with : sequence of str
         Model specs; attack only the examples all of them also get right.
     curve : bool
+    candidates : {"stored", "parse"}
+        As :func:`attack_examples`; with ``"parse"`` the record names the pipelines
+        (:func:`robust_bench.attacks.gec.attack_pipelines`).
     device, dtype
         Passed to the model adapters.
     repo, output_dir : path-like
@@ -293,7 +293,7 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
     AttackError, NotBuiltError, ModelError
         Nothing to attack, a config not built, a model that cannot be loaded.
     """
-    from robust_bench.attacks.gec import AttackError, budget_curve, plot_budget_curve
+    from robust_bench.attacks.gec import AttackError, attack_pipelines, budget_curve, plot_budget_curve
     from robust_bench.models.resolve import load_model
     from robust_bench.results.records import make_record, model_slug, write_record
     from robust_bench.results.runs import log_columns
@@ -322,14 +322,16 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
         journal = attack_journal(journal_path, {
             "model": model, "revision": target.revision, "config": config, "split": split,
             "corpus_sha256": meta["files"][split]["sha256"], "search": search, "budget": budget, "seed": seed,
-            "limit": limit, "max_attacked": max_attacked, "agree_with": list(agree_with), "label_map": label_map})
+            "limit": limit, "max_attacked": max_attacked, "agree_with": list(agree_with), "label_map": label_map,
+            "candidates": candidates})
         if journal.done:
             echo(f"  resumed: {len(journal.done)} finished attacks read from {journal_path}")
     t0 = time.perf_counter()
     try:
         entries, run = attack_examples(target, rows, config, uids=unit_ids("attack", rows, split), search=search,
                                        budget=budget, seed=seed, journal=journal, agree_with=others,
-                                       max_attacked=max_attacked, progress=True, must_attack=True)
+                                       max_attacked=max_attacked, candidates=candidates, progress=True,
+                                       must_attack=True)
     finally:
         if journal is not None:
             journal.close()
@@ -365,7 +367,8 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
     echo(f"  adversarial examples: config {adv_name!r} in {repo}")
     # the attack's summary, its scores as the log's formulas give them (the one definition of each)
     details = {k: metrics.get(k, v) for k, v in s.items() if k != "attack_success_rate"}
-    details.update({"agree_with": list(agree_with), "adversarial_config": adv_name,
+    details.update({"agree_with": list(agree_with), "adversarial_config": adv_name, "candidates": candidates,
+                    **({"pipelines": attack_pipelines()} if candidates == "parse" else {}),
                     "n_truncated": getattr(target, "n_truncated", 0), "n_windowed": getattr(target, "n_windowed", 0)})
     rec = make_record(model_id=model, revision=target.revision, config=config, split=split,
                       corpus_sha256=meta["files"][split]["sha256"], metrics=metrics,

@@ -37,7 +37,7 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 #: task details that describe the set-up rather than the results: a re-run with another set-up is no
 #: test of the submitted predictions (an attack proposes its edits with the spaCy pipeline it finds)
-SETUP_DETAILS = ("search", "budget", "pipelines", "rule", "probe")
+SETUP_DETAILS = ("search", "budget", "candidates", "pipelines", "rule", "probe")
 
 
 def _same_setup(task: str, submitted, rerun: dict) -> None:
