@@ -364,9 +364,11 @@ class GrammaticalErrors(RobustBenchBuilder):
         errant = _errant()
         for split, ds in dataset.items():
             cols = ds.select_columns(["n_tokens", "n_modified", "edits", "no_error_reason", "refusals",
-                                      "wchoice_candidates", "original_tokens", "original_spaces", "perturbed_tokens"])
+                                      "wchoice_candidates", "original_tokens", "original_spaces", "perturbed_tokens",
+                                      "attack_operations", "attack_refusals"])
             shares, types, ops, reasons = [], Counter(), Counter(), Counter()
             refused, cand = Counter(), []
+            space, space_types, space_refused = [], Counter(), Counter()
             rows = []
             for r in cols:
                 shares.append(r["n_modified"] / r["n_tokens"] if r["n_tokens"] else 0.0)
@@ -374,6 +376,9 @@ class GrammaticalErrors(RobustBenchBuilder):
                 ops.update(e["operation"] for e in r["edits"])
                 refused.update({x["check"]: x["count"] for x in r["refusals"]})
                 cand.extend(r["wchoice_candidates"])
+                space.append(len(r["attack_operations"]))
+                space_types.update(e["type"] for e in r["attack_operations"])
+                space_refused.update({x["check"]: x["count"] for x in r["attack_refusals"]})
                 if r["no_error_reason"]:
                     reasons[r["no_error_reason"]] += 1
                 if r["edits"]:
@@ -393,6 +398,10 @@ class GrammaticalErrors(RobustBenchBuilder):
                 "refusals": {c: refused.get(c, 0) for c in CHECKS},
                 "wchoice_candidates_mean": round(float(np.mean(cand)), 2) if cand else 0.0,
                 "validity_figures": validity_figures(rows, errant),
+                "attack_space": {"operations_mean": round(float(np.mean(space)), 2) if space else 0.0,
+                                 "rows_without_operation": int(sum(1 for n in space if not n)),
+                                 "operations_per_type": {t: space_types.get(t, 0) for t in ERROR_TYPES},
+                                 "refusals": {c: space_refused.get(c, 0) for c in CHECKS}},
             }
         return out
 
@@ -429,6 +438,17 @@ class GrammaticalErrors(RobustBenchBuilder):
                          + " | ".join(f"{s['refusals'][c]:,}" for c in CHECKS)
                          + f" | {s['wchoice_candidates_mean']} | {v['article_errors_added']} | "
                          f"{v['wchoice_rare']} of {v['wchoice']:,} | {v['unknown_tokens']} of {v['edits']:,} |")
+        lines += ["", "**The attack's search space** (`attack_operations`: every candidate operation of the segment "
+                  "that passed the same checks, what the greedy, beam and genetic searches draw from; "
+                  "`attack_refusals` by check):", "",
+                  "| split | operations per row (mean) | rows without one | " + " | ".join(ERROR_TYPES)
+                  + " | " + " | ".join(f"refused: {c}" for c in CHECKS) + " |",
+                  "|---|---:|---:|" + "---:|" * (len(ERROR_TYPES) + len(CHECKS))]
+        for split, s in stats.items():
+            a = s["attack_space"]
+            lines.append(f"| {split} | {a['operations_mean']} | {a['rows_without_operation']:,} | "
+                         + " | ".join(f"{a['operations_per_type'][t]:,}" for t in ERROR_TYPES) + " | "
+                         + " | ".join(f"{a['refusals'][c]:,}" for c in CHECKS) + " |")
         lines += ["", "Word choice (Table 1: ten WordNet synonyms) takes up to ten common synonyms (Zipf >= 3) of the "
                   "word's three most frequent senses, inflected by lemminflect, each confirmed in context; fewer "
                   "when fewer pass (the mean above). Rare word choices: Zipf < 3 where the original has Zipf >= 3.",

@@ -95,6 +95,12 @@ def test_card_statistics_recount(gec, gec_repo):
                     counts[e["type"]] = counts.get(e["type"], 0) + 1
             assert {k: v for k, v in s["edits_per_type"].items() if v} == counts
             assert sum(s["examples_without_error"].values()) == sum(1 for x in ds["no_error_reason"] if x)
+            # the attack's search space: counted from the rows, every stored operation within its segment
+            space = ds["attack_operations"]
+            assert s["attack_space"]["operations_mean"] == round(sum(map(len, space)) / len(ds), 2) > 1
+            assert sum(s["attack_space"]["operations_per_type"].values()) == sum(map(len, space))
+            assert all(0 <= op["position"] <= n for ops, n in zip(space, ds["n_tokens"]) for op in ops)
+            assert all(len(h) == len(d) == n for h, d, n in zip(ds["original_heads"], ds["original_deps"], ds["n_tokens"]))
     # the card names the file actually read and its rows (before: "GLUE 1.0" and the full file's URL)
     meta = read_metadata(gec_repo)["gec_mnli"]
     read = meta["provenance"]["source_read"]["validation_matched"]

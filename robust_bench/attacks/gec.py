@@ -155,7 +155,11 @@ def run_attack(clf: Classifier, rows, config: str, *, search: str = "greedy", bu
         ships (builder 2.2.0 and later), made at build time by :func:`validate_targets` with the
         build's pipelines and every check, so the attack needs the data and the model only. The
         combined-edit checks of the searches read the stored parse. With the build's pipelines,
-        ``"parse"`` gives the same operations (a test checks it); with others, other ones.
+        ``"parse"`` gives the same operations (a test checks it), but for a word-choice candidate
+        whose cosine lies within 5e-5 of a meaning threshold (the encoder's batches differ: the build
+        checks a chunk of 256 rows, the attack the attacked rows; cosines are rounded to 4 decimals);
+        with other pipelines, other operations. Budget, queries and success are Yin et al.'s (§3.3,
+        Alg. 1-3) either way.
         ``"parse"``: parse the attacked segments now with ``nlp`` and validate as ``checks`` says.
     checks : {"all", "static"}
         With ``candidates="parse"``: ``"all"`` also checks every word-choice substitute in context

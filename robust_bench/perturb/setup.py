@@ -1,9 +1,10 @@
 """The set-up the perturbation engines depend on, as a suite declares it: the artifacts besides the model under
 test that a task's scores depend on.
 
-A grammatical-error attack proposes its candidate edits with a spaCy pipeline and checks them with a second
-tagger and a sentence encoder, so two runs of one model over the same data give other numbers under other
-pipelines. A suite names each such artifact once (``setup:`` in its YAML: a *role*, the artifact's name, version
+A task whose evaluation runs a pipeline besides the model under test gives other numbers under other pipelines
+(a grammatical-error attack did, when it parsed and checked its candidate edits at run time; it now reads the
+search space its data ships, :data:`robust_bench.attacks.gec.STORED_COLUMNS`, and needs none). A suite names
+each such artifact once (``setup:`` in its YAML: a *role*, the artifact's name, version
 and SHA-256, and where a user gets it) and each task lists the roles its run depends on. ``run`` checks the
 environment against the declaration before any work (:func:`check_setup`) and records what it found in
 ``run.json``; ``submit``, ``check`` and ``verify`` refuse a run whose recorded set-up is not the suite's
