@@ -25,8 +25,8 @@ from robust_bench.perturb.gec import ERROR_TYPES, Operation, Token, render, toke
 from robust_bench.scoring import attack_success_rate
 from robust_bench import RobustBenchError
 
-__all__ = ["AttackError", "TASKS", "CANDIDATES", "STORED_COLUMNS", "make_targets", "stored_target", "run_attack", "run_ner_attack", "budget_curve",
-           "plot_budget_curve", "CURVE_BUDGETS"]
+__all__ = ["AttackError", "TASKS", "CANDIDATES", "STORED_COLUMNS", "make_targets", "stored_target", "run_attack",
+           "run_ner_attack", "budget_curve", "plot_budget_curve", "CURVE_BUDGETS"]
 
 CURVE_BUDGETS = (0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45)
 
@@ -109,9 +109,7 @@ def make_targets(rows, config: str, nlp=None, *, candidates: str = "stored") -> 
     if candidates == "stored":
         _require_stored(rows, config)
         return [stored_target(r, maker(r), int(r["label"])) for r in rows]
-    from robust_bench.text.nlp import load_spacy
-
-    nlp = nlp or load_spacy()
+    nlp = _nlp(nlp)
     docs = nlp.pipe([r[segment] for r in rows], disable=[p for p in ("ner",) if p in nlp.pipe_names], batch_size=256)
     return [AttackTarget(tokens=tokens_from_doc(doc), make_input=maker(r), label=int(r["label"]))
             for r, doc in zip(rows, docs)]
