@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from robust_bench.perturb.gec import (ARTICLES, PREPOSITIONS, Confusions, Token, apply_edits,
+from robust_bench.perturb.gec import (PREPOSITIONS, Confusions, Token, apply_edits,
                                        candidate_operations, error_budget, perturb, render)
 
 

@@ -67,7 +67,6 @@ def test_every_eligible_word_is_replaced_and_no_other(jab, sources, built_repo):
     kept; and the card's "kept, and why" counts are the engine's own reasons."""
     from collections import Counter
 
-    from robust_bench.io.conllu_io import read_conllu
     from robust_bench.perturb.jabberwocky import skip_reasons
 
     gold = _source(sources, "test")

@@ -4,13 +4,7 @@ tiny models the tests build (and the real spaCy pipeline as parser and NER)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 import yaml

@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from robust_bench.io.fileio import CACHE_ENV, default_cache_dir
+from robust_bench.io.fileio import default_cache_dir
 from robust_bench.models.loader import (ModelError, load_config, load_tokenizer, max_input_length, model_revision,
                                         resolve_device, resolve_dtype, warn_if_mostly_unknown)
 

@@ -819,7 +819,6 @@ def _wchoice_positions(tokens: Sequence[Token], protected: set[int]) -> list[int
 def _in_compound(tokens: Sequence[Token], i: int) -> bool:
     """Whether token ``i`` is one word of a WordNet compound with a neighbour ("web site" ->
     "web website", "blue jeans"): the compound, not the word, carries the meaning."""
-    from robust_bench.text.wordnet import wordnet as wn
 
     low = tokens[i].lower
     pairs = []
@@ -920,7 +919,6 @@ def _is_unit(lemma: str, wn_pos: str) -> bool:
     synonyms are other units ("minutes" -> "seconds"), which change the fact, not the word."""
     if wn_pos != "n":
         return False
-    from robust_bench.text.wordnet import wordnet as wn
 
     return _under(lemma, frozenset({"unit_of_measurement.n.01", "time_unit.n.01", "fundamental_quantity.n.01"}))
 
