@@ -273,7 +273,9 @@ class GrammaticalErrors(RobustBenchBuilder):
             # checked as the attack checks them; the corpus draws reuse its in-context verdicts
             space = [AttackTarget(tokens=it[1], make_input=None, label=0, protected=it[2], no_insert_before=it[3])
                      for it in items]
-            known = validate_targets(space, attack_checker)
+            # the corpus' doubts are the attack's where no gold tags took part (CoNLL-2003 has them)
+            known = validate_targets(space, attack_checker, unsure=None if cfg.task == "conll2003" or second is None
+                                     else [it[4] for it in items])
             for (row, tokens, *_), (res, refusals), target in zip(
                     items, self._perturb_chunk(items, split, confusions, checker, known), space):
                 out = {k: v for k, v in row.items() if k != "document"}

@@ -442,7 +442,8 @@ def genetic_search(sc: SearchState, ops: Sequence[Operation], budget: int, p0: f
 _SEARCH = {"greedy": greedy_search, "beam": beam_search, "genetic": genetic_search}
 
 
-def validate_targets(targets: Sequence[AttackTarget], checker=None) -> dict[tuple[int, int, str], str | None]:
+def validate_targets(targets: Sequence[AttackTarget], checker=None,
+                     unsure: Sequence[set[int]] | None = None) -> dict[tuple[int, int, str], str | None]:
     """Give each target its validated operation set, so that the searches draw only valid edits.
 
     The candidate operations of every target are made once with the engine's checks (a/an by sound,
@@ -458,6 +459,9 @@ def validate_targets(targets: Sequence[AttackTarget], checker=None) -> dict[tupl
         Changed in place (``operations``, ``refusals``).
     checker : InContextChecks or None
         ``None`` skips the in-context checks.
+    unsure : sequence of set of int, optional
+        Per target, the tokens whose word class the second tagger doubts, when the caller has them
+        already (:func:`robust_bench.perturb.checks.tag_disagreements` without gold tags, as here).
 
     Returns
     -------
@@ -469,8 +473,8 @@ def validate_targets(targets: Sequence[AttackTarget], checker=None) -> dict[tupl
     from collections import Counter
 
     ask = []
-    doubts = [set() for _ in targets]
-    if checker is not None and getattr(checker, "second", None) is not None:
+    doubts = list(unsure) if unsure is not None else [set() for _ in targets]
+    if unsure is None and checker is not None and getattr(checker, "second", None) is not None:
         from robust_bench.perturb.checks import tag_disagreements
 
         doubts = tag_disagreements(checker.second, [[(x.text, x.tag) for x in t.tokens] for t in targets])
