@@ -39,11 +39,14 @@ def test_the_recipe_trains_the_same_pipeline_twice_and_its_wheel_installs_and_lo
     assert 0 <= scores["ewt_test"]["dep_las"] <= scores["ewt_test"]["dep_uas"] <= 1
     assert 0 <= scores["conll2003_test"]["ents_f"] <= 1
     assert "train = null" in (tmp_path / "a" / "config.cfg").read_text()     # no path of this machine
-    # deterministic on the CPU: the same recipe, run again in this process, writes the same bytes
+    # deterministic on the CPU: the same recipe, run again with its two stages in processes of their own
+    # (--jobs 2), writes the same bytes
     ewt = {k: sources / "ud_english_ewt" / f"en_ewt-ud-{k}.conllu" for k in ("train", "dev", "test")}
     conll = {k: sources / "conll2003" / f"{k}.txt" for k in ("train", "valid", "test")}
-    again = train_pipeline(tmp_path / "b", ewt=ewt, conll2003=conll, limit=60, max_epochs=1, echo=lambda _: None)
+    again = train_pipeline(tmp_path / "b", ewt=ewt, conll2003=conll, limit=60, max_epochs=1, jobs=2,
+                           echo=lambda _: None)
     assert _weights(again.path) == _weights(tmp_path / "a")
+    assert (tmp_path / "b.work" / "ner.log").read_text(encoding="utf-8").count("E    #") == 1
     proc = run(["pipeline", "package", str(tmp_path / "a"), "--out", str(tmp_path / "dist")], tmp_path)
     wheel = Path(proc.stdout.strip().splitlines()[-1].removeprefix("wheel: "))
     assert wheel.name == f"{PACKAGE}-{VERSION}-py3-none-any.whl" and wheel.is_file()
