@@ -1267,7 +1267,8 @@ def _articles(words: Sequence[str]) -> set[int]:
 def undoes_error(tokens: Sequence[Token], edits: Sequence[Mapping], op: Operation) -> bool:
     """The ``still_an_error`` check: whether ``op`` with an earlier edit yields correct English with
     another meaning instead of an error: an agreement (SVA) change of a verb whose subject's number an Nn
-    edit changed ("the companies want" -> "the company wants"), or a number change of a noun whose own
+    edit changed ("the companies want" -> "the company wants"; the subject as parsed, or the noun right
+    before the verb), or a number change of a noun whose own
     article an ArtOrDet edit changed ("a plan" -> "the plans", "in a restaurant" -> "in restaurants")."""
     if op.type not in ("SVA", "Nn", "ArtOrDet", "Vform") or not tokens:
         return False
@@ -1286,7 +1287,7 @@ def undoes_error(tokens: Sequence[Token], edits: Sequence[Mapping], op: Operatio
         pair = {e["type"], op.type}
         if pair in ({"SVA", "Nn"}, {"Vform", "Nn"}):
             verb, noun = (p, op.position) if op.type == "Nn" else (op.position, p)
-            if noun < n and verb < n and _subject_of(tokens, verb) == noun:
+            if noun < n and verb < n and (_subject_of(tokens, verb) == noun or _just_before(tokens, noun, verb)):
                 return True
         elif pair == {"ArtOrDet", "Nn"}:
             art, noun = (op, p) if op.type == "ArtOrDet" else (None, op.position)
@@ -1302,6 +1303,13 @@ def undoes_error(tokens: Sequence[Token], edits: Sequence[Mapping], op: Operatio
                 elif p == target:
                     return True
     return False
+
+
+def _just_before(tokens: Sequence[Token], noun: int, verb: int) -> bool:
+    """Whether ``noun`` comes right before ``verb``, with at most adverbs between ("the outlook remains",
+    "the outlook still remains"): read as its subject even where the parse says otherwise (a parser that
+    attached "outlook" to a later "says" made "outlooks remain" pass as an agreement error)."""
+    return noun < verb and all(tokens[k].tag in ("RB", "RBR", "RBS") for k in range(noun + 1, verb))
 
 
 def _subject_of(tokens: Sequence[Token], verb: int) -> int | None:
