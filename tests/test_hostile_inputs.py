@@ -338,3 +338,22 @@ def test_control_characters_and_relationless_heads_are_refused_with_file_and_lin
         read_conll2012(tmp_path / "empty.conll")
     (tmp_path / "ok.conll").write_text(doc, encoding="utf-8")
     assert read_conll2012(tmp_path / "ok.conll")[0].tokens == ["He"]
+
+
+def test_a_missing_default_pipeline_says_where_the_released_wheel_is(monkeypatch):
+    """The default parser is the reference pipeline, which `spacy download` does not know: its error names
+    the released wheel and the recipe; another missing package is told to `spacy download` it."""
+    import spacy
+
+    from robust_bench.text import nlp
+    from robust_bench.text.reference_pipeline import WHEEL_URL
+
+    def missing(name, *args, **kwargs):
+        raise OSError(f"[E050] Can't find model '{name}'")
+    monkeypatch.setattr(spacy, "load", missing)
+    nlp._load.cache_clear()
+    with pytest.raises(nlp.SpacyModelError, match=f"pip install {WHEEL_URL}.*robust-bench pipeline train"):
+        nlp._load(nlp.DEFAULT_SPACY_MODEL)
+    with pytest.raises(nlp.SpacyModelError, match="python -m spacy download en_core_web_md"):
+        nlp._load("en_core_web_md")
+    nlp._load.cache_clear()

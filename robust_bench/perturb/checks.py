@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from robust_bench.text.nlp import SECOND_SPACY_MODEL
+
 __all__ = ["CHECKS", "ZIPF_FLOOR", "indefinite_article", "article_errors", "is_known_word", "zipf",
            "is_common_word", "Refusals", "MeaningKept", "MEANING_MODEL_ENV", "ErrantClassifier", "ERRANT_TO_YIN",
            "ERRANT_MODEL_ENV", "errant_agreement", "resolve_meaning_model", "InContextChecks",
@@ -350,7 +352,7 @@ class ErrantClassifier:
         import spacy
 
         if nlp is None or isinstance(nlp, str):
-            name = nlp or os.environ.get(ERRANT_MODEL_ENV) or "en_core_web_sm"
+            name = nlp or os.environ.get(ERRANT_MODEL_ENV) or SECOND_SPACY_MODEL
             try:
                 nlp = spacy.load(name, exclude=["ner"])
             except OSError as exc:
@@ -441,7 +443,7 @@ def load_second_tagger(name: str | None = None):
 def second_tagger_name(name: str | None = None) -> str:
     """Which pipeline :func:`load_second_tagger` loads: ``name``, else ``$ROBUST_BENCH_ERRANT_MODEL``, else
     ``en_core_web_sm``."""
-    return name or os.environ.get(ERRANT_MODEL_ENV) or "en_core_web_sm"
+    return name or os.environ.get(ERRANT_MODEL_ENV) or SECOND_SPACY_MODEL
 
 
 def tag_disagreements(nlp2, sentences: Sequence[Sequence[tuple[str, str]]],

@@ -1,8 +1,12 @@
 """spaCy pipelines, configurable per user.
 
-The default is ``en_core_web_sm``; ``$ROBUST_BENCH_SPACY_MODEL`` or an explicit name/path
-overrides it (tests and offline runs use the pipeline in ``../shared/models/spacy/en_rb_sm``).
-Code must not hard-code one model's label set: use :func:`map_entity_label`.
+The pipeline that parses is the project's reference pipeline ``en_robust_bench_sm`` (UD relations and PTB
+tags, trained by ``robust-bench pipeline train``; the default suite declares it and its builds are pinned on
+it; install its wheel, :data:`robust_bench.text.reference_pipeline.WHEEL_URL`). The second, independent
+pipeline (LIT's second parser, names_mrpc's NER, the validity checks' second tagger) is ``en_core_web_sm``.
+``$ROBUST_BENCH_SPACY_MODEL`` and friends, or an explicit name or path, override them: another pipeline
+builds other bytes, which a pinned suite does not take. Code must not hard-code one model's label set: use
+:func:`map_entity_label`.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from functools import lru_cache
 
 from robust_bench import RobustBenchError
 
-__all__ = ["SPACY_ENV", "NER_ENV", "DEFAULT_SPACY_MODEL", "SpacyModelError", "load_spacy", "spacy_model_name",
+__all__ = ["SPACY_ENV", "NER_ENV", "DEFAULT_SPACY_MODEL", "SECOND_SPACY_MODEL", "SpacyModelError", "load_spacy", "spacy_model_name",
            "pipe_cached", "ner_model_name", "second_parser_name", "SECOND_PARSER_ENV", "map_entity_label"]
 
 SPACY_ENV = "ROBUST_BENCH_SPACY_MODEL"
@@ -21,7 +25,10 @@ SPACY_ENV = "ROBUST_BENCH_SPACY_MODEL"
 #: labels tell organisations from products, laws and works; a CoNLL-trained pipeline (PER, ORG, LOC,
 #: MISC) also works, mapped by :func:`map_entity_label`.
 NER_ENV = "ROBUST_BENCH_NER_MODEL"
-DEFAULT_SPACY_MODEL = "en_core_web_sm"
+#: The pipeline that parses by default: the reference pipeline's package name.
+DEFAULT_SPACY_MODEL = "en_robust_bench_sm"
+#: The second, independent pipeline by default (spaCy's own, installed by ``python -m spacy download``).
+SECOND_SPACY_MODEL = "en_core_web_sm"
 #: A second, independent parser (``en_core_web_sm``, OntoNotes with ClearNLP labels, by default)
 #: whose disagreement with the first refuses a LIT transformation.
 SECOND_PARSER_ENV = "ROBUST_BENCH_SECOND_PARSER"
@@ -37,7 +44,7 @@ class SpacyModelError(RobustBenchError, RuntimeError):
 
 
 def spacy_model_name(name: str | None = None) -> str:
-    """The pipeline to use: ``name``, else ``$ROBUST_BENCH_SPACY_MODEL``, else ``en_core_web_sm``."""
+    """The pipeline to use: ``name``, else ``$ROBUST_BENCH_SPACY_MODEL``, else ``en_robust_bench_sm``."""
     return name or os.environ.get(SPACY_ENV) or DEFAULT_SPACY_MODEL
 
 
@@ -45,14 +52,14 @@ def second_parser_name(name: str | None = None) -> str | None:
     """The second, independent parser of the LIT backend (:data:`SECOND_PARSER_ENV`): ``name``, else
     ``$ROBUST_BENCH_SECOND_PARSER``, else ``$ROBUST_BENCH_ERRANT_MODEL`` (the second pipeline the
     validity checks already use), else ``en_core_web_sm``; None for ``"none"``."""
-    out = name or os.environ.get(SECOND_PARSER_ENV) or os.environ.get("ROBUST_BENCH_ERRANT_MODEL") or DEFAULT_SPACY_MODEL
+    out = name or os.environ.get(SECOND_PARSER_ENV) or os.environ.get("ROBUST_BENCH_ERRANT_MODEL") or SECOND_SPACY_MODEL
     return None if out.lower() == "none" else out
 
 
 def ner_model_name(name: str | None = None) -> str:
     """The NER pipeline to use: ``name``, else ``$ROBUST_BENCH_NER_MODEL``, else ``en_core_web_sm`` (see
     :data:`NER_ENV`)."""
-    return name or os.environ.get(NER_ENV) or DEFAULT_SPACY_MODEL
+    return name or os.environ.get(NER_ENV) or SECOND_SPACY_MODEL
 
 
 @lru_cache(maxsize=4)
@@ -62,9 +69,13 @@ def _load(name: str):
     try:
         return spacy.load(name)
     except OSError as exc:
-        raise SpacyModelError(
-            f"spaCy pipeline {name!r} is not available: install it (python -m spacy download {name}) or set "
-            f"{SPACY_ENV} to a pipeline directory") from exc
+        if name == DEFAULT_SPACY_MODEL:
+            from robust_bench.text.reference_pipeline import WHEEL_URL
+            how = f"pip install {WHEEL_URL}, or train it: robust-bench pipeline train"
+        else:
+            how = f"python -m spacy download {name}"
+        raise SpacyModelError(f"spaCy pipeline {name!r} is not available: install it ({how}) or set "
+                              f"{SPACY_ENV} to a pipeline directory") from exc
 
 
 def load_spacy(name: str | None = None, *, require: tuple[str, ...] = ("tagger", "parser")):
