@@ -62,6 +62,9 @@ DEFAULT_SAMPLE = 50
 _MAX_BYTES = 1 << 20
 #: floats in log lines (probe DSpr sums) are equal when within this relative difference
 FLOAT_RTOL = 1e-6
+#: a causal LM's per-choice log-likelihoods (nats) in log lines are equal when within this absolute
+#: difference (the parity the tests hold the hf scorer to against lm-eval's)
+LL_ATOL = 1e-4
 
 
 class VerificationError(RobustBenchError, ValueError):
@@ -96,12 +99,31 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _same_llm(a: Any, b: Any) -> bool:
+    """A causal LM's traces agree: the same rendered prompts and answers, log-likelihoods within
+    :data:`LL_ATOL` nats."""
+    if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)):
+        return a == b
+    for x, y in zip(a, b):
+        if not (isinstance(x, dict) and isinstance(y, dict)) or x.keys() != y.keys():
+            return False
+        if x.get("prompt_sha256") != y.get("prompt_sha256") or x.get("answer") != y.get("answer"):
+            return False
+        lx, ly = x.get("loglikelihoods", []), y.get("loglikelihoods", [])
+        if len(lx) != len(ly) or any(not math.isclose(u, v, rel_tol=0, abs_tol=LL_ATOL) for u, v in zip(lx, ly)):
+            return False
+    return True
+
+
 def same_line(logged: Mapping, rerun: Mapping) -> str | None:
     """The first field in which two log lines of one example differ (``input_sha256``, ``gold``,
-    ``prediction`` or ``outcome``), or None when they agree (floats within :data:`FLOAT_RTOL`)."""
+    ``prediction``, ``outcome`` or a causal LM's ``llm`` traces), or None when they agree (floats within
+    :data:`FLOAT_RTOL`; log-likelihoods within :data:`LL_ATOL`)."""
     for key in ("input_sha256", "gold", "prediction", "outcome"):
         if not _same(logged.get(key), rerun.get(key)):
             return key
+    if not _same_llm(logged.get("llm"), rerun.get("llm")):
+        return "llm"
     return None
 
 

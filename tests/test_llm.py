@@ -400,6 +400,13 @@ def test_export_runs_in_lm_eval_with_the_same_loglikelihoods_and_accuracy(causal
     assert np.abs(ours - theirs).max() < 1e-4
     # accuracy: the run's lit_mnli contrast accuracy is lm_eval's acc; on gec_mnli's original rows, the
     # accuracy of robust-bench's predictions (the classifier the attack queries) is lm_eval's acc
+    # the run's own log carries them, so parity is checked from the run: each line's contrast pair has
+    # lm_eval's prompt hash and per-choice log-likelihoods
+    log = {e["id"]: e for e in map(json.loads, (llm_runs["plain"][0] / "logs" / "lit_mnli.jsonl").read_text().splitlines())}
+    for d, t in zip(docs, theirs):
+        original, contrast = log[d["doc"]["id"]]["llm"]
+        assert contrast["prompt_sha256"] == d["prompt_hash"] and original["prompt_sha256"] != d["prompt_hash"]
+        assert np.abs(np.array(contrast["loglikelihoods"]) - t).max() < 1e-4
     recs = _records(llm_runs["plain"][0])
     assert abs(recs["lit_mnli"]["metrics"]["acc_ctr"] - results["robust_bench_lit_mnli"]["acc,none"]) < 1e-4
     docs, theirs = samples("robust_bench_gec_mnli_original")
@@ -447,7 +454,7 @@ def test_a_real_gguf_llm_loads_from_its_file_asks_in_its_own_chatml_template_and
     from robust_bench.evaluations import CommandTask, task_classifier
     from robust_bench.io.sources import sha256_file
     from robust_bench.io.task_data import NLI_LABELS
-    from robust_bench.models.llm import LLMSettings
+    from robust_bench.models.llm import LLMSettings, chat_template_warning
     from robust_bench.models.resolve import load_model, resolve_model, split_gguf
 
     smol = SHARED / "models" / SMOLLM2
@@ -469,6 +476,24 @@ def test_a_real_gguf_llm_loads_from_its_file_asks_in_its_own_chatml_template_and
     proba = clf.predict_proba([("A dog runs.", "An animal moves."), ("A dog runs.", "Nothing moves.")])
     assert proba.shape == (2, 3) and np.allclose(proba.sum(axis=1), 1)
     assert model.revision() == "gguf-" + sha256_file(smol)
+    # --system-instruction: the system turn replaces the template's default one; in a plain prompt it comes
+    # first (lm-eval's rendering); it is recorded and changes the prompt's hash
+    system = "You judge whether the first sentence entails the second."
+    asked = {}
+    for chat in (True, False):
+        settings = LLMSettings(apply_chat_template=chat, system_instruction=system)
+        asked[chat] = task_classifier(load_model(str(smol), device="cpu", llm=settings), list(NLI_LABELS),
+                                      CommandTask("lit_mnli", "validation_matched"), repo, 0)
+    ctx = asked[True].context(("A dog runs.", "An animal moves."))
+    assert ctx.startswith(f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\nA dog runs.") and "SmolLM" not in ctx
+    assert asked[False].context(("A dog runs.", "An animal moves.")) == f"{system}A dog runs.\nQuestion: An animal moves. True, False or Neither?\nAnswer:"
+    described = asked[True].describe()
+    assert described["system_instruction"] == system and described["prompt_sha256"] != clf.describe()["prompt_sha256"]
+    assert "system_instruction" not in clf.describe()
+    # an instruct model asked without its template is warned about, as lm-eval warns
+    assert "instruct or chat variant" in chat_template_warning(smol.name, LLMSettings())
+    assert chat_template_warning(smol.name, LLMSettings(apply_chat_template=True)) is None
+    assert chat_template_warning("gpt2", LLMSettings()) is None
 
     # a folder whose config.json kept the GGUF quantization_config: one line naming the field, exit 2
     left = tmp_path / "dequantized"
@@ -512,6 +537,42 @@ def test_bad_llm_input_is_one_error_and_no_run_folder(model, prompt, message, ca
 
     assert re.search(message, proc.stderr), proc.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("truncated", r"not a whole GGUF file \(truncated or damaged"),
+    ("not-a-causal-lm", "GGUF model with architecture bert is not supported"),
+    ("missing", "GGUF file .*missing.gguf does not exist"),
+])
+def test_a_bad_gguf_file_is_one_line_and_no_run_folder(kind, message, tmp_path):
+    """A GGUF file cut short (the first 200 kB of the real SmolLM2 file), a GGUF of an encoder (written with
+    the gguf package: architecture bert, one tensor) and a file that is not there."""
+    import re
+
+    import gguf
+
+    from tests.conftest import SHARED
+
+    path = tmp_path / f"{kind}.gguf"
+    if kind == "truncated":
+        with open(SHARED / "models" / SMOLLM2, "rb") as f:
+            path.write_bytes(f.read(200_000))
+    elif kind == "not-a-causal-lm":
+        w = gguf.GGUFWriter(str(path), "bert")
+        w.add_block_count(1)
+        w.add_context_length(8)
+        w.add_embedding_length(4)
+        w.add_head_count(1)
+        w.add_tensor("token_embd.weight", np.zeros((4, 4), dtype=np.float32))
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+    proc = run(["run", "--model", str(path), "--suite", "smoke", "--tasks", "lit_mnli", "--repo", str(tmp_path / "repo"),
+                "--output-dir", str(tmp_path / "runs")], tmp_path, check=False)
+    errors = [x for x in proc.stderr.splitlines() if x.strip()]
+    assert proc.returncode == 2 and len(errors) == 1 and re.search(message, errors[0]), proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "runs").exists()
 
 
 # --- a real OpenAI-compatible server on localhost -------------------------------------------------------

@@ -53,6 +53,21 @@ def test_lines_compare_exactly_within_the_tolerance():
         compare_task(task, logged, [{**rerun[0], "id": "elsewhere"}])
 
 
+def test_a_causal_lms_traces_compare_by_prompt_and_log_likelihoods_within_1e_4():
+    line = {"outcome": {"one": 1}, "llm": [{"prompt_sha256": "ab" * 32, "loglikelihoods": [-1.5, -2.25, -3.0]},
+                                         {"prompt_sha256": "cd" * 32, "answer": " yes"}]}
+    near = copy.deepcopy(line)
+    near["llm"][0]["loglikelihoods"][1] += 5e-5
+    assert same_line(line, line) is None and same_line(line, near) is None
+    for spoil in (lambda x: x["llm"][0]["loglikelihoods"].__setitem__(2, -3.001),
+                  lambda x: x["llm"][0].__setitem__("prompt_sha256", "ef" * 32),
+                  lambda x: x["llm"][1].__setitem__("answer", " no"),
+                  lambda x: x["llm"].pop(), lambda x: x.pop("llm")):
+        other = copy.deepcopy(line)
+        spoil(other)
+        assert same_line(line, other) == "llm"
+
+
 def test_probes_compare_by_metric_and_the_tolerances_are_documented():
     task = load_suite("default").task("lit_mnli")
     logged = {e["id"]: e for e in _lines(10)}

@@ -48,6 +48,10 @@ def run_cmd(
                                                                    "endpoints without log-probabilities)."),
     acc_norm: bool = typer.Option(False, "--acc-norm", help="Causal LMs: log-likelihoods per character of the "
                                                            "verbaliser (lm-eval acc_norm) instead of summed (acc)."),
+    system_instruction: Optional[str] = typer.Option(None, "--system-instruction", help="Causal LMs: a system "
+                                                     "message (with --apply-chat-template, replacing the template's "
+                                                     "default one), or text before a plain prompt; as lm-eval's "
+                                                     "--system_instruction. Recorded; part of the prompt's hash."),
     setup: str = typer.Option("suite", "--setup", help="suite: the pipelines the tasks depend on must be the suite's "
                                                        "(checked before any work); any: not checked, recorded as "
                                                        "such, and not ranked (exploration)."),
@@ -76,7 +80,7 @@ def run_cmd(
         from robust_bench.models.llm import LLMSettings
 
         llm = LLMSettings(num_fewshot=num_fewshot, apply_chat_template=apply_chat_template, scoring=scoring,
-                          normalization="length" if acc_norm else "none")
+                          normalization="length" if acc_norm else "none", system_instruction=system_instruction)
         wanted = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
         out = run_folder(output_dir, model, part)
         typer.echo(f"{model} on suite {suite} -> {out}")

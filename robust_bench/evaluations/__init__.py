@@ -30,7 +30,7 @@ from robust_bench.scoring.intervals import Formula
 
 __all__ = ["Metric", "Tolerance", "Evaluation", "EvalOutput", "CommandTask", "EvaluationError", "UnknownEvaluationError",
            "register_evaluation", "get_evaluation", "evaluations", "declared_ranges", "family_title", "pair_or_tagger_task_type",
-           "input_sha256", "log_entry", "unit_ids", "task_classifier",
+           "input_sha256", "log_entry", "llm_traces", "unit_ids", "task_classifier",
            "ratio", "f1"]
 
 
@@ -288,12 +288,25 @@ def input_sha256(*parts: Any) -> str:
                           .encode("utf-8")).hexdigest()
 
 
-def log_entry(uid: str, sha: str, prediction, gold, outcome: dict) -> dict:
+def log_entry(uid: str, sha: str, prediction, gold, outcome: dict, llm: list | None = None) -> dict:
     """One line of a per-example log: ``id``, ``input_sha256``, ``prediction``, ``gold`` and
-    ``outcome`` (booleans and integers as int, other numbers as float)."""
-    return {"id": uid, "input_sha256": sha, "prediction": prediction, "gold": gold,
-            "outcome": {k: (int(v) if isinstance(v, (bool, int, np.bool_, np.integer)) else float(v))
-                        for k, v in outcome.items()}}
+    ``outcome`` (booleans and integers as int, other numbers as float); for a causal LM, ``llm``: the
+    :meth:`~robust_bench.models.classifiers.Classifier.trace` of each input the line scored, in the
+    order its evaluation names them (:func:`llm_traces`)."""
+    entry = {"id": uid, "input_sha256": sha, "prediction": prediction, "gold": gold,
+             "outcome": {k: (int(v) if isinstance(v, (bool, int, np.bool_, np.integer)) else float(v))
+                         for k, v in outcome.items()}}
+    if llm is not None:
+        entry["llm"] = llm
+    return entry
+
+
+def llm_traces(clf, inputs: Sequence) -> list | None:
+    """The traces of ``inputs`` (rendered-prompt hash and per-choice log-likelihoods, or the generated
+    answer) where ``clf`` keeps them (a causal LM), else None: what a log line's ``llm`` holds, so that a
+    run can be audited against lm-eval's ``--log_samples`` and re-checked by ``verify``."""
+    traces = [clf.trace(x) for x in inputs]
+    return None if all(t is None for t in traces) else traces
 
 
 def task_classifier(model, labels: Sequence[str], task, repo, seed: int, label_map: dict | None = None):

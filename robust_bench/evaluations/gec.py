@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from robust_bench.evaluations import (CommandTask, EvalOutput, EvaluationError, Metric, Tolerance, f1, input_sha256,
-                                      log_entry, pair_or_tagger_task_type, ratio, register_evaluation, task_classifier,
+                                      llm_traces, log_entry, pair_or_tagger_task_type, ratio, register_evaluation, task_classifier,
                                       unit_ids)
 from robust_bench.scoring import entity_counts
 
@@ -157,6 +157,9 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
                          positions=positions, journal=journal, nlp=nlp, agree_with=agree_with,
                          max_attacked=max_attacked, candidates=candidates)
     found = {r.idx: r.result for r in run["examples"]} if run else {}
+    # the input each attacked example ended on (its last edits put back into the example)
+    final = {e.idx: t.make_input(list(e.result.words), list(e.result.spaces), list(e.result.edits))
+             for e, t in zip(run["examples"], run["targets"])} if run else {}
     out = []
     for k, uid in enumerate(uids):
         r = found.get(k)
@@ -168,7 +171,8 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
         out.append(log_entry(uid, input_sha256(inputs[k]), pred, labels[gold[k]],
                              {"clean_correct": ok, "adversarial_correct": ok and not (r is not None and r.success),
                               "attacked": r is not None, "success": bool(r is not None and r.success), "one": 1,
-                              "queries": r.queries if r is not None else 0}))
+                              "queries": r.queries if r is not None else 0},
+                             llm_traces(target, (inputs[k], final[k]) if k in final else (inputs[k],))))
     return out, run
 
 

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from robust_bench import RobustBenchError
-from robust_bench.evaluations import (CommandTask, EvalOutput, Metric, input_sha256, log_entry, ratio,
+from robust_bench.evaluations import (CommandTask, EvalOutput, Metric, input_sha256, llm_traces, log_entry, ratio,
                                       register_evaluation, task_classifier, unit_ids)
 
 __all__ = ["contrast_set", "check_outcome", "load_contrast_sets", "table3", "contrast_set_scores", "format_table",
@@ -103,7 +103,7 @@ def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOut
         out.append(log_entry(uid, input_sha256(ori[k], ctr[k]),
                              {"original": labels[po[k]], "contrast": labels[pc[k]]},
                              {"original": labels[go], "contrast": labels[gc]},
-                             _outcome(po[k], pc[k], go, gc, rules[k])))
+                             _outcome(po[k], pc[k], go, gc, rules[k]), llm_traces(clf, (ori[k], ctr[k]))))
     return EvalOutput(out, {"rows": len(rows), "consistency_excluded": sum(1 - e["outcome"]["counted"] for e in out)})
 
 

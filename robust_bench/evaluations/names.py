@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from robust_bench import RobustBenchError
-from robust_bench.evaluations import (CommandTask, EvalOutput, EvaluationError, Metric, f1, input_sha256, log_entry,
+from robust_bench.evaluations import (CommandTask, EvalOutput, EvaluationError, Metric, f1, input_sha256, llm_traces, log_entry,
                                       pair_or_tagger_task_type, ratio, register_evaluation, task_classifier)
 from robust_bench.scoring import entity_counts, group_stability, stability_details, worst_best_rows
 
@@ -69,9 +69,10 @@ def _rows_scored(rows, preds, *, positive: int | None = None) -> dict[str, list]
             "shown": list(preds), "gold": gold}
 
 
-def _group_entries(rows, inputs, scored: dict[str, list]) -> list[dict]:
+def _group_entries(rows, inputs, scored: dict[str, list], clf=None) -> list[dict]:
     """One log line per group: tp/fp/fn of the original, the worst and the best variant, whether the
-    group is stable and counted for stability, and its number of swapped variants."""
+    group is stable and counted for stability, and its number of swapped variants (and, for a causal LM
+    ``clf``, each variant's trace in row order)."""
     groups, variants = list(rows["group_id"]), list(rows["variant"])
     counts = scored["counts"]
     worst, best = worst_best_rows(scored["score"], groups, variants)
@@ -93,7 +94,8 @@ def _group_entries(rows, inputs, scored: dict[str, list]) -> list[dict]:
                               "worst_variant": variants[worst_of[g]] if g in worst_of else None},
                              scored["gold"][orig] if orig is not None else None,
                              {**o, **w, **b, "stable": stability.get(g, False), "counted": g in stability,
-                              "variants": sum(variants[i] != 0 for i in idx)}))
+                              "variants": sum(variants[i] != 0 for i in idx)},
+                             llm_traces(clf, [inputs[i] for i in idx]) if clf is not None else None))
     return out
 
 
@@ -141,7 +143,7 @@ def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutpu
         raise EvaluationError(f"task {task.name!r}: name swaps score sentence pairs (names_mrpc) or NER "
                               f"(names_conll2003); {task.config!r} has neither")
     inputs = _inputs(rows)
-    entries = _group_entries(rows, inputs, _rows_scored(rows, adapter.predict(inputs)))
+    entries = _group_entries(rows, inputs, _rows_scored(rows, adapter.predict(inputs)), adapter)
     return EvalOutput(entries, {"rows": len(rows), "groups": len(entries)})
 
 

@@ -140,6 +140,12 @@ class Classifier:
         """Probabilities for distinct, uncached inputs, shape (len(inputs), n_labels)."""
         raise NotImplementedError
 
+    def trace(self, x: Input) -> dict | None:
+        """What a per-example log keeps of how the model answered ``x`` beyond its prediction (a causal
+        LM's rendered-prompt hash and per-choice log-likelihoods, :meth:`LLMClassifier.trace
+        <robust_bench.models.llm.LLMClassifier.trace>`); None for a classifier that answers with its own head."""
+        return None
+
     @staticmethod
     def _key(x: Input):
         return tuple(x) if isinstance(x, list) else x

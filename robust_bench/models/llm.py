@@ -50,7 +50,8 @@ from robust_bench.models.classifiers import Classifier, Input
 from robust_bench.models.loader import ModelError
 
 __all__ = ["BACKENDS", "LLMError", "Prompt", "GLUE_PROMPTS", "task_prompt", "LLMSettings", "LLMBackend",
-           "LLMClassifier", "hf_loglikelihoods", "parse_llm_spec", "probe_server", "draw_shots", "source_task"]
+           "LLMClassifier", "hf_loglikelihoods", "parse_llm_spec", "probe_server", "draw_shots", "source_task",
+           "prompt_hash", "chat_template_warning"]
 
 #: backend name -> what it runs
 BACKENDS = {"hf": "transformers, in this process (lm-eval HFLM)",
@@ -158,6 +159,28 @@ class Prompt:
             raise LLMError(f"prompt {self.source}: option 'prompt.template' is not a valid Jinja template: {exc}") from None
 
 
+#: what in a model's name marks an instruct or chat variant (lm-eval's ``_NEEDS_CHAT_TEMPLATE``)
+_CHAT_MARKS = ("inst", "chat")
+
+
+def chat_template_warning(model: str, settings: LLMSettings) -> str | None:
+    """The warning lm-eval gives when a model whose name marks an instruct or chat variant is asked
+    without its chat template (such a model was tuned on its template; a plain prompt scores something
+    else), or None."""
+    if settings.apply_chat_template or not any(m in model.lower() for m in _CHAT_MARKS):
+        return None
+    return (f"{model} appears to be an instruct or chat variant but is asked without its chat template; "
+            "pass --apply-chat-template (optionally --system-instruction) to ask it as it was tuned")
+
+
+def prompt_hash(context: Any) -> str:
+    """SHA-256 of a rendered context as lm-eval's ``--log_samples`` hashes its prompt (``hash_string``: the
+    UTF-8 text); a chat endpoint's list of messages as canonical JSON."""
+    text = context if isinstance(context, str) else json.dumps(context, sort_keys=True, separators=(",", ":"),
+                                                                ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def source_task(config: str) -> str | None:
     """The GLUE-style task a config's rows come from (``gec_mnli`` -> ``mnli``), or None."""
     tail = config.rsplit("_", 1)[-1]
@@ -227,12 +250,18 @@ class LLMSettings:
         ``--scoring``: label log-likelihoods, or generation plus answer parsing.
     normalization : {"none", "length"}
         ``acc`` or ``acc_norm`` (lm-eval): log-likelihoods as they are, or per character of the verbaliser.
+    system_instruction : str, optional
+        ``--system-instruction`` (lm-eval's ``--system_instruction``): with the chat template, the system
+        message (replacing the template's default system prompt, which it inserts when none is given); in a
+        plain prompt, text put before everything else, demonstrations included, as lm-eval puts it. None:
+        no system message of ours.
     """
 
     num_fewshot: int = 0
     apply_chat_template: bool = False
     scoring: str = "loglikelihood"
     normalization: str = "none"
+    system_instruction: str | None = None
 
     def __post_init__(self):
         if self.num_fewshot < 0:
@@ -241,6 +270,16 @@ class LLMSettings:
             raise LLMError(f"--scoring must be loglikelihood or generate, got {self.scoring!r}")
         if self.normalization not in ("none", "length"):
             raise LLMError(f"normalization must be none (acc) or length (acc_norm), got {self.normalization!r}")
+        if self.system_instruction is not None and not self.system_instruction.strip():
+            raise LLMError("--system-instruction is empty; give the text, or leave the option out")
+
+    def as_dict(self) -> dict:
+        """The settings as ``run.json`` records them (``system_instruction`` only where one is given)."""
+        out = {"num_fewshot": self.num_fewshot, "apply_chat_template": self.apply_chat_template,
+               "scoring": self.scoring, "normalization": self.normalization}
+        if self.system_instruction is not None:
+            out["system_instruction"] = self.system_instruction
+        return out
 
 
 _SERVER = re.compile(r"^(https?://[^/:\s]+(?::\d+)?(?:/[^:\s]*)?):(.+)$")
@@ -567,17 +606,17 @@ class LLMBackend:
             args.update(tokenizer_backend="huggingface", tokenizer=self.model_id)
         return cls(**args)
 
-    def chat(self, text: str) -> str | Any:
-        """``text`` as the user turn of the chat template, with the generation prompt: rendered by the
-        backend (a chat endpoint takes the messages), or, for a server's /completions, by the model's
-        own tokenizer here.
+    def chat(self, text: str, system: str | None = None) -> str | Any:
+        """``text`` as the user turn of the chat template (after a system message ``system``, if given),
+        with the generation prompt: rendered by the backend (a chat endpoint takes the messages), or, for
+        a server's /completions, by the model's own tokenizer here.
 
         Raises
         ------
         LLMError
             If the tokenizer has no chat template.
         """
-        turn = [{"role": "user", "content": text}]
+        turn = ([{"role": "system", "content": system}] if system is not None else []) + [{"role": "user", "content": text}]
         if self.chat_endpoint:
             return self.lm.apply_chat_template(turn, add_generation_prompt=True)
         tok = self.lm.tokenizer
@@ -667,7 +706,7 @@ class LLMClassifier(Classifier):
         self.delimiter = "" if settings.apply_chat_template else prompt.target_delimiter
         probe = prompt.render(dict.fromkeys(prompt.fields, "text"))   # an unknown variable fails here, before any query
         if settings.apply_chat_template:
-            backend.chat(probe)                                  # and a missing chat template
+            backend.chat(probe, settings.system_instruction)     # and a missing chat template
         for label, verb in zip(self.labels, prompt.verbalisers):
             if backend.n_tokens(self.delimiter + verb) == 0 or not verb.strip():
                 raise LLMError(f"prompt {prompt.source}: option 'prompt.choices': the verbaliser {verb!r} of label "
@@ -676,14 +715,19 @@ class LLMClassifier(Classifier):
                               + prompt.fewshot_delimiter for x, y in shots)
         self.n_parse_failures = 0
         self.n_forward = 0
+        self._traces: dict = {}
 
     def context(self, x: Input) -> Any:
         """The context the model sees for input ``x`` (chat-formatted where asked)."""
         text = self.prefix + self.prompt.render(self.prompt.doc(x))
-        return self.backend.chat(text) if self.settings.apply_chat_template else text
+        system = self.settings.system_instruction
+        if self.settings.apply_chat_template:
+            return self.backend.chat(text, system)
+        return (system or "") + text          # lm-eval's plain rendering: the system message, no delimiter
 
     def loglikelihoods(self, inputs: Sequence[Input]) -> np.ndarray:
-        """Log-likelihood (nats) of each label's verbaliser, shape (n_inputs, n_labels); not cached."""
+        """Log-likelihood (nats) of each label's verbaliser, shape (n_inputs, n_labels); not cached (each
+        input's :meth:`trace` is kept)."""
         ctx = [self.context(x) for x in inputs]
         reqs = [(c, self.delimiter + v) for c in ctx for v in self.prompt.verbalisers]
         self.n_forward += 1
@@ -691,7 +735,17 @@ class LLMClassifier(Classifier):
         cut: list[int] = []
         out = np.asarray(self.backend.loglikelihood(reqs, cut), dtype=np.float64).reshape(len(inputs), len(self.labels))
         self.n_truncated += len({i // len(self.labels) for i in cut})
+        for x, c, row in zip(inputs, ctx, out):
+            self._traces[self._key(x)] = {"prompt_sha256": prompt_hash(c), "loglikelihoods": [float(v) for v in row]}
         return out
+
+    def trace(self, x: Input) -> dict | None:
+        """How the model answered ``x`` (asked already): ``prompt_sha256``, the SHA-256 of the rendered context
+        (lm-eval's ``prompt_hash`` in ``--log_samples``: the UTF-8 text; a chat endpoint's messages as
+        canonical JSON), and ``loglikelihoods``, one per label in label order (nats, summed over the
+        verbaliser's tokens, before any length normalisation; lm-eval's ``resps``), or ``answer``, the
+        generated text (``scoring="generate"``). None for an input not asked."""
+        return self._traces.get(self._key(x))
 
     def _forward(self, inputs: list[Input]) -> np.ndarray:
         if self.settings.scoring == "generate":
@@ -703,9 +757,12 @@ class LLMClassifier(Classifier):
         return e / e.sum(axis=1, keepdims=True)
 
     def _generate(self, inputs: list[Input]) -> np.ndarray:
-        answers = self.backend.generate([self.context(x) for x in inputs])
+        ctx = [self.context(x) for x in inputs]
+        answers = self.backend.generate(ctx)
         self.n_forward += 1
         self.n_requests += len(inputs)
+        for x, c, a in zip(inputs, ctx, answers):
+            self._traces[self._key(x)] = {"prompt_sha256": prompt_hash(c), "answer": a}
         out = np.full((len(inputs), len(self.labels)), 1.0 / len(self.labels))
         folded = [v.strip().casefold() for v in self.prompt.verbalisers]
         # longest first, so that "not_entailment"-style verbalisers are not read as their prefixes
@@ -723,9 +780,16 @@ class LLMClassifier(Classifier):
 
     def describe(self) -> dict:
         """What a record says of how the model was asked: backend, prompt hash and settings."""
-        d = {**self.backend.describe(), "prompt_sha256": self.prompt.sha256, "prompt_source": self.prompt.source,
+        system = self.settings.system_instruction
+        # a system instruction is part of what the model reads: the prompt's hash covers it, so runs asked
+        # with another one are told apart wherever prompts are (check, the leaderboard's rows)
+        sha = self.prompt.sha256 if system is None else hashlib.sha256(
+            f"{self.prompt.sha256}\x1fsystem\x1f{system}".encode("utf-8")).hexdigest()
+        d = {**self.backend.describe(), "prompt_sha256": sha, "prompt_source": self.prompt.source,
              "chat_template": self.settings.apply_chat_template, "num_fewshot": self.settings.num_fewshot,
              "scoring": self.settings.scoring, "normalization": self.settings.normalization}
+        if system is not None:
+            d["system_instruction"] = system
         return d
 
     def counters(self) -> dict:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import struct
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -250,6 +251,12 @@ def load_config(model: str, *, revision: str | None = None, gguf_file: str | Non
                          f"'robust-bench[llm]' ({exc})") from None
     except (OSError, ValueError) as exc:
         raise ModelError(f"cannot load model {model!r}{f' file {gguf_file}' if gguf_file else ''}: {exc}") from exc
+    except (struct.error, EOFError, KeyError, IndexError) as exc:
+        if gguf_file is None:
+            raise
+        # the gguf reader unpacks the file's header and metadata as it goes: a short or damaged file ends here
+        raise ModelError(f"cannot load model {model!r} file {gguf_file}: not a whole GGUF file (truncated or "
+                         f"damaged: {type(exc).__name__}: {exc})") from None
 
 
 def gguf_revision(path: str | Path) -> str:

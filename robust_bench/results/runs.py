@@ -305,7 +305,7 @@ def _clean(x: float) -> float | None:
 #: what a record's ``model.llm`` says of how a causal LM was asked; runs that differ in any of these
 #: are not compared (``check``, the leaderboard)
 LLM_SETUP = ("backend", "model", "base_url", "prompt_sha256", "prompt_source", "chat_template", "num_fewshot",
-             "scoring", "normalization")
+             "scoring", "normalization", "system_instruction")
 
 
 #: the record version :func:`record_from_log` writes; "2" records (no counts, bootstrap intervals only) are

@@ -73,7 +73,7 @@ def _validated(run: Path, suite: Suite | str | None) -> tuple[Suite, dict[str, d
 
 
 #: what must agree for two causal-LM runs to be compared: the same prompt, asked the same way
-_LLM_COMPARED = ("prompt_sha256", "chat_template", "num_fewshot", "scoring", "normalization")
+_LLM_COMPARED = ("prompt_sha256", "chat_template", "num_fewshot", "scoring", "normalization", "system_instruction")
 
 
 def _same_llm_setup(task: str, ra: dict, rb: dict) -> None:

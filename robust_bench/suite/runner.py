@@ -128,8 +128,6 @@ def _llm_preflight(handle: ModelHandle, tasks: Sequence[Task], repo: Path, seed:
     LLMError
         The first problem found, naming the option or field.
     """
-    import dataclasses
-
     from robust_bench.models.llm import LLMError, LLMSettings
 
     handle.llm_backend()
@@ -144,7 +142,7 @@ def _llm_preflight(handle: ModelHandle, tasks: Sequence[Task], repo: Path, seed:
             task_classifier(handle, labels, task, repo, seed)
         except LLMError as exc:
             raise LLMError(f"task {task.name!r}: {exc}") from None
-    return dataclasses.asdict(handle.llm or LLMSettings())
+    return (handle.llm or LLMSettings()).as_dict()
 
 
 def _runtime(device: str, dtype: str, batch_size: int) -> dict:
@@ -235,6 +233,11 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     found = (ANY if setup == ANY else check_setup(suite.setup, roles)) if roles else None
     if spec.kind == "causal-lm":
         ident["llm"] = _llm_preflight(handle, [t for t in selected if not _fits(t, spec)], repo, seed)
+        from robust_bench.models.llm import LLMSettings, chat_template_warning
+
+        warning = chat_template_warning(public_name(model), llm or LLMSettings())
+        if warning:
+            echo(f"warning: {warning}")
     if (out / RUN_FILE).exists():
         if not resume:
             raise RunError(f"{out} already holds a run; pass --resume to continue it or choose another --output-dir")
