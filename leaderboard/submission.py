@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from robust_bench.benchmarks import Suite
-from robust_bench.io.sources import sha256_file
 from robust_bench.perturb.setup import compare_setup
 from robust_bench.results.runs import (LLM_SETUP, MAX_TOTAL_BYTES, RUN_FILE, RunFolderError, file_size, read_log, read_manifest,
                                        read_record, record_from_log)
