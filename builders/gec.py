@@ -85,9 +85,9 @@ class GecConfig(RobustBenchConfig):
     files: dict | None = None
 
 
-def _glue(name: str, version: str = "GLUE 1.0") -> SourceInfo:
+def _glue(name: str, version: str = "GLUE 1.0", tokenised: bool = False) -> SourceInfo:
     return SourceInfo(name=name, version=version, license="see https://gluebenchmark.com/faq",
-                      url="https://gluebenchmark.com")
+                      url="https://gluebenchmark.com", tokenised=tokenised)
 
 
 _TASKS = {
@@ -96,7 +96,7 @@ _TASKS = {
     "gec_mnli": dict(task="mnli", segment="hypothesis", splits=("validation_matched", "validation_mismatched"),
                      source_info=SourceInfo("MultiNLI dev, the 1,000-pair samples of TextFooler (Jin et al., 2020)",
                                             "TextFooler d47e724", "MultiNLI (OANC and CC licences); sample: MIT",
-                                            TEXTFOOLER_URL),
+                                            TEXTFOOLER_URL, tokenised=True),
                      files=TEXTFOOLER_SAMPLES["mnli"]),
     "gec_mrpc": dict(task="mrpc", segment="sentence1", splits=("validation", "test"),
                      source_info=SourceInfo("Microsoft Research Paraphrase Corpus (GLUE MRPC)", "GLUE 1.0",
@@ -105,7 +105,7 @@ _TASKS = {
                             "test": SourceFile("glue/mrpc/msr_paraphrase_test.txt", _MSR_TEST)}),
     "gec_qnli": dict(task="qnli", segment="sentence", splits=("validation",), source_info=_glue("QNLI (GLUE)"),
                      files={"validation": SourceFile("glue/qnli/dev.tsv", f"{_HUB}/qnli/validation-00000-of-00001.parquet")}),
-    "gec_sst2": dict(task="sst2", segment="sentence", splits=("validation",), source_info=_glue("SST-2 (GLUE)"),
+    "gec_sst2": dict(task="sst2", segment="sentence", splits=("validation",), source_info=_glue("SST-2 (GLUE)", tokenised=True),
                      files={"validation": SourceFile(("glue/sst2/dev.tsv", "glue/sst-2/dev.tsv"),
                                                      f"{_HUB}/sst2/validation-00000-of-00001.parquet")}),
     "gec_conll2003": dict(task="conll2003", segment="tokens", splits=("validation", "test"),

@@ -33,13 +33,14 @@ def _teaching_examples(repo: Path) -> list[tuple[str, str]]:
     their default prompts, with the gold verbaliser."""
     import datasets
 
+    from robust_bench.data.registry import text_is_tokenised
     from robust_bench.models.llm import task_prompt
 
     out = []
 
     def add(config, split, items):
         rows = datasets.load_dataset(str(repo), config, split=split)
-        p = task_prompt(config, rows.features["label"].names)
+        p = task_prompt(config, rows.features["label"].names, tokenised=text_is_tokenised(config))
         for x, y in items(rows):
             out.append((p.render(p.doc(x)), p.target_delimiter + p.verbalisers[y]))
 
@@ -262,6 +263,30 @@ def test_prompt_overrides_and_their_errors():
         task_prompt("my_corpus", ("a", "b"))
 
 
+def test_tokenised_sources_are_rendered_as_natural_text():
+    """TextFooler's MNLI and SNLI samples and SST-2 are Penn-Treebank-tokenised: the prompt an LLM reads
+    detokenises them (Moses, after the treebank's brackets, quotes and n't), the rows keep their tokens."""
+    from robust_bench.data.registry import text_is_tokenised
+    from robust_bench.io.task_data import MRPC_LABELS, NLI_LABELS
+    from robust_bench.models.llm import LLMError, task_prompt
+    from robust_bench.text.detokenize import detokenize
+
+    assert detokenize("I do n't think it 's `` fine '' -LRB- really -RRB- .") == 'I don\'t think it\'s "fine" (really).'
+    assert detokenize("He ca n't , he wo n't .") == "He can't, he won't."
+    assert detokenize("Already natural, isn't it?") == "Already natural, isn't it?"
+    assert [text_is_tokenised(c) for c in ("gec_mnli", "lit_mnli", "lit_snli", "gec_sst2", "gec_mrpc", "names_mrpc", "x")] == \
+        [True, True, True, True, False, False, False]
+    p = task_prompt("lit_mnli", NLI_LABELS, tokenised=True)
+    x = ("Later , Tom may have testified before the chair .", "Tom did n't testify .")
+    assert p.render(p.doc(x)) == "Later, Tom may have testified before the chair.\nQuestion: Tom didn't testify. True, False or Neither?\nAnswer:"
+    raw = task_prompt("lit_mnli", NLI_LABELS, {"prompt": {"detokenize": False}}, tokenised=True)
+    assert raw.render(raw.doc(x)).startswith("Later , Tom") and raw.sha256 == task_prompt("lit_mnli", NLI_LABELS).sha256
+    assert p.sha256 != raw.sha256 and p.source == raw.source == "lm-eval:glue/mnli"
+    assert not task_prompt("gec_mrpc", MRPC_LABELS).detokenize
+    with pytest.raises(LLMError, match="'prompt.detokenize' is true or false"):
+        task_prompt("lit_mnli", NLI_LABELS, {"prompt": {"detokenize": "yes"}})
+
+
 # --- runs, attacks, the gate --------------------------------------------------------------------------
 
 
@@ -368,7 +393,7 @@ def test_sharded_llm_runs_merge_to_the_unsharded_record(llm_runs):
 
 
 def test_export_runs_in_lm_eval_with_the_same_loglikelihoods_and_accuracy(causal_lms, llm_runs, smoke_repo, tmp_path):
-    from robust_bench.evaluations import CommandTask
+    from robust_bench.evaluations import CommandTask, task_classifier
     from robust_bench.io.task_data import NLI_LABELS
     from robust_bench.models.resolve import load_model
 
@@ -394,7 +419,8 @@ def test_export_runs_in_lm_eval_with_the_same_loglikelihoods_and_accuracy(causal
         return rows, np.array([[float(r[0][0]) for r in s["resps"]] for s in rows])
 
     # per-example log-likelihoods of the same rows and prompt: robust-bench's hf backend = lm_eval's run
-    clf = load_model(str(model), device="cpu").classifier(list(NLI_LABELS), task=CommandTask("lit_mnli", "validation_matched"))
+    clf = task_classifier(load_model(str(model), device="cpu"), list(NLI_LABELS), CommandTask("lit_mnli", "validation_matched"),
+                          repo, 0)
     docs, theirs = samples("robust_bench_lit_mnli")
     ours = clf.loglikelihoods([(d["doc"]["premise"], d["doc"]["hypothesis"]) for d in docs])
     assert np.abs(ours - theirs).max() < 1e-4

@@ -138,13 +138,16 @@ class RobustBenchConfig(datasets.BuilderConfig):
 
 @dataclass(frozen=True)
 class SourceInfo:
-    """The source corpus of a builder, as stated on the card."""
+    """The source corpus of a builder, as stated on the card; ``tokenised``: its text is tokenised the Penn
+    Treebank way (tokens split by spaces, "do n't", "-LRB-"), so an LLM's prompt renders it detokenised
+    (:func:`robust_bench.text.detokenize.detokenize`)."""
 
     name: str
     version: str
     license: str
     url: str
     citation: str = ""
+    tokenised: bool = False
 
 
 class RobustBenchBuilder(datasets.GeneratorBasedBuilder):

@@ -86,6 +86,7 @@ def export_lm_eval(configs: Sequence[str], *, repo: str | os.PathLike, out: str 
     import yaml
 
     from robust_bench.data.repository import built_config
+    from robust_bench.data.registry import text_is_tokenised
     from robust_bench.models.llm import LLMError, task_prompt
 
     plans = []
@@ -101,7 +102,7 @@ def export_lm_eval(configs: Sequence[str], *, repo: str | os.PathLike, out: str 
                               "lit_mnli and lit_snli")
         labels = list(rows.features["label"].names)
         try:
-            prompt = task_prompt(config, labels)
+            prompt = task_prompt(config, labels, tokenised=text_is_tokenised(config))
         except LLMError as exc:
             raise ExportError(f"{config}: {exc}") from None
         if limit is not None:
@@ -126,7 +127,7 @@ def export_lm_eval(configs: Sequence[str], *, repo: str | os.PathLike, out: str 
                 if original and texts in seen:
                     continue
                 seen.add(texts)
-                for f, t in zip(prompt.fields, texts):
+                for f, t in prompt.doc(texts).items():      # as the prompt renders it (detokenised where it is)
                     table[f].append(t)
                 table["label"].append(int(columns[gold][k]))
                 table["id"].append(ids[k])

@@ -39,6 +39,7 @@ class ConfigEntry:
     family: str
     source: str
     splits: tuple[str, ...]
+    tokenised: bool = False
 
 
 def register_builder(cls: type) -> type:
@@ -80,7 +81,8 @@ def list_configs() -> list[ConfigEntry]:
         for cfg in cls.BUILDER_CONFIGS:
             src = getattr(cfg, "source_info", None) or cls.SOURCE
             entries.append(ConfigEntry(name=cfg.name, builder=cls, family=cls.FAMILY,
-                                       source=f"{src.name} {src.version}", splits=tuple(cfg.splits)))
+                                       source=f"{src.name} {src.version}", splits=tuple(cfg.splits),
+                                       tokenised=src.tokenised))
     return entries
 
 
@@ -96,3 +98,11 @@ def get_config(name: str) -> ConfigEntry:
     if name not in entries:
         raise UnknownConfigError(f"unknown config {name!r}; known configs: {', '.join(sorted(entries))}")
     return entries[name]
+
+
+def text_is_tokenised(name: str) -> bool:
+    """Whether config ``name``'s source text is tokenised the Penn Treebank way (its
+    :class:`~robust_bench.data.builder_base.SourceInfo` says so), so that an LLM's prompt renders it
+    detokenised; False for a config no builder owns."""
+    entries = {e.name: e for e in list_configs()}
+    return name in entries and entries[name].tokenised

@@ -332,8 +332,10 @@ def task_classifier(model, labels: Sequence[str], task, repo, seed: int, label_m
     """
     if model.spec.kind != "causal-lm":
         return model.classifier(labels, label_map)
+    from robust_bench.data.registry import text_is_tokenised
     from robust_bench.models.llm import LLMError, LLMSettings, draw_shots, task_prompt
 
+    tokenised = text_is_tokenised(task.config)
     k = (model.llm or LLMSettings()).num_fewshot
     shots = []
     if k:
@@ -347,9 +349,9 @@ def task_classifier(model, labels: Sequence[str], task, repo, seed: int, label_m
             raise LLMError(f"--num-fewshot {k}: config {task.config!r} has no split besides {task.split!r} to draw "
                            f"demonstrations from")
         rows = datasets.load_dataset(str(repo), task.config, split=others[0])
-        shots = draw_shots(rows, task_prompt(task.config, labels, task.options), k, seed,
+        shots = draw_shots(rows, task_prompt(task.config, labels, task.options, tokenised=tokenised), k, seed,
                            where=f"{task.config}/{others[0]}")
-    return model.classifier(labels, label_map, task=task, shots=shots)
+    return model.classifier(labels, label_map, task=task, shots=shots, tokenised=tokenised)
 
 
 def unit_ids(evaluation: str, rows, split: str) -> list[str]:

@@ -110,6 +110,10 @@ class Prompt:
         One per label, in the dataset's label order (``doc_to_choice``).
     target_delimiter, fewshot_delimiter : str
         lm-eval's defaults, ``" "`` and ``"\\n\\n"``.
+    detokenize : bool
+        The row's texts are Penn-Treebank-tokenised and the template sees them detokenised
+        (:func:`robust_bench.text.detokenize.detokenize`): "Later, Tom may have testified before the chair."
+        for "Later , Tom may have testified before the chair .".
     """
 
     source: str
@@ -118,12 +122,16 @@ class Prompt:
     verbalisers: tuple[str, ...]
     target_delimiter: str = " "
     fewshot_delimiter: str = "\n\n"
+    detokenize: bool = False
 
     @property
     def sha256(self) -> str:
-        """SHA-256 of the prompt's template, verbalisers, fields and delimiters (records name the prompt by it)."""
-        blob = json.dumps([self.fields, self.template, self.verbalisers, self.target_delimiter, self.fewshot_delimiter],
-                          separators=(",", ":"), ensure_ascii=False)
+        """SHA-256 of the prompt's template, verbalisers, fields and delimiters, and of its detokenisation where
+        it detokenises (records name the prompt by it)."""
+        parts = [self.fields, self.template, self.verbalisers, self.target_delimiter, self.fewshot_delimiter]
+        if self.detokenize:
+            parts.append("detokenize")
+        blob = json.dumps(parts, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def doc(self, x: Input) -> dict[str, str]:
@@ -138,6 +146,10 @@ class Prompt:
         if len(texts) != len(self.fields):
             raise LLMError(f"prompt {self.source}: the input has {len(texts)} texts, the prompt's fields are "
                            f"{list(self.fields)}")
+        if self.detokenize:
+            from robust_bench.text.detokenize import detokenize
+
+            texts = tuple(detokenize(t) for t in texts)
         return dict(zip(self.fields, texts))
 
     def render(self, doc: Mapping[str, Any]) -> str:
@@ -187,7 +199,8 @@ def source_task(config: str) -> str | None:
     return tail if tail in GLUE_PROMPTS else None
 
 
-def task_prompt(config: str, labels: Sequence[str], options: Mapping[str, Any] | None = None) -> Prompt:
+def task_prompt(config: str, labels: Sequence[str], options: Mapping[str, Any] | None = None, *,
+                tokenised: bool = False) -> Prompt:
     """The prompt of a task: lm-eval's GLUE prompt of its source, or the suite's override.
 
     Parameters
@@ -197,8 +210,13 @@ def task_prompt(config: str, labels: Sequence[str], options: Mapping[str, Any] |
     labels : sequence of str
         The dataset's label names, in ClassLabel order.
     options : mapping, optional
-        The task's options; ``prompt: {template: JINJA, choices: {LABEL: VERBALISER} or [..], fields: [...]}``
-        replaces any part of the default (``fields`` is needed only for a config without a default).
+        The task's options; ``prompt: {template: JINJA, choices: {LABEL: VERBALISER} or [..], fields: [...],
+        detokenize: BOOL}`` replaces any part of the default (``fields`` is needed only for a config without
+        a default).
+    tokenised : bool
+        The config's source text is Penn-Treebank-tokenised
+        (:func:`robust_bench.data.registry.text_is_tokenised`): the prompt detokenises it unless the options
+        say ``detokenize: false``.
 
     Raises
     ------
@@ -208,10 +226,13 @@ def task_prompt(config: str, labels: Sequence[str], options: Mapping[str, Any] |
     """
     src = source_task(config)
     over = dict((options or {}).get("prompt") or {})
-    unknown = sorted(set(over) - {"template", "choices", "fields", "target_delimiter", "fewshot_delimiter"})
+    unknown = sorted(set(over) - {"template", "choices", "fields", "target_delimiter", "fewshot_delimiter", "detokenize"})
     if unknown:
         raise LLMError(f"task option 'prompt' has unknown keys {unknown}; known: template, choices, fields, "
-                       "target_delimiter, fewshot_delimiter")
+                       "target_delimiter, fewshot_delimiter, detokenize")
+    detok = over.get("detokenize", tokenised)
+    if not isinstance(detok, bool):
+        raise LLMError(f"option 'prompt.detokenize' is true or false, not {detok!r}")
     fields, template, choices = GLUE_PROMPTS[src] if src else ((), None, {})
     fields = tuple(over.get("fields", fields))
     template = over.get("template", template)
@@ -232,8 +253,8 @@ def task_prompt(config: str, labels: Sequence[str], options: Mapping[str, Any] |
         raise LLMError(f"option 'prompt.choices': the verbaliser of {empty} is empty")
     if len(set(verbalisers)) != len(verbalisers):
         raise LLMError(f"option 'prompt.choices': two labels share a verbaliser ({list(verbalisers)})")
-    return Prompt("suite" if over else f"lm-eval:glue/{src}", fields, template, verbalisers,
-                  over.get("target_delimiter", " "), over.get("fewshot_delimiter", "\n\n"))
+    return Prompt("suite" if set(over) - {"detokenize"} else f"lm-eval:glue/{src}", fields, template, verbalisers,
+                  over.get("target_delimiter", " "), over.get("fewshot_delimiter", "\n\n"), detok)
 
 
 @dataclass(frozen=True)

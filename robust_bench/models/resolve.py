@@ -441,7 +441,7 @@ class ModelHandle:
                                                batch_size=self.batch_size, settings=self.llm or LLMSettings())
         return self._adapters["llm"]
 
-    def llm_classifier(self, labels: Sequence[str], task, *, shots=None):
+    def llm_classifier(self, labels: Sequence[str], task, *, shots=None, tokenised: bool = False):
         """The causal LM as a classifier of ``task``'s rows: its prompt, demonstrations and settings
         (:class:`~robust_bench.models.llm.LLMClassifier`), one per task.
 
@@ -454,6 +454,9 @@ class ModelHandle:
         shots : sequence of (input, label index), optional
             The k-shot demonstrations (:func:`robust_bench.evaluations.task_classifier` draws them);
             needed when the settings ask for k > 0.
+        tokenised : bool
+            The config's text is Penn-Treebank-tokenised: the prompt detokenises it
+            (:func:`~robust_bench.models.llm.task_prompt`).
 
         Raises
         ------
@@ -465,7 +468,7 @@ class ModelHandle:
         key = ("llm", task.name, tuple(labels))
         if key not in self._adapters:
             settings = self.llm or LLMSettings()
-            prompt = task_prompt(task.config, labels, task.options)
+            prompt = task_prompt(task.config, labels, task.options, tokenised=tokenised)
             self._adapters[key] = LLMClassifier(self.llm_backend(), labels, prompt, settings, list(shots or ()))
         return self._adapters[key]
 
@@ -480,7 +483,8 @@ class ModelHandle:
             out["model"] = public_name(out["model"])        # a local folder by its base name, never its path
         return out
 
-    def classifier(self, labels: Sequence[str], label_map: dict | None = None, *, task=None, shots=None):
+    def classifier(self, labels: Sequence[str], label_map: dict | None = None, *, task=None, shots=None,
+                   tokenised: bool = False):
         """A :class:`~robust_bench.models.classifiers.Classifier` over ``labels``.
 
         Parameters
@@ -489,7 +493,7 @@ class ModelHandle:
             The dataset's label names, in its order.
         label_map : dict, optional
             Model label -> dataset label, where the names differ.
-        task, shots
+        task, shots, tokenised
             What a causal LM needs (:meth:`llm_classifier`); other models ignore them.
 
         Raises
@@ -504,7 +508,7 @@ class ModelHandle:
 
             if task is None:
                 raise LLMError(f"{self.spec.id!r} is a causal LM: it classifies a task's rows through the task's prompt")
-            return self.llm_classifier(labels, task, shots=shots)
+            return self.llm_classifier(labels, task, shots=shots, tokenised=tokenised)
         key = ("cls", tuple(labels), tuple(sorted((label_map or {}).items())))
         if key not in self._adapters:
             if self.spec.kind == "callable":
