@@ -275,16 +275,13 @@ def test_edits_that_together_make_correct_english_are_refused():
     assert undoes_error(toks, [nn], Operation("SVA", "substitute", 2, "want", "wants"))
     assert not undoes_error(toks, [], Operation("SVA", "substitute", 2, "want", "wants"))
     # "the outlook remains bright" parsed with "outlook" as the subject of a later verb: the noun right before
-    # the verb is still its subject ("the outlooks remain" is no error); an adverb between changes nothing
-    for between in ([], [Token("still", "RB", "ADV", "advmod", 5, "still")]):
-        k = len(between)
-        parsed = [Token("the", "DT", "DET", "det", 1, "the"), Token("outlook", "NN", "NOUN", "nsubj", 5 + k, "outlook"),
-                  *between, Token("remains", "VBZ", "VERB", "advmod", 5 + k, "remain"),
-                  Token("bright", "JJ", "ADJ", "ccomp", 5 + k, "bright"), Token("he", "PRP", "PRON", "nsubj", 5 + k, "he"),
-                  Token("says", "VBZ", "VERB", "root", 5 + k, "say")]
-        outlooks = {"type": "Nn", "position": 1, "operation": "substitute", "original": "outlook", "replacement": "outlooks"}
-        assert undoes_error(parsed, [outlooks], Operation("SVA", "substitute", 2 + k, "remains", "remain"))
-        assert not undoes_error(parsed, [], Operation("SVA", "substitute", 2 + k, "remains", "remain"))
+    # the verb is still its subject ("the outlooks remain" is no error)
+    parsed = [Token("the", "DT", "DET", "det", 1, "the"), Token("outlook", "NN", "NOUN", "nsubj", 5, "outlook"),
+              Token("remains", "VBZ", "VERB", "advmod", 5, "remain"), Token("bright", "JJ", "ADJ", "ccomp", 5, "bright"),
+              Token("he", "PRP", "PRON", "nsubj", 5, "he"), Token("says", "VBZ", "VERB", "root", 5, "say")]
+    outlooks = {"type": "Nn", "position": 1, "operation": "substitute", "original": "outlook", "replacement": "outlooks"}
+    assert undoes_error(parsed, [outlooks], Operation("SVA", "substitute", 2, "remains", "remain"))
+    assert not undoes_error(parsed, [], Operation("SVA", "substitute", 2, "remains", "remain"))
     # "the companies": a number change beside its article's change ("a plan" -> "the plans")
     art = {"type": "ArtOrDet", "position": 0, "operation": "substitute", "original": "the", "replacement": "a"}
     assert undoes_error(toks, [art], Operation("Nn", "substitute", 1, "companies", "company"))

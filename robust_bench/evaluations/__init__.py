@@ -2,7 +2,9 @@
 
 Every module of this room (``gec``, ``names``, ``treebanks``, ``lit``, ``jabberwocky``) is one
 family's evaluation: the function that turns a model and a task's rows into per-example log entries,
-which ``robust-bench run`` and the family's own command both call, and the workflow of that command.
+which ``robust-bench run`` calls (the grammatical-error, LIT and Jabberwocky commands call it too; the
+names command and the live parser attack still score through their own paths, issue 52), and the
+workflow of that command.
 Its :class:`Evaluation` declares, in one place,
 
 * its name, as suites and records call it, and the family it scores;
@@ -305,7 +307,10 @@ def llm_traces(clf, inputs: Sequence) -> list | None:
     """The traces of ``inputs`` (rendered-prompt hash and per-choice log-likelihoods, or the generated
     answer) where ``clf`` keeps them (a causal LM), else None: what a log line's ``llm`` holds, so that a
     run can be audited against lm-eval's ``--log_samples`` and re-checked by ``verify``."""
-    traces = [clf.trace(x) for x in inputs]
+    trace = getattr(clf, "trace", None)        # taggers keep none
+    if trace is None:
+        return None
+    traces = [trace(x) for x in inputs]
     return None if all(t is None for t in traces) else traces
 
 
