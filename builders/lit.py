@@ -187,6 +187,12 @@ class LitContrastSets(RobustBenchBuilder):
 
     VERSION = _VERSION
     FAMILY = "lit"
+
+    @staticmethod
+    def audit_group(row: dict[str, str]) -> str | None:
+        """The transformation code, the first word of the audit's edits column ("i;o (preserve); label ..."
+        -> ``i;o``; "p;f +i (to_neutral); ..." -> ``p;f +i``): validity differs by code (issue 31)."""
+        return (row.get("edits") or "").split(" (")[0].strip() or None
     CITATION = _CITATION
     DESCRIPTION = _DESCRIPTION
     LICENSE = _LICENSE

@@ -122,6 +122,8 @@ class AdversarialTreebank(RobustBenchBuilder):
     #: word at the first position asked in that sentence, robust_bench.perturb.checks.MeaningKept)
     VERSION = datasets.Version("2.3.0")
     FAMILY = "adversarial_treebanks"
+    #: Wang et al. (2021, Table 2) report fluency apart from syntax: the audit asks it apart
+    AUDIT_FLUENCY = True
     CITATION = _CITATION
     DESCRIPTION = _DESCRIPTION
     LICENSE = _LICENSE

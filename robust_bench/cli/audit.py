@@ -53,7 +53,7 @@ def audit(
             typer.echo(f"[{k}] {r['id']}  {r['edits'][:120]}")
             typer.echo(wrap.fill(r["original"][:600]))
             typer.echo(wrap.fill("-> " + r["perturbed"][:600]))
-        fluency = asks_fluency(config)
+        fluency = asks_fluency(config, meta.get("family"))
         path = write_audit_tsv(rows, out or Path(f"audit_{config}_{seed}.tsv"), meta, fluency=fluency)
         typer.echo(f"wrote {len(rows)} rows to {path} (+ {path.name}.meta.json); {meta['unchanged_share']:.1%} of "
                    f"{meta['units']:,} rows or groups were left unchanged and are not drawn. Fill judgement with ok or "

@@ -46,7 +46,9 @@ def evaluate_cmd(
     check_fraction("--annotator-confidence", confidence)
     check_output_dir("--output-dir", output_dir)
     try:
-        if config.startswith("names_"):
+        from robust_bench.data.registry import get_config
+
+        if get_config(config).family == "named_entity_swaps":
             from robust_bench.evaluations.names import evaluate_name_swaps
 
             evaluate_name_swaps(config=config, model=model, spacy_model=spacy_model, predictor=predictor,

@@ -158,6 +158,15 @@ class RobustBenchBuilder(datasets.GeneratorBasedBuilder):
     CITATION: ClassVar[str] = ""
     DESCRIPTION: ClassVar[str] = ""
     LICENSE: ClassVar[str] = ""
+    #: the validity audit asks the reader for a fluency verdict apart from validity
+    #: (:data:`robust_bench.experiments.audit.FLUENCY_COLUMN`)
+    AUDIT_FLUENCY: ClassVar[bool] = False
+
+    @staticmethod
+    def audit_group(row: dict[str, str]) -> str | None:
+        """The group a judged audit row is counted in apart (the card gives ok/N per group), from the audit
+        TSV's columns; None: the family's audits are not grouped."""
+        return None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

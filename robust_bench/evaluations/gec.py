@@ -199,8 +199,9 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     positions : sequence of int
         Each row's index in its split: example k is searched with seed ``seed * 100003 + positions[k]``.
     seed : int
-    repo
-        Unused.
+    repo : path-like
+        The dataset repository: a causal LM's k-shot demonstrations are drawn from another split of the
+        config with ``seed`` (:func:`~robust_bench.evaluations.task_classifier`).
     work : path-like, optional
         Finished attacks are journalled there, so a killed run resumes inside the task.
 

@@ -76,7 +76,10 @@ def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOut
     rows : datasets.Dataset
         ``lit_*`` rows: ``original_premise``, ``original_hypothesis``, ``premise``, ``hypothesis``,
         ``original_label``, ``label``, ``rule``.
-    positions, seed, repo, work
+    seed, repo
+        A causal LM's k-shot demonstrations are drawn with ``seed`` from another split of the config in
+        ``repo`` (:func:`~robust_bench.evaluations.task_classifier`); other models do not use them.
+    positions, work
         Unused: one forward pass per input.
 
     Returns
@@ -127,7 +130,9 @@ def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) 
 
     from robust_bench.data.repository import built_config
 
-    if not config.startswith("lit_"):
+    from robust_bench.data.registry import list_configs
+
+    if config not in {e.name for e in list_configs() if e.family == "lit"}:
         raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli); got {config!r}")
     meta = built_config(repo, config, split)
     splits = [split] if split else list(meta["files"])

@@ -121,7 +121,10 @@ def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutpu
         A sequence classifier (``names_mrpc``) or a token classifier (``names_conll2003``).
     task, rows
         The suite task and its rows (every variant of the selected groups).
-    positions, seed, repo, work
+    seed, repo
+        A causal LM's k-shot demonstrations are drawn with ``seed`` from another split of the config in
+        ``repo`` (:func:`~robust_bench.evaluations.task_classifier`); other models do not use them.
+    positions, work
         Unused.
 
     Returns
@@ -161,7 +164,9 @@ def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
 
     from robust_bench.data.repository import built_config
 
-    if not config.startswith("names_"):
+    from robust_bench.data.registry import list_configs
+
+    if config not in {e.name for e in list_configs() if e.family == "named_entity_swaps"}:
         raise NameEvalError(f"expected a names_* config (names_mrpc, names_conll2003, names_coref); got {config!r}")
     meta = built_config(repo, config)
     return {sp: datasets.load_dataset(str(repo), config, split=sp) for sp in meta["files"]}, meta

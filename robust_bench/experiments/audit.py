@@ -242,10 +242,23 @@ def audit_sample(repo: str | os.PathLike, config: str, *, n: int = 100, seed: in
     return out, info
 
 
-def asks_fluency(config: str) -> bool:
-    """Whether the audit of ``config`` asks the reader for a separate fluency verdict
-    (:data:`FLUENCY_COLUMN`): the adversarial treebanks (``adv_*``)."""
-    return config.startswith("adv_")
+def _builder_of(config: str, family: str | None = None):
+    """The builder class that owns ``config``, else the one of ``family`` (a config derived from a family's
+    data, named by its user), else None."""
+    from robust_bench.data.registry import UnknownConfigError, builder_classes, get_config
+
+    try:
+        return get_config(config).builder
+    except UnknownConfigError:
+        return next((b for b in builder_classes() if family and b.FAMILY == family), None)
+
+
+def asks_fluency(config: str, family: str | None = None) -> bool:
+    """Whether the audit of ``config`` (of ``family``, for a config no builder owns) asks the reader for a
+    separate fluency verdict (:data:`FLUENCY_COLUMN`), as its builder declares (``AUDIT_FLUENCY``: the
+    adversarial treebanks)."""
+    builder = _builder_of(config, family)
+    return bool(builder and builder.AUDIT_FLUENCY)
 
 
 def write_audit_tsv(rows: Sequence[dict[str, Any]], path: str | os.PathLike, meta: dict | None = None, *,
@@ -357,12 +370,11 @@ def wilson_interval(ok: int, n: int, *, alpha: float = 0.05) -> tuple[float, flo
 
 
 def audit_group(config: str, row: dict[str, str]) -> str | None:
-    """The group a judged row is counted in apart, or None: for the LIT contrast sets, the
-    transformation code, the first word of the edits column ("i;o (preserve); label ..." -> ``i;o``;
-    "p;f +i (to_neutral); ..." -> ``p;f +i``), since validity differs by code (issue 31)."""
-    if not config.startswith("lit_"):
-        return None
-    return (row.get("edits") or "").split(" (")[0].strip() or None
+    """The group a judged row is counted in apart, or None, as ``config``'s builder declares it
+    (``audit_group``: for the LIT contrast sets, the transformation code; issue 31); None for a config
+    no builder owns."""
+    builder = _builder_of(config)
+    return builder.audit_group(row) if builder else None
 
 
 def summarise_judged(rows: Sequence[dict[str, str]], config: str = "") -> dict[str, Any]:

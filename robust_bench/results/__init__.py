@@ -1,5 +1,6 @@
-"""Result records and run folders: their formats, schemas, the one writer of records
-(:func:`make_record`) and the one reader of run folders and per-example logs
+"""Result records and run folders: their formats and schemas, the writers of records (v2, what ``run``
+writes: :func:`robust_bench.results.runs.record_from_log` from a per-example log; v1, what the family
+commands still write: :func:`make_record`) and the one reader of run folders and per-example logs
 (:mod:`robust_bench.results.runs`). A low room: experiments, evaluations, suites and the
 leaderboard all read and write results through it."""
 
