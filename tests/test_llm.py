@@ -480,7 +480,7 @@ def test_a_real_gguf_llm_loads_from_its_file_asks_in_its_own_chatml_template_and
     from robust_bench.evaluations import CommandTask, task_classifier
     from robust_bench.io.sources import sha256_file
     from robust_bench.io.task_data import NLI_LABELS
-    from robust_bench.models.llm import LLMSettings, chat_template_warning
+    from robust_bench.models.llm import LLMClassifier, LLMSettings, chat_template_warning, task_prompt
     from robust_bench.models.resolve import load_model, resolve_model, split_gguf
 
     smol = SHARED / "models" / SMOLLM2
@@ -505,11 +505,10 @@ def test_a_real_gguf_llm_loads_from_its_file_asks_in_its_own_chatml_template_and
     # --system-instruction: the system turn replaces the template's default one; in a plain prompt it comes
     # first (lm-eval's rendering); it is recorded and changes the prompt's hash
     system = "You judge whether the first sentence entails the second."
-    asked = {}
-    for chat in (True, False):
-        settings = LLMSettings(apply_chat_template=chat, system_instruction=system)
-        asked[chat] = task_classifier(load_model(str(smol), device="cpu", llm=settings), list(NLI_LABELS),
-                                      CommandTask("lit_mnli", "validation_matched"), repo, 0)
+    # (the loaded model asked otherwise: a GGUF file takes a minute to dequantize, so it is loaded once)
+    asked = {chat: LLMClassifier(model.llm_backend(), list(NLI_LABELS), task_prompt("lit_mnli", NLI_LABELS, tokenised=True),
+                                 LLMSettings(apply_chat_template=chat, system_instruction=system))
+             for chat in (True, False)}
     ctx = asked[True].context(("A dog runs.", "An animal moves."))
     assert ctx.startswith(f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\nA dog runs.") and "SmolLM" not in ctx
     assert asked[False].context(("A dog runs.", "An animal moves.")) == f"{system}A dog runs.\nQuestion: An animal moves. True, False or Neither?\nAnswer:"
