@@ -25,6 +25,7 @@ def _moses():
     return MosesDetokenizer(lang="en")
 
 
+@lru_cache(maxsize=1 << 16)     # an attack renders the same texts again and again
 def detokenize(text: str) -> str:
     """``text`` (tokens separated by spaces) as natural English text.
 
