@@ -67,7 +67,7 @@ class GecConfig(RobustBenchConfig):
         sets with uniform weights (the paper's shape without NUCLE); ``None`` (default) for the learner
         confusion classes of :data:`robust_bench.perturb.gec.LEARNER_CONFUSIONS`.
     spacy_model : str or None
-        spaCy pipeline (name or path); default ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_core_web_sm``.
+        spaCy pipeline (name or path); default ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_robust_bench_sm``.
     checks : str
         ``"all"`` (default): every validity check, including ``meaning_kept`` with the sentence encoder
         ``$ROBUST_BENCH_SIMILARITY_MODEL`` (default ``sentence-transformers/all-MiniLM-L6-v2``);

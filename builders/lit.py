@@ -112,7 +112,7 @@ class LitConfig(RobustBenchConfig):
         (:class:`robust_bench.models.lm.FirstCandidate`), so that the build runs offline and gives
         the same bytes every time.
     spacy_model : str or None
-        spaCy pipeline of the ``ud`` backend (default ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_core_web_sm``).
+        spaCy pipeline of the ``ud`` backend (default ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_robust_bench_sm``).
     second_parser : str or None
         Second, independent spaCy parser of the ``ud`` backend, whose disagreement refuses a
         transformation (default :func:`robust_bench.text.nlp.second_parser_name`; ``none`` for none).

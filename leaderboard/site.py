@@ -183,8 +183,8 @@ def _llm_note(sub: Submission) -> str:
     s = llm_setup(sub)
     if s is None:
         return ""
-    text = (f"LLM ({s['backend']}), {s['num_fewshot']}-shot{', chat template' if s['chat_template'] else ''}, "
-            f"{s['scoring']}{', acc_norm' if s['normalization'] == 'length' else ''}; prompts {s['prompts_sha256'][:8]}")
+    text = (f"LLM ({s['backend']}), {s['num_fewshot']}-shot{', chat template' if s['chat_template'] else ''}"
+            f"{', system instruction' if s.get('system_instruction') else ''}, {s['scoring']}{', acc_norm' if s['normalization'] == 'length' else ''}; prompts {s['prompts_sha256'][:8]}")
     return f'<br><small>{_E(text)}</small>'
 
 
@@ -215,7 +215,8 @@ def _asked_text(sub: Submission) -> str:
     s = llm_setup(sub)
     if s is None:
         return "as is"
-    return (f"{s['backend']}, {'chat template' if s['chat_template'] else 'plain prompt'}, {s['num_fewshot']}-shot, "
+    return (f"{s['backend']}, {'chat template' if s['chat_template'] else 'plain prompt'}"
+            f"{', system instruction' if s.get('system_instruction') else ''}, {s['num_fewshot']}-shot, "
             f"{s['scoring']}{', acc_norm' if s['normalization'] == 'length' else ''}")
 
 

@@ -156,7 +156,10 @@ def llm_setup(records: Mapping[str, dict]) -> dict | None:
         return None
     prompts = sorted({s["prompt_sha256"] for s in setups})
     first = setups[0]
-    return {**{k: first[k] for k in _ASKED}, "prompts_sha256": hashlib.sha256(" ".join(prompts).encode()).hexdigest()}
+    out = {**{k: first[k] for k in _ASKED}, "prompts_sha256": hashlib.sha256(" ".join(prompts).encode()).hexdigest()}
+    if first.get("system_instruction") is not None:      # (its text is in the prompts' hash too)
+        out["system_instruction"] = first["system_instruction"]
+    return out
 
 
 def asked_key(records: Mapping[str, dict]) -> str:

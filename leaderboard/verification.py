@@ -101,17 +101,25 @@ def _same(a: Any, b: Any) -> bool:
 
 def _same_llm(a: Any, b: Any) -> bool:
     """A causal LM's traces agree: the same rendered prompts and answers, log-likelihoods within
-    :data:`LL_ATOL` nats."""
+    :data:`LL_ATOL` nats (a malformed trace agrees with nothing)."""
     if not (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)):
-        return a == b
-    for x, y in zip(a, b):
-        if not (isinstance(x, dict) and isinstance(y, dict)) or x.keys() != y.keys():
-            return False
-        if x.get("prompt_sha256") != y.get("prompt_sha256") or x.get("answer") != y.get("answer"):
-            return False
-        lx, ly = x.get("loglikelihoods", []), y.get("loglikelihoods", [])
-        if len(lx) != len(ly) or any(not math.isclose(u, v, rel_tol=0, abs_tol=LL_ATOL) for u, v in zip(lx, ly)):
-            return False
+        return False
+    try:
+        for x, y in zip(a, b):
+            if x is None or y is None:
+                if x is not y:
+                    return False
+                continue
+            if not (isinstance(x, dict) and isinstance(y, dict)) or x.keys() != y.keys():
+                return False
+            if x.get("prompt_sha256") != y.get("prompt_sha256") or x.get("answer") != y.get("answer"):
+                return False
+            lx, ly = x.get("loglikelihoods", []), y.get("loglikelihoods", [])
+            if len(lx) != len(ly) or any(not math.isclose(float(u), float(v), rel_tol=0, abs_tol=LL_ATOL)
+                                         for u, v in zip(lx, ly)):
+                return False
+    except (TypeError, ValueError):
+        return False
     return True
 
 
@@ -122,7 +130,8 @@ def same_line(logged: Mapping, rerun: Mapping) -> str | None:
     for key in ("input_sha256", "gold", "prediction", "outcome"):
         if not _same(logged.get(key), rerun.get(key)):
             return key
-    if not _same_llm(logged.get("llm"), rerun.get("llm")):
+    # a line logged before traces were kept (or by a model without them) is compared without them
+    if "llm" in logged and not _same_llm(logged["llm"], rerun.get("llm")):
         return "llm"
     return None
 

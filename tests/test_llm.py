@@ -26,6 +26,8 @@ CHAT = ("{% for m in messages %}<|user|>{{ m['content'] }}\n{% endfor %}"
         "{% if add_generation_prompt %}<|assistant|>{% endif %}")
 #: the smoke rows each test scores (run --limit)
 LIMIT = 8
+#: the system instruction of the run asked otherwise
+SYSTEM = "Answer with one word."
 
 
 def _teaching_examples(repo: Path) -> list[tuple[str, str]]:
@@ -287,6 +289,29 @@ def test_tokenised_sources_are_rendered_as_natural_text():
         task_prompt("lit_mnli", NLI_LABELS, {"prompt": {"detokenize": "yes"}})
 
 
+def test_a_chat_template_that_drops_the_system_message_is_refused():
+    """lm-eval's hf backend drops a system message its chat template refuses, with a warning; a run would
+    then record an instruction the model never read. It is refused before any query."""
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.llm import LLMClassifier, LLMError, LLMSettings, task_prompt
+
+    class UserTurnsOnly:                  # a backend whose template renders the user's turns only
+        backend, model_id, fingerprint = "hf", "user-turns-only", "local-x"
+
+        def chat(self, text, system=None):
+            return f"<|user|>{text}<|assistant|>"
+
+        def n_tokens(self, text):
+            return len(text.split())
+
+    prompt = task_prompt("lit_mnli", NLI_LABELS)
+    with pytest.raises(LLMError, match="chat template of user-turns-only takes no system message"):
+        LLMClassifier(UserTurnsOnly(), NLI_LABELS, prompt, LLMSettings(apply_chat_template=True, system_instruction="Be brief."))
+    assert LLMClassifier(UserTurnsOnly(), NLI_LABELS, prompt, LLMSettings(apply_chat_template=True)).context(("a", "b"))
+    with pytest.raises(LLMError, match="--system-instruction is empty"):
+        LLMSettings(system_instruction="  ")
+
+
 # --- runs, attacks, the gate --------------------------------------------------------------------------
 
 
@@ -303,7 +328,7 @@ def llm_runs(causal_lms, smoke_repo, tmp_path_factory) -> dict:
     two = ("--tasks", "lit_mnli,names_mrpc")
     # the attack on an LLM is the smoke run's; the gate and the export compare the tasks without attacks
     runs = {"smoke": ("taught", ()), "a": ("taught", two), "plain": ("plain", two),
-            "asked": ("taught", (*two, "--apply-chat-template", "--acc-norm"))}
+            "asked": ("taught", (*two, "--apply-chat-template", "--acc-norm", "--system-instruction", SYSTEM))}
 
     def recipe(model, extra):
         def make(root: Path) -> None:
@@ -376,6 +401,7 @@ def test_check_passes_identical_llm_runs_fails_a_degraded_one_and_refuses_other_
     other = run(["check", "--baseline", a, "--candidate", asked, *suite], tmp_path, check=False)
     assert other.returncode == 2 and "asked differently (" in other.stderr
     assert "chat_template False vs True" in other.stderr and "normalization none vs length" in other.stderr
+    assert "system_instruction None vs Answer with" in other.stderr
 
 
 def test_sharded_llm_runs_merge_to_the_unsharded_record(llm_runs):
@@ -682,7 +708,12 @@ def test_leaderboard_rows_say_how_an_llm_was_asked(llm_runs):
     a, asked = (SimpleNamespace(records=_records(llm_runs[k][0])) for k in ("a", "asked"))
     assert llm_setup(a)["num_fewshot"] == 0 and llm_setup(a)["backend"] == "hf"
     assert "LLM (hf), 0-shot, loglikelihood; prompts " in _llm_note(a)
-    assert "LLM (hf), 0-shot, chat template, loglikelihood, acc_norm; prompts " in _llm_note(asked)
+    assert "LLM (hf), 0-shot, chat template, system instruction, loglikelihood, acc_norm; prompts " in _llm_note(asked)
+    # the system instruction is recorded (the record validates with it) and part of the prompt's hash
+    for task in ("lit_mnli", "names_mrpc"):
+        theirs, ours = asked.records[task]["model"]["llm"], a.records[task]["model"]["llm"]
+        assert theirs["system_instruction"] == SYSTEM and "system_instruction" not in ours
+        assert theirs["prompt_sha256"] != ours["prompt_sha256"]
 
 
 def test_one_model_asked_two_ways_is_two_rows_of_the_store(llm_runs, smoke_repo, tmp_path):

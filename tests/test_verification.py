@@ -66,6 +66,14 @@ def test_a_causal_lms_traces_compare_by_prompt_and_log_likelihoods_within_1e_4()
         other = copy.deepcopy(line)
         spoil(other)
         assert same_line(line, other) == "llm"
+    # malformed traces agree with nothing, and raise nothing
+    for bad in ([{"prompt_sha256": "ab" * 32, "loglikelihoods": ["x", None, -3.0]}, line["llm"][1]], "traces", [None, None]):
+        assert same_line(line, {**line, "llm": bad}) == "llm"
+    # an input the model was not asked in one run (None) agrees only with None
+    partial = {**line, "llm": [line["llm"][0], None]}
+    assert same_line(partial, copy.deepcopy(partial)) is None and same_line(partial, line) == "llm"
+    # a line logged without traces (before they were kept) is compared by prediction and outcome only
+    assert same_line({"outcome": {"one": 1}}, line) is None
 
 
 def test_probes_compare_by_metric_and_the_tolerances_are_documented():

@@ -44,7 +44,7 @@ def build(
                                                                "the second tagger) or static (no models)."),
     spacy_model: Optional[str] = typer.Option(None, "--spacy-model",
                                               help="gec_*, lit_*, names_*, adv_* (POS filter): spaCy pipeline (default $ROBUST_BENCH_SPACY_MODEL "
-                                                   "or en_core_web_sm)."),
+                                                   "or en_robust_bench_sm, the reference pipeline)."),
     splits: Optional[str] = typer.Option(None, "--splits", help="Comma-separated subset of the config's splits."),
     backend: Optional[str] = typer.Option(None, "--backend", help="lit_*: ud (spaCy, default) or erg (ACE + ERG)."),
     grammar: Optional[Path] = typer.Option(None, "--grammar", help="lit_*: compiled ERG image for --backend erg."),

@@ -307,11 +307,9 @@ def llm_traces(clf, inputs: Sequence) -> list | None:
     """The traces of ``inputs`` (rendered-prompt hash and per-choice log-likelihoods, or the generated
     answer) where ``clf`` keeps them (a causal LM), else None: what a log line's ``llm`` holds, so that a
     run can be audited against lm-eval's ``--log_samples`` and re-checked by ``verify``."""
-    trace = getattr(clf, "trace", None)        # taggers keep none
-    if trace is None:
+    if not getattr(clf, "keeps_traces", False):       # classifiers with their own head, taggers
         return None
-    traces = [trace(x) for x in inputs]
-    return None if all(t is None for t in traces) else traces
+    return [clf.trace(x) for x in inputs]
 
 
 def task_classifier(model, labels: Sequence[str], task, repo, seed: int, label_map: dict | None = None):

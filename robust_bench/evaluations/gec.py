@@ -160,6 +160,12 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
     # the input each attacked example ended on (its last edits put back into the example)
     final = {e.idx: t.make_input(list(e.result.words), list(e.result.spaces), list(e.result.edits))
              for e, t in zip(run["examples"], run["targets"])} if run else {}
+    if getattr(target, "keeps_traces", False):
+        # a resumed run read some searches back from its journal: their last inputs go to a causal LM once
+        # more, so that every log line carries the traces an uninterrupted run's would
+        unasked = [x for x in final.values() if target.trace(x) is None]
+        if unasked:
+            target.predict(unasked)
     out = []
     for k, uid in enumerate(uids):
         r = found.get(k)

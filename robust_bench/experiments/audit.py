@@ -369,15 +369,15 @@ def wilson_interval(ok: int, n: int, *, alpha: float = 0.05) -> tuple[float, flo
     return float(lo), float(hi)
 
 
-def audit_group(config: str, row: dict[str, str]) -> str | None:
+def audit_group(config: str, row: dict[str, str], family: str | None = None) -> str | None:
     """The group a judged row is counted in apart, or None, as ``config``'s builder declares it
-    (``audit_group``: for the LIT contrast sets, the transformation code; issue 31); None for a config
-    no builder owns."""
-    builder = _builder_of(config)
+    (``audit_group``: for the LIT contrast sets, the transformation code; issue 31); for a config no
+    builder owns, as ``family``'s builder does."""
+    builder = _builder_of(config, family)
     return builder.audit_group(row) if builder else None
 
 
-def summarise_judged(rows: Sequence[dict[str, str]], config: str = "") -> dict[str, Any]:
+def summarise_judged(rows: Sequence[dict[str, str]], config: str = "", family: str | None = None) -> dict[str, Any]:
     """ok/N, the 95% Wilson interval and the defect classes with counts; with fluency verdicts
     (:data:`FLUENCY_COLUMN`), also ``fluent``: ``{"n", "ok", "share", "wilson_95"}`` over the rows
     that have one; for a config with groups (:func:`audit_group`), also ``by_group``: per group
@@ -395,7 +395,7 @@ def summarise_judged(rows: Sequence[dict[str, str]], config: str = "") -> dict[s
         out["fluent"] = {"n": len(fl), "ok": k, "share": round(k / len(fl), 4), "wilson_95": [round(flo, 4), round(fhi, 4)]}
     groups: dict[str, list[bool]] = {}
     for r in judged:
-        g = audit_group(config, r)
+        g = audit_group(config, r, family)
         if g is not None:
             groups.setdefault(g, []).append(r["verdict"] == "ok")
     if groups:
@@ -465,7 +465,7 @@ def record_audit(repo: str | os.PathLike, config: str, judged: str | os.PathLike
                                  f"with seed {drawn['seed']} from {config!r}")
             if r["perturbed"] != drawn_ids[r["id"]]["perturbed"]:
                 raise AuditError(f"{judged}, line {r['line']}: field perturbed differs from row {r['id']!r} of the build")
-        entry = {**summarise_judged(rows, config), "seed": drawn["seed"], "drawn": drawn["drawn"],
+        entry = {**summarise_judged(rows, config, drawn.get("family")), "seed": drawn["seed"], "drawn": drawn["drawn"],
                  "judged": _dt.date.today().isoformat(), "builder_version": meta["builder_version"],
                  "data_sha256": drawn["data_sha256"], "unchanged_share": drawn["unchanged_share"],
                  "reader": reader}

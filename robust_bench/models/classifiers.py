@@ -125,6 +125,8 @@ class Classifier:
     """
 
     labels: tuple[str, ...]
+    #: whether :meth:`trace` says how the model answered (a causal LM), so that log lines carry it
+    keeps_traces: bool = False
 
     def __init__(self, labels: Sequence[str]):
         self.labels = tuple(labels)

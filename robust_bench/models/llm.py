@@ -187,9 +187,11 @@ def chat_template_warning(model: str, settings: LLMSettings) -> str | None:
 
 def prompt_hash(context: Any) -> str:
     """SHA-256 of a rendered context as lm-eval's ``--log_samples`` hashes its prompt (``hash_string``: the
-    UTF-8 text); a chat endpoint's list of messages as canonical JSON."""
-    text = context if isinstance(context, str) else json.dumps(context, sort_keys=True, separators=(",", ":"),
-                                                                ensure_ascii=False)
+    UTF-8 text; for a chat endpoint, the JSON of its messages that lm-eval's ``JsonChatStr`` holds), or the
+    canonical JSON of any other context."""
+    text = context if isinstance(context, str) else getattr(context, "prompt", None)   # lm-eval's JsonChatStr
+    if not isinstance(text, str):
+        text = json.dumps(context, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -644,7 +646,13 @@ class LLMBackend:
         if not getattr(tok, "chat_template", None):
             raise LLMError(f"--apply-chat-template: the tokenizer of {self.model_id} has no chat template")
         if self.backend == "openai-compatible":
-            return tok.apply_chat_template(turn, tokenize=False, add_generation_prompt=True)
+            import jinja2
+
+            try:
+                return tok.apply_chat_template(turn, tokenize=False, add_generation_prompt=True)
+            except jinja2.TemplateError as exc:
+                raise LLMError(f"--apply-chat-template: the chat template of {self.model_id} cannot render these "
+                               f"messages ({exc})") from None
         return self.lm.apply_chat_template(turn, add_generation_prompt=True)
 
     def loglikelihood(self, requests: Sequence[tuple[str, str]], truncated: list[int] | None = None) -> list[float]:
@@ -714,6 +722,8 @@ class LLMClassifier(Classifier):
         number of shots is not ``settings.num_fewshot``.
     """
 
+    keeps_traces = True
+
     def __init__(self, backend: LLMBackend, labels: Sequence[str], prompt: Prompt, settings: LLMSettings,
                  shots: Sequence[tuple[Input, int]] = ()):
         super().__init__(labels)
@@ -726,8 +736,13 @@ class LLMClassifier(Classifier):
         self.n_requests = 0
         self.delimiter = "" if settings.apply_chat_template else prompt.target_delimiter
         probe = prompt.render(dict.fromkeys(prompt.fields, "text"))   # an unknown variable fails here, before any query
-        if settings.apply_chat_template:
-            backend.chat(probe, settings.system_instruction)     # and a missing chat template
+        if settings.apply_chat_template:                       # and a missing chat template
+            rendered = backend.chat(probe, settings.system_instruction)
+            system = settings.system_instruction
+            # lm-eval's hf backend drops a system message its template refuses (with a warning): refuse instead
+            if system is not None and isinstance(rendered, str) and system not in rendered:
+                raise LLMError(f"--system-instruction: the chat template of {backend.model_id} takes no system "
+                               "message (it was dropped); ask without one")
         for label, verb in zip(self.labels, prompt.verbalisers):
             if backend.n_tokens(self.delimiter + verb) == 0 or not verb.strip():
                 raise LLMError(f"prompt {prompt.source}: option 'prompt.choices': the verbaliser {verb!r} of label "

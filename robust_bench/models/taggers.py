@@ -267,7 +267,7 @@ class SpacyPosTagger:
     Parameters
     ----------
     spacy_model : str, optional
-        Package name or directory; default ``$ROBUST_BENCH_SPACY_MODEL``, else ``en_core_web_sm``.
+        Package name or directory; default ``$ROBUST_BENCH_SPACY_MODEL``, else ``en_robust_bench_sm``.
     batch_size : int
 
     Attributes

@@ -14,8 +14,9 @@ from functools import lru_cache
 
 __all__ = ["detokenize"]
 
-#: the Penn Treebank's escaped brackets and directional quotes
-_PTB = {"``": '"', "''": '"', "-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
+#: the Penn Treebank's escaped brackets (upper case, or lower case in lower-cased corpora such as SST-2) and
+#: directional quotes
+_PTB = {"``": '"', "''": '"', "-lrb-": "(", "-rrb-": ")", "-lsb-": "[", "-rsb-": "]", "-lcb-": "{", "-rcb-": "}"}
 
 
 @lru_cache(maxsize=1)
@@ -42,7 +43,7 @@ def detokenize(text: str) -> str:
     """
     merged: list[str] = []
     for token in text.split():
-        token = _PTB.get(token, token)
+        token = _PTB.get(token.lower(), token)
         if token.lower() == "n't" and merged:
             merged[-1] += token
         else:

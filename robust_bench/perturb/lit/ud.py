@@ -1837,7 +1837,7 @@ class UDTransformer:
     ----------
     spacy_model : str, optional
         spaCy pipeline with a tagger/morphologizer and a UD dependency parser; default
-        ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_core_web_sm``.
+        ``$ROBUST_BENCH_SPACY_MODEL`` or ``en_robust_bench_sm``.
     second_parser : str, optional
         A second, independent spaCy pipeline with a parser (UD or ClearNLP labels); a sentence whose
         verb group or subject it parses otherwise is refused, and so is a passive of an object it

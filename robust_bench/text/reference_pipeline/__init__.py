@@ -242,13 +242,18 @@ def train_pipeline(out: str | os.PathLike, *, ewt: dict[str, str | os.PathLike],
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        from concurrent.futures.process import BrokenProcessPool
+
         with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = {}
             for stage in stages:
                 echo(f"training stage {stage} ({_HERE / f'{stage}.cfg'}) in its own process; log {work / f'{stage}.log'}")
                 futures[stage] = pool.submit(_train_stage, stage, work, overrides, work / f"{stage}.log")
             for stage in stages:
-                seconds[stage] = futures[stage].result()
+                try:
+                    seconds[stage] = futures[stage].result()
+                except BrokenProcessPool:    # a stage's process was killed (out of memory, a signal)
+                    raise RecipeError(f"training stage {stage}: its process died; see {work / f'{stage}.log'}") from None
     nlp = spacy.load(work / "ud" / "model-best")
     nlp.add_pipe("ner", source=spacy.load(work / "ner" / "model-best"))
     scores = {name: _score(nlp, docs) for name, docs in tests.items()}
