@@ -104,5 +104,7 @@ def text_is_tokenised(name: str) -> bool:
     """Whether config ``name``'s source text is tokenised the Penn Treebank way (its
     :class:`~robust_bench.data.builder_base.SourceInfo` says so), so that an LLM's prompt renders it
     detokenised; False for a config no builder owns."""
-    entries = {e.name: e for e in list_configs()}
-    return name in entries and entries[name].tokenised
+    try:
+        return get_config(name).tokenised
+    except UnknownConfigError:
+        return False

@@ -130,9 +130,13 @@ def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) 
 
     from robust_bench.data.repository import built_config
 
-    from robust_bench.data.registry import list_configs
+    from robust_bench.data.registry import UnknownConfigError, get_config
 
-    if config not in {e.name for e in list_configs() if e.family == "lit"}:
+    try:
+        family = get_config(config).family
+    except UnknownConfigError:
+        family = None
+    if family != "lit":
         raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli); got {config!r}")
     meta = built_config(repo, config, split)
     splits = [split] if split else list(meta["files"])

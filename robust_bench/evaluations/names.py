@@ -164,9 +164,13 @@ def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
 
     from robust_bench.data.repository import built_config
 
-    from robust_bench.data.registry import list_configs
+    from robust_bench.data.registry import UnknownConfigError, get_config
 
-    if config not in {e.name for e in list_configs() if e.family == "named_entity_swaps"}:
+    try:
+        family = get_config(config).family
+    except UnknownConfigError:
+        family = None
+    if family != "named_entity_swaps":
         raise NameEvalError(f"expected a names_* config (names_mrpc, names_conll2003, names_coref); got {config!r}")
     meta = built_config(repo, config)
     return {sp: datasets.load_dataset(str(repo), config, split=sp) for sp in meta["files"]}, meta
