@@ -80,7 +80,10 @@ _SNLI = "https://huggingface.co/datasets/stanfordnlp/snli/resolve/main/plain_tex
 #: with-phrases after the object, generic agents, discourse markers before a cleft, present clauses
 #: under a past verb, made of; n;n with fronted material or a hypothesis that adds content, m;m
 #: over two tenses, m;o contradictions about the subject's description, existential hypotheses).
-_VERSION = datasets.Version("2.1.0")
+#: 2.2.0 (issue 50, the reference pipeline en_robust_bench_sm's misparses, from the v10 blind audits):
+#: a bare verb coordinated with a noun refuses the sentence; a coordinated object has no passive; a
+#: first word keeps its capital as part of a name only before a word that is not an adjective.
+_VERSION = datasets.Version("2.2.0")
 #: Where the config's pairs come from: ``sample`` (TextFooler's 1,000-pair samples, the default,
 #: pinned in the default suite) or ``full`` (all of the dev/test split, from the Hub).
 SOURCES = ("sample", "full")

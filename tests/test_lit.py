@@ -567,3 +567,47 @@ def test_pair_rules_of_the_second_audit_round(ud, code, premise, hypothesis, lab
     rows, report = make_contrast_sets([{"idx": 0, "premise": premise, "hypothesis": hypothesis, "label": label}],
                                       ud, FirstCandidate(), codes=[code])
     assert not rows and report.failures_per_code[code].get(RULE_REFUSAL + reason) == 1, report.failures_per_code[code]
+
+
+def _parsed(rows):
+    """A spaCy Doc from (word, tag, pos, dep, head index, lemma) rows: a parse fixed by hand, whatever the
+    test pipeline would give."""
+    import spacy
+    from spacy.tokens import Doc
+
+    words, tags, pos, deps, heads, lemmas = zip(*rows)
+    return Doc(spacy.blank("en").vocab, words=list(words), tags=list(tags), pos=list(pos), deps=list(deps),
+               heads=list(heads), lemmas=list(lemmas))
+
+
+def test_misparses_of_the_reference_pipeline_found_by_the_v10_audit_are_refused():
+    """Blind audit of lit_snli on en_robust_bench_sm (seed 20261303) and lit_mnli (seed 20261302): each row
+    on en_robust_bench_sm's own parse of it."""
+    from robust_bench.perturb.lit.ud import analyse, transform
+
+    # "wipe" (VB) a conjunct of "kitchen": not "It was two women that stood in a kitchen and wipe down trays"
+    doc = _parsed([("Two", "CD", "NUM", "nummod", 1, "two"), ("women", "NNS", "NOUN", "nsubj", 2, "woman"),
+                   ("stand", "VBP", "VERB", "ROOT", 2, "stand"), ("in", "IN", "ADP", "case", 5, "in"),
+                   ("a", "DT", "DET", "det", 5, "a"), ("kitchen", "NN", "NOUN", "obl", 2, "kitchen"),
+                   ("and", "CC", "CCONJ", "cc", 7, "and"), ("wipe", "VB", "VERB", "conj", 5, "wipe"),
+                   ("down", "JJ", "ADP", "amod", 9, "down"), ("trays", "NNS", "NOUN", "obl", 2, "tray")])
+    with pytest.raises(Refusal) as exc:
+        analyse(doc)
+    assert exc.value.reason == "coordinated clauses"
+    # "white" taken for the object's head, "dog" its conjunct: not "A smaller white and black dog who is
+    # growling are being licked by a large black and white dog"
+    doc = _parsed([("A", "DT", "DET", "det", 2, "a"), ("large", "JJ", "ADJ", "amod", 2, "large"),
+                   ("dog", "NN", "NOUN", "nsubj", 4, "dog"), ("is", "VBZ", "AUX", "aux", 4, "be"),
+                   ("licking", "VBG", "VERB", "ROOT", 4, "lick"), ("a", "DT", "DET", "det", 7, "a"),
+                   ("smaller", "JJR", "ADJ", "amod", 7, "small"), ("white", "NN", "NOUN", "obj", 4, "white"),
+                   ("and", "CC", "CCONJ", "cc", 10, "and"), ("black", "JJ", "ADJ", "amod", 10, "black"),
+                   ("dog", "NN", "NOUN", "conj", 7, "dog"), (".", ".", "PUNCT", "punct", 4, ".")])
+    clause = analyse(doc)
+    assert clause.obj_refusal == "coordinated object"
+    with pytest.raises(Refusal, match="coordinated object"):
+        transform(clause, ["passive"])
+    # a capitalised adjective after the first word: "It is current Chinese leaders that ...", not "Current"
+    doc = _parsed([("Current", "JJ", "ADJ", "amod", 2, "current"), ("Chinese", "JJ", "ADJ", "amod", 2, "chinese"),
+                   ("leaders", "NNS", "NOUN", "nsubj", 3, "leader"), ("have", "VBP", "VERB", "ROOT", 3, "have"),
+                   ("advantages", "NNS", "NOUN", "obj", 3, "advantage"), (".", ".", "PUNCT", "punct", 3, ".")])
+    assert "It is current Chinese leaders that have advantages ." in transform(analyse(doc), ["itcleft"])

@@ -753,9 +753,12 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         # "Personal saving is how much income is left": the subject opens a wh-clause
         raise Refusal("subordinate clause taken for the main clause", "wh-word before the subject")
     for t in toks:
-        if t.dep_ == "conj" and _tag(t) in ("VBZ", "VBP", "VBD", "MD") and t.head.pos_ not in ("VERB", "AUX") \
-                and t.head.i != head.i:
-            raise Refusal("coordinated clauses", t.text)     # a finite verb coordinated with a noun: misparse
+        if t.dep_ == "conj" and t.head.pos_ not in ("VERB", "AUX") and t.head.i != head.i and (
+                _tag(t) in ("VBZ", "VBP", "VBD", "MD") or _tag(t) == "VB" and t.head.pos_ in ("NOUN", "PROPN")):
+            # a finite verb coordinated with a noun is a misparse, and so is a bare one: "Two women stand
+            # in a kitchen and wipe down trays" with "wipe" (VB) a conjunct of "kitchen" would become
+            # "It was two women that stood in a kitchen and wipe down trays" (SNLI dev, blind audit v10)
+            raise Refusal("coordinated clauses", t.text)
     if toks[-1].text not in (".", "!", "?", "'", '"', "''", "``", ")") and len(toks) > 1 \
             and all(t.text[:1].isupper() and t.is_alpha for t in toks[:2]):
         raise Refusal("heading or fragment")      # "Station Jesus meets his mother" (a Stations of the Cross heading)
@@ -1029,6 +1032,12 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         elif any(t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") for t in o.subtree) or \
                 any(t.dep_ == "cc" for t in toks[o_end:] if t.head.i == head.i):
             obj_ref = "coordinated clause"
+        elif any(t.dep_ == "cc" for t in o.subtree):
+            # the new subject's number rests on where the parse attached the conjunct: "passing a man
+            # wearing a bandanna and girl" (singular or two people?), "licking a smaller white and
+            # black dog" (with "white" taken for a noun: "... dog ... are being licked"; SNLI dev,
+            # blind audit v10)
+            obj_ref = "coordinated object"
         elif any(t.dep_ == "nmod" and (t.head.i != o.i or any(g.dep_ == "case" and g.lower_ in _VERBAL_PREPOSITIONS
                                                               for g in t.children))
                  for t in o.subtree):
@@ -1111,7 +1120,9 @@ def analyse(doc, casing: "Casing | None" = None) -> Clause:
         # Casing (taggers call many sentence-initial plurals PROPN or an entity).
         multiword = (nxt[:1].isupper() and nxt.isalpha() and t.text[:1].isupper()
                      and t.lower_ not in _QUANTIFIER_WORDS and t.lower_ not in _QUANTITY_ADJECTIVES   # "Few Americans"
-                     and t.pos_ not in ("DET", "PRON", "ADP", "CCONJ", "SCONJ", "ADV"))
+                     and t.pos_ not in ("DET", "PRON", "ADP", "CCONJ", "SCONJ", "ADV")
+                     # a capitalised adjective after it ("Current Chinese leaders") makes no name of it
+                     and (t.pos_ == "PROPN" or toks[k + 1].pos_ != "ADJ"))
         if k == 0:
             proper = t.text == "I" or (t.text.isupper() and len(t.text) > 1) or multiword or casing.is_name(t)
         else:
