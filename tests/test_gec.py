@@ -283,3 +283,18 @@ def test_edits_must_leave_an_error_not_other_standard_english():
     nn = {"type": "Nn", "position": 0, "operation": "substitute", "original": "organisations",
           "replacement": "organisation"}
     assert undoes_error(orgs, [nn], Operation("SVA", "substitute", 2, "have", "has"))
+
+
+def test_no_word_choice_for_the_verb_of_a_phrasal_verb():
+    """Blind audit of gec_conll2003 (v10, seed 20261304): "the nations making up the committee" took
+    "creating up"; the synonyms of "make" are not those of "make up" (WordNet knows "make_up" but not
+    "making_up"). Without the particle, "making" takes them."""
+    rows = [("Five", "CD", "NUM", "nummod", 1, "five"), ("nations", "NNS", "NOUN", "nsubj", 2, "nation", "Number=Plur"),
+            ("making", "VBG", "VERB", "root", 2, "make", "VerbForm=Ger"),
+            ("up", "RP", "ADP", "compound:prt", 2, "up"),
+            ("the", "DT", "DET", "det", 5, "the", "Definite=Def|PronType=Art"),
+            ("committee", "NN", "NOUN", "obj", 2, "committee", "Number=Sing"), (".", ".", "PUNCT", "punct", 2, ".")]
+    assert not [o for o in ops_of(sent(*rows), "Wchoice") if o.position == 2]
+    bare = rows[:3] + rows[4:]
+    bare = [r[:4] + (r[4] - (r[4] > 3),) + r[5:] for r in bare]
+    assert [o for o in ops_of(sent(*bare), "Wchoice") if o.position == 2]

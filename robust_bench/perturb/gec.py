@@ -811,6 +811,9 @@ def _wchoice_positions(tokens: Sequence[Token], protected: set[int]) -> list[int
             and t.tag != "MD" and not _word_part(tokens, i) and not _fixed(tokens, i) and not _named(tokens, i)
             # not a verb before its own subject ('" ...," said Casesa' -> "told Casesa" swaps the roles)
             and not (t.pos == "VERB" and any(tokens[c].dep.startswith("nsubj") and c > i for c in kids[i]))
+            # not the verb of a phrasal verb: its synonyms are the verb's alone ("making up the committee"
+            # -> "creating up"; CoNLL-2003 dev, blind audit v10)
+            and not (t.pos == "VERB" and any(tokens[c].dep in ("compound:prt", "prt") for c in kids[i]))
             # not a degree adverb ("simply too good" -> "merely too good")
             and not (t.pos == "ADV" and tokens[t.head].pos in ("ADJ", "ADV"))
             and not _in_compound(tokens, i)] if not _tabular(tokens) else []
