@@ -139,3 +139,28 @@ def test_every_error_derives_from_the_one_base():
     # and the command line names no error class but the base (and built-in ones)
     for path in (ROOT / "robust_bench" / "cli").glob("*.py"):
         assert "known_errors" not in path.read_text(encoding="utf-8"), path
+
+
+#: imports that stay inside functions, where laziness saves start-up time: the heavy optional libraries and
+#: modules that import them at their top (a datasets builder)
+LAZY_IMPORTS = ("datasets", "matplotlib", "torch", "transformers", "spacy", "lm_eval", "vllm", "robust_bench.builders")
+
+
+def test_the_evaluations_room_imports_at_the_top():
+    """Issue 52, item 4: internal imports sit at the module top; under 20% of the evaluations room's imports
+    are inside functions, and those only of the heavy optional libraries."""
+    inside = total = 0
+    stray = []
+    for path in sorted((ROOT / "robust_bench" / "evaluations").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = {id(n) for n in tree.body}
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                total += 1
+                if id(n) not in top:
+                    inside += 1
+                    name = n.module if isinstance(n, ast.ImportFrom) else n.names[0].name
+                    if not name.startswith(LAZY_IMPORTS) and name != "robust_bench.evaluations":
+                        stray.append(f"{path.name}:{n.lineno} {name}")
+    assert not stray, stray
+    assert inside < 0.2 * total, (inside, total)

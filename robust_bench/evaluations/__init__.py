@@ -29,6 +29,9 @@ import numpy as np
 
 from robust_bench import RobustBenchError, import_submodules
 from robust_bench.scoring.intervals import Formula
+from robust_bench.data.registry import text_is_tokenised
+from robust_bench.data.repository import built_config
+from robust_bench.models.llm import LLMError, LLMSettings, draw_shots, task_prompt
 
 __all__ = ["Metric", "Tolerance", "Evaluation", "EvalOutput", "CommandTask", "EvaluationError", "UnknownEvaluationError",
            "register_evaluation", "get_evaluation", "evaluations", "declared_ranges", "family_title", "pair_or_tagger_task_type",
@@ -73,7 +76,6 @@ class Metric:
     range : (float, float)
         The values it can take: fractions in [0, 1], rank correlations in [-1, 1].
     """
-
     name: str
     formula: Formula
     higher_is_better: bool = True
@@ -93,7 +95,6 @@ class Tolerance:
     max_share : float, in [0, 1]
     max_metric_diff : float, >= 0
     """
-
     compare: str
     max_share: float = 0.0
     max_metric_diff: float = 0.0
@@ -108,7 +109,6 @@ class Tolerance:
 class CommandTask:
     """What a family's own command asks of an evaluation function in place of a suite task: the config,
     its split and the evaluation's options (a suite task also has these)."""
-
     config: str
     split: str
     options: dict = field(default_factory=dict)
@@ -121,7 +121,6 @@ class CommandTask:
 @dataclass
 class EvalOutput:
     """Per-example log entries (sorted by id by the runner) and deterministic details."""
-
     examples: list[dict]
     details: dict = field(default_factory=dict)
 
@@ -163,7 +162,6 @@ class Evaluation:
     title : str
         The family's heading, with the paper it follows (leaderboard pages).
     """
-
     name: str
     family: str
     run: Callable[..., EvalOutput]
@@ -335,16 +333,12 @@ def task_classifier(model, labels: Sequence[str], task, repo, seed: int, label_m
     """
     if model.spec.kind != "causal-lm":
         return model.classifier(labels, label_map)
-    from robust_bench.data.registry import text_is_tokenised
-    from robust_bench.models.llm import LLMError, LLMSettings, draw_shots, task_prompt
 
     tokenised = text_is_tokenised(task.config)
     k = (model.llm or LLMSettings()).num_fewshot
     shots = []
     if k:
         import datasets
-
-        from robust_bench.data.repository import built_config
 
         splits = list(built_config(repo, task.config)["files"])
         others = sorted((s for s in splits if s != task.split), key=lambda s: (s != "train", "test" in s, s))

@@ -23,6 +23,15 @@ from robust_bench.evaluations import (CommandTask, EvalOutput, EvaluationError, 
                                       llm_traces, log_entry, pair_or_tagger_task_type, ratio, register_evaluation, task_classifier,
                                       unit_ids)
 from robust_bench.scoring import entity_counts
+from robust_bench.attacks.gec import (AttackError, TASKS, attack_pipelines, budget_curve, plot_budget_curve,
+    run_attack, run_ner_attack)
+from robust_bench.attacks.search import AttackJournal
+from robust_bench.data.repository import built_config, write_derived_config
+from robust_bench.models.resolve import load_model
+from robust_bench.perturb.gec import realign_tags, render
+from robust_bench.results.records import make_record, model_slug, write_record
+from robust_bench.results.runs import log_columns
+from robust_bench.scoring.intervals import metric_value
 
 __all__ = ["attack", "attack_examples", "attack_command", "check_outcome", "attack_journal",
            "load_examples", "save_adversarial"]
@@ -57,8 +66,6 @@ def attack_journal(path: str | Path, identity: dict):
     """The journal of finished attacks (:class:`robust_bench.attacks.search.AttackJournal`) at
     ``path``, for the attack ``identity`` names: a killed attack resumes from it, and a journal of
     another attack is refused."""
-    from robust_bench.attacks.search import AttackJournal
-
     return AttackJournal(Path(path), identity)
 
 
@@ -110,8 +117,6 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
     AttackError
         An unknown search or config; with ``must_attack``, no example to attack.
     """
-    from robust_bench.attacks.gec import TASKS, AttackError, run_attack, run_ner_attack
-
     if "ner_tags" in rows.column_names:
         if max_attacked is not None or journal is not None:
             raise AttackError(_CLASSIFIERS_ONLY)
@@ -127,7 +132,6 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
                 raise
             run = None
         found = {r.idx: r.result for r in run["examples"]} if run else {}
-        from robust_bench.perturb.gec import realign_tags
 
         adv_words = [found[k].words if k in found else words[k] for k in range(len(rows))]
         adv_gold = [realign_tags(gold[k], found[k].edits, fill="O") if k in found else gold[k] for k in range(len(rows))]
@@ -222,8 +226,6 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     EvaluationError
         For a config that is no ``gec_*`` config.
     """
-    from robust_bench.attacks.gec import TASKS
-
     search = task.options.get("search", "greedy")
     budget = float(task.options.get("budget", 0.15))
     uids = unit_ids("attack", rows, task.split)
@@ -304,12 +306,6 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
     AttackError, NotBuiltError, ModelError
         Nothing to attack, a config not built, a model that cannot be loaded.
     """
-    from robust_bench.attacks.gec import AttackError, attack_pipelines, budget_curve, plot_budget_curve
-    from robust_bench.models.resolve import load_model
-    from robust_bench.results.records import make_record, model_slug, write_record
-    from robust_bench.results.runs import log_columns
-    from robust_bench.scoring.intervals import metric_value
-
     rows, split, meta = load_examples(repo, config, split, limit)
     ner = "ner_tags" in rows.column_names
     if ner and resume:
@@ -410,9 +406,6 @@ def load_examples(repo: str | Path, config: str, split: str | None = None, limit
     """
     import datasets
 
-    from robust_bench.attacks.gec import TASKS, AttackError
-    from robust_bench.data.repository import built_config
-
     if config not in TASKS and config != "gec_conll2003":
         raise AttackError(f"attacks run on {', '.join(TASKS)} and gec_conll2003; got {config!r}")
     meta = built_config(repo, config, split or None)
@@ -448,9 +441,6 @@ def save_adversarial(run: dict[str, Any], *, repo: str | Path, name: str, model:
         ``name``.
     """
     import datasets
-
-    from robust_bench.data.repository import write_derived_config
-    from robust_bench.perturb.gec import realign_tags, render
 
     rows = run["rows"]
     s = run["summary"]

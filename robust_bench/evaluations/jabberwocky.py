@@ -20,6 +20,12 @@ from typing import Any, Callable, Sequence
 from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, Tolerance, input_sha256, log_entry, ratio,
                                       register_evaluation)
 from robust_bench.scoring.intervals import Formula
+from robust_bench.experiments.baselines import run_baselines
+from robust_bench.experiments.jabberwocky import ProbeSettings, run_probing
+from robust_bench.io.fileio import save_figure
+from robust_bench.results.records import RecordError, make_record, model_slug, validate_record, write_record
+from robust_bench.results.runs import RunFolderError, read_record
+from robust_bench.scoring import PUNCTUATION_RULES
 
 __all__ = ["probe", "probe_command", "probe_figure", "baselines_command", "run_records", "rep_name", "lead_table",
            "plot_probe_records", "RECORD_RANGES"]
@@ -69,8 +75,6 @@ def probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     EvaluationError
         On an unknown probe option.
     """
-    from robust_bench.experiments.jabberwocky import ProbeSettings, run_probing
-
     opts = dict(task.options)
     kind = opts.pop("probe", "structural")
     known = {"layers", "trials", "epochs", "batch_size", "patience", "max_train_sentences"}
@@ -227,7 +231,6 @@ def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, 
     ax.set_title(f"{metric.upper()}: plain vs Jabberwocky test", fontsize=10)
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    from robust_bench.io.fileio import save_figure
 
     return save_figure(fig, out_stem)
 
@@ -245,8 +248,6 @@ def run_records(run: dict[str, Any]) -> list[tuple[dict, str]]:
     list of (record, tag)
         ``tag`` names the probe and representation, for :func:`robust_bench.results.records.write_record`.
     """
-    from robust_bench.results.records import make_record
-
     out = []
     for r in run["results"]:
         rep = r["representation"]
@@ -306,9 +307,6 @@ def probe_command(model: str, *, repo: str | Path, config: str = "jabberwocky_ew
     ------
     ProbingError, ModelError, NotBuiltError
     """
-    from robust_bench.experiments.jabberwocky import run_probing
-    from robust_bench.results.records import model_slug, write_record
-
     output_dir = Path(output_dir)
     stem = model_slug(model)
     checkpoints = output_dir / ".probe-checkpoints" / f"{stem}__{config}"
@@ -347,9 +345,6 @@ def probe_figure(paths: Sequence[str | Path], out: str | Path, *, metric: str = 
     EvaluationError
         No selected-layer record with ``metric``, or a probe record's fields of the wrong type.
     """
-    from robust_bench.results.records import RecordError, validate_record
-    from robust_bench.results.runs import RunFolderError, read_record
-
     records = [read_record(p) for p in paths]
     for p, rec in zip(paths, records):
         if "probe" in (rec.get("details") or {}):       # a probe record: its metrics in their declared ranges
@@ -374,10 +369,6 @@ def baselines_command(config: str = "jabberwocky_ewt", *, repo: str | Path, sour
     ------
     BaselineCheckError, NotBuiltError
     """
-    from robust_bench.experiments.baselines import run_baselines
-    from robust_bench.results.records import make_record, write_record
-    from robust_bench.scoring import PUNCTUATION_RULES
-
     run = run_baselines(config, repo=repo, source=source, split=split)
     echo(f"{config} / {split}: model-free baselines (Hall Maudslay & Cotterell, 2021, §5.1)")
     rules = {r["details"]["punctuation_rule"] for by_v in run["results"].values() for r in by_v.values()}

@@ -27,6 +27,15 @@ import numpy as np
 from robust_bench import RobustBenchError
 from robust_bench.evaluations import (CommandTask, EvalOutput, Metric, input_sha256, llm_traces, log_entry, ratio,
                                       register_evaluation, task_classifier, unit_ids)
+from robust_bench.data.registry import UnknownConfigError, get_config
+from robust_bench.data.repository import built_config
+from robust_bench.io.fileio import save_figure
+from robust_bench.models.resolve import load_model
+from robust_bench.perturb.lit.pairs import CODES
+from robust_bench.results.records import make_record, model_slug, write_record
+from robust_bench.results.runs import log_columns
+from robust_bench.scoring import consistency_details
+from robust_bench.scoring.intervals import metric_value
 
 __all__ = ["contrast_set", "check_outcome", "load_contrast_sets", "table3", "contrast_set_scores", "format_table",
            "plot_scores", "evaluate_contrast_sets", "LitEvalError"]
@@ -49,8 +58,6 @@ def check_outcome(entry: dict) -> list[tuple[str, int]]:
 def _outcome(po: int, pc: int, go: int, gc: int, rule: str) -> dict:
     """The outcome fields of one dual instance: predictions ``po``/``pc`` on the original and the
     transformed pair, their gold labels ``go``/``gc``, the pair's label rule."""
-    from robust_bench.scoring import consistency_details
-
     c = consistency_details([int(po)], [int(pc)], [rule])
     return {"ori_correct": po == go, "ctr_correct": pc == gc, "both_correct": po == go and pc == gc, "one": 1,
             "consistent": c["instances"] == 1 and c["consistency"] == 1.0, "counted": c["instances"]}
@@ -128,10 +135,6 @@ def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) 
     """
     import datasets
 
-    from robust_bench.data.repository import built_config
-
-    from robust_bench.data.registry import UnknownConfigError, get_config
-
     try:
         family = get_config(config).family
     except UnknownConfigError:
@@ -161,10 +164,6 @@ def table3(codes: Sequence[str], entries: Sequence[dict]) -> dict:
         ``"all"``) -> ``n``, ``acc_ori``, ``acc_ctr``, ``consistency`` (fractions in [0, 1];
         consistency NaN when no instance counts), ``consistency_excluded``.
     """
-    from robust_bench.perturb.lit.pairs import CODES
-    from robust_bench.results.runs import log_columns
-    from robust_bench.scoring.intervals import metric_value
-
     cols = log_columns(entries)
     found: dict[str, list[int]] = defaultdict(list)
     for i, c in enumerate(codes):
@@ -231,8 +230,6 @@ def plot_scores(scores: dict, out_stem: str | Path, *, title: str = "") -> list[
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from robust_bench.io.fileio import save_figure
-
     codes = list(scores)
     x = np.arange(len(codes))
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(codes) + 2), 3.6))
@@ -284,9 +281,6 @@ def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None,
     LitEvalError, NotBuiltError, ModelError
         A config that is not LIT, not built, or a model that cannot be loaded.
     """
-    from robust_bench.models.resolve import load_model
-    from robust_bench.results.records import make_record, model_slug, write_record
-
     sets, meta = load_contrast_sets(repo, config, split)      # checks the config before the model loads
     handle = load_model(model, interface="sequence-classification", device=device, dtype=dtype, batch_size=batch_size)
     output_dir = Path(output_dir)

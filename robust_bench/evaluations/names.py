@@ -32,6 +32,16 @@ from robust_bench import RobustBenchError
 from robust_bench.evaluations import (CommandTask, EvalOutput, EvaluationError, Metric, f1, input_sha256, llm_traces, log_entry,
                                       pair_or_tagger_task_type, ratio, register_evaluation, task_classifier)
 from robust_bench.scoring import entity_counts, group_stability, stability_details, worst_best_rows
+from robust_bench.data.registry import UnknownConfigError, get_config
+from robust_bench.data.repository import built_config
+from robust_bench.io.fileio import save_figure
+from robust_bench.models.resolve import load_model
+from robust_bench.perturb.names import mentions_from_tags, span_map_from_edits
+from robust_bench.perturb.organisations import SECTORS
+from robust_bench.results.records import make_record, model_slug, write_record
+from robust_bench.scoring.coref import coref_scores, restrict_to_clusters
+from robust_bench.scoring.intervals import metric_value
+from robust_bench.text.nlp import load_spacy, map_entity_label, ner_model_name
 
 __all__ = ["name_swaps", "NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref",
            "format_table", "Resemble", "resemble_mixture", "canonical_candidates", "choose_canonical_names",
@@ -162,10 +172,6 @@ def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
     """
     import datasets
 
-    from robust_bench.data.repository import built_config
-
-    from robust_bench.data.registry import UnknownConfigError, get_config
-
     try:
         family = get_config(config).family
     except UnknownConfigError:
@@ -201,8 +207,6 @@ def entity_kind(edits) -> str | None:
     of any sector or industry: the roles of :data:`robust_bench.perturb.organisations.SECTORS` and
     ``industry:<group>``), ``ORG <institution kind>`` (``ORG court``, ``ORG university``...) and ``ORG
     mixed``; ``None`` without an edit."""
-    from robust_bench.perturb.organisations import SECTORS
-
     kinds = set()
     for e in edits:
         if e["role"] in ("possessive", "article"):
@@ -256,8 +260,6 @@ def _frequency_points(scores_per_row, variants, edits) -> list[tuple[int, float]
 def _f1_of(counts: Sequence[tuple[int, int, int]]) -> Callable[[Sequence[int]], float]:
     """The task F1 over a subset of rows, from their (tp, fp, fn): the evaluation's own formula
     (``original_f1``, 2Σtp / (2Σtp + Σfp + Σfn), 0 without a true positive); NaN for no row."""
-    from robust_bench.scoring.intervals import metric_value
-
     c = np.asarray(counts, dtype=np.float64).reshape(-1, 3)
     cols = {"tp_original": c[:, 0], "fp_original": c[:, 1], "fn_original": c[:, 2]}
     formula = name_swaps.metric("original_f1").formula
@@ -312,8 +314,6 @@ def score_classifier(clf, rows, random_rows=None, *, positive: int | None = None
 
 def canonical_entities(tags: Sequence[str], edits, n_original: int) -> str:
     """Predicted entity spans of a row, in the original's coordinates, as a canonical string."""
-    from robust_bench.perturb.names import mentions_from_tags, span_map_from_edits
-
     ents = [(m.start, m.end, m.type) for m in mentions_from_tags(tags)]
     if edits:
         smap = span_map_from_edits(n_original, edits)
@@ -353,8 +353,6 @@ def score_coref(predictor, rows, random_rows=None) -> dict[str, Any]:
     dict
         As :func:`score_classifier` (CoNLL F1 in [0, 1]), plus ``metrics_original`` with every metric.
     """
-    from robust_bench.perturb.names import span_map_from_edits
-    from robust_bench.scoring.coref import coref_scores, restrict_to_clusters
 
     def predict(ds):
         return predictor.predict([(t, s) for t, s in zip(ds["tokens"], ds["sentence_starts"])])
@@ -509,8 +507,6 @@ class Resemble:
 
     def rewrite(self, pair: tuple[str, str], member: int) -> tuple[str, ...]:
         """The pair with its typed entities replaced by the canonical names of ``member``."""
-        from robust_bench.text.nlp import map_entity_label
-
         todo = [t for t in pair if t not in self._docs]
         self._docs.update(zip(todo, self.nlp.pipe(todo)))
         docs = [self._docs[t] for t in pair]
@@ -596,8 +592,6 @@ def plot_frequency(points: Sequence[tuple[int, float]], out_stem: str | Path, *,
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from robust_bench.io.fileio import save_figure
-
     if not len(points):
         raise ValueError("no (frequency, score) points: the corpus records no training-data frequency")
     freq = np.asarray([p[0] for p in points])
@@ -645,8 +639,6 @@ def plot_spread(results: dict[str, dict], out_stem: str | Path, *, title: str, m
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from robust_bench.io.fileio import save_figure
 
     kinds = sorted({k for sc in results.values() for k, v in sc.get("by_kind", {}).items()
                     if v["groups"] >= min_groups})
@@ -725,9 +717,6 @@ def evaluate_name_swaps(*, config: str, model: str | None = None, spacy_model: s
     NameEvalError, NotBuiltError, ModelError
         A config that is not a name-swap config or not built, no model, a model that cannot be loaded.
     """
-    from robust_bench.models.resolve import load_model
-    from robust_bench.results.records import make_record, model_slug, write_record
-
     sets, meta = load_name_sets(repo, config)
     rand = sets.get("random")
     seed = int(meta.get("seed", 0))
@@ -742,7 +731,6 @@ def evaluate_name_swaps(*, config: str, model: str | None = None, spacy_model: s
         who, revision, metric = model, clf.revision, "F1"
         results["plain"] = score_classifier(clf, sets["test"], rand)
         if resemble:
-            from robust_bench.text.nlp import load_spacy, ner_model_name
 
             nlp = load_spacy(ner_model_name(spacy_model), require=("ner",))     # the annotator (§4)
             ranking = choose_canonical_names(clf, sets["validation"], canonical_candidates(sets["test"]), nlp, m=3)

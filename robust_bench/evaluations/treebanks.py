@@ -27,10 +27,18 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from robust_bench.attacks.treebanks import ParserAttack, TreeExample, summarise
 from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, input_sha256, log_entry, ratio,
                                       register_evaluation, unit_ids)
 from robust_bench.perturb.treebanks import FILTERS
+from robust_bench.attacks.treebanks import ParserAttack, TreeExample, make_attack, result_rows, row_features, summarise
+from robust_bench.data.repository import write_derived_config
+from robust_bench.io.conllu_io import read_conllu, word_forms, write_conllu
+from robust_bench.io.fileio import save_figure
+from robust_bench.models.lm import CausalLMScorer, DEFAULT_LM
+from robust_bench.models.loader import ModelError
+from robust_bench.models.resolve import load_model
+from robust_bench.results.records import make_record, model_slug, write_record
+from robust_bench.scoring import attachment_errors, attachment_mask
 
 __all__ = ["parser_attack", "attack_parser_command", "filter_ablation", "mean_perplexity", "table6", "table4",
            "table5", "table7", "table2", "plot_candidates", "plot_scores", "CONFIGS"]
@@ -68,8 +76,6 @@ def parser_attack(model, task, rows, positions, seed, repo, work=None) -> EvalOu
     EvalOutput
         One entry per sentence: scored tokens, right arcs and labels before and after, ``success``.
     """
-    from robust_bench.scoring import attachment_errors, attachment_mask
-
     parser = model.parser()
     originals = [tuple(t) for t in rows["original_tokens"]]
     attacked = [tuple(t) for t in rows["tokens"]]
@@ -200,8 +206,6 @@ def plot_candidates(summary: dict, out_stem: str | Path, *, title: str) -> list[
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from robust_bench.io.fileio import save_figure
-
     gens = list(summary["candidates"])
     before = [summary["candidates"][g]["proposed"] for g in gens]
     after = [summary["candidates"][g]["kept"] for g in gens]
@@ -224,8 +228,6 @@ def plot_scores(summaries: dict[str, dict], out_stem: str | Path, *, title: str,
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from robust_bench.io.fileio import save_figure
 
     names = list(summaries)
     metrics = [m for m in ("uas", "las") if all(f"{m}_original" in s["scores"][rule] for s in summaries.values())]
@@ -304,14 +306,7 @@ def attack_parser_command(parser_spec: str, config: str = "adv_ewt", *, limit: i
     """
     import datasets
 
-    from robust_bench.attacks.treebanks import make_attack, result_rows, row_features
-    from robust_bench.builders.treebanks import AdversarialTreebank
-    from robust_bench.data.repository import write_derived_config
-    from robust_bench.io.conllu_io import word_forms
-    from robust_bench.models.lm import DEFAULT_LM, CausalLMScorer
-    from robust_bench.models.loader import ModelError
-    from robust_bench.models.resolve import load_model
-    from robust_bench.results.records import make_record, model_slug, write_record
+    from robust_bench.builders.treebanks import AdversarialTreebank    # a datasets builder: datasets is heavy
 
     if config not in CONFIGS:
         raise EvaluationError(f"--config must be one of {', '.join(CONFIGS)}, got {config!r}")
@@ -387,8 +382,6 @@ def attack_parser_command(parser_spec: str, config: str = "adv_ewt", *, limit: i
 
 def _export(attack, train_path, limit, out, echo) -> Path:
     """§4.4: attack the training treebank too and write its adversarial sentences as CoNLL-U."""
-    from robust_bench.io.conllu_io import read_conllu, write_conllu
-
     if not train_path:
         raise EvaluationError("--export-training needs a training treebank: give --parser-train FILE")
     sents = read_conllu(train_path)[:limit] if limit else read_conllu(train_path)
