@@ -140,7 +140,9 @@ _CHUNK = 256
 #: before it, whatever the parse says ("the outlooks remain" passed as an error where the parser took
 #: "outlook" for the subject of a later verb; a blind read of a 2.2.0 gec_mrpc slice found it).
 #: 2.4.0 (issue 50, the v10 blind audit of gec_conll2003): no word choice for the verb of a phrasal verb.
-_VERSION = datasets.Version("2.4.0")
+#: 2.5.0 (the second v10 blind audit of gec_conll2003): no preposition edit right after a particle ("closed in
+#: on", "made up for") or of "to" before a word the taggers dispute; no transition edit of the degree "so".
+_VERSION = datasets.Version("2.5.0")
 #: Rounds of in-context checking: drawn word-choice substitutes that a check refuses are banned and
 #: the row drawn again (same seed), at most this many times; then without word choice.
 _ROUNDS = 4

@@ -298,3 +298,25 @@ def test_no_word_choice_for_the_verb_of_a_phrasal_verb():
     bare = rows[:3] + rows[4:]
     bare = [r[:4] + (r[4] - (r[4] > 3),) + r[5:] for r in bare]
     assert [o for o in ops_of(sent(*bare), "Wchoice") if o.position == 2]
+
+
+def test_prepositions_of_phrasal_verbs_infinitive_to_and_degree_so_are_left_alone():
+    """The second blind audit of gec_conll2003 (v10, seed 20261321), each on the reference pipeline's parse."""
+    # "closed in on victory" -> "closed in in victory": the preposition after a particle is the verb's
+    closed = sent(("Rivals", "NNS", "NOUN", "nsubj", 1, "rival"), ("closed", "VBD", "VERB", "root", 1, "close"),
+                  ("in", "RP", "ADP", "advmod", 1, "in"), ("on", "IN", "ADP", "case", 4, "on"),
+                  ("victory", "NN", "NOUN", "obl", 1, "victory"), (".", ".", "PUNCT", "punct", 1, "."))
+    assert not [o for o in ops_of(closed, "Prep") if o.position == 3]
+    # "rates to cool economic growth" with "cool" read as an adjective: "to" is the infinitive's when the
+    # second tagger disputes the next word; undisputed, the preposition may change
+    rates = sent(("raise", "VB", "VERB", "root", 0, "raise"), ("rates", "NNS", "NOUN", "obj", 0, "rate"),
+                 ("to", "TO", "ADP", "case", 4, "to"), ("cool", "JJ", "ADJ", "amod", 4, "cool"),
+                 ("growth", "NN", "NOUN", "obl", 0, "growth"), (".", ".", "PUNCT", "punct", 0, "."))
+    assert not [o for o in ops_of(rates, "Prep", unsure={3}) if o.position == 2]
+    assert [o for o in ops_of(rates, "Prep") if o.position == 2]
+    # "was so shaken by ... that" -> "therefore shaken": the degree adverb is no connective
+    shaken = sent(("She", "PRP", "PRON", "nsubj:pass", 3, "she"), ("was", "VBD", "AUX", "aux:pass", 3, "be"),
+                  ("so", "RB", "ADV", "advmod", 3, "so"), ("shaken", "VBN", "VERB", "root", 3, "shake"),
+                  ("that", "IN", "SCONJ", "mark", 6, "that"), ("she", "PRP", "PRON", "nsubj", 6, "she"),
+                  ("left", "VBD", "VERB", "ccomp", 3, "leave"), (".", ".", "PUNCT", "punct", 3, "."))
+    assert not [o for o in ops_of(shaken, "Trans") if o.position == 2]

@@ -371,7 +371,13 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
             for i, t in enumerate(tokens):
                 if free(i) and t.lower in PREPOSITIONS and t.pos == "ADP" and not _fixed(tokens, i) \
                         and not (caps and t.text.isupper()) and not _in_title(tokens, i) and i not in doubted \
-                        and not _word_part(tokens, i):      # "year-on-year" -> "year-at-year"
+                        and not _word_part(tokens, i) \
+                        and not (i > 0 and tokens[i - 1].tag == "RP") \
+                        and not (t.lower == "to" and i + 1 < n and (tokens[i + 1].tag == "VB" or i + 1 in doubted)):
+                    # "year-on-year" -> "year-at-year"; a preposition after a particle is part of the verb
+                    # ("closed in on victory", "made up for lost time"); "to" before a word the taggers dispute
+                    # may be the infinitive's ("rates to cool economic growth", "cool" read as an adjective)
+                    # (blind audit of gec_conll2003, v10)
                     set_ops(kind, i, PREPOSITIONS)
             for i, t in enumerate(tokens):
                 verb = tokens[t.head]
@@ -398,6 +404,8 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                 if i == 0 or tokens[i - 1].text in (".", "!", "?", ";", '"', "``", "''", ":"):
                     continue        # "But ..." -> "However ...", "So ..." -> "Therefore ...": standard English at a
                     #                 sentence start; the learner's error is the adverb joining clauses ("X, however Y")
+                if t.lower == "so" and t.head == i + 1 and tokens[i + 1].tag in ("JJ", "JJR", "RB", "VBN"):
+                    continue        # the degree adverb of "so shaken ... that", not the connective
                 if t.pos in ("CCONJ", "SCONJ") or clausal_adv or relative:
                     set_ops(kind, i, TRANSITIONS)
             for i in range(1, n):
