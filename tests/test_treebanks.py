@@ -307,8 +307,12 @@ def test_budget_and_no_parse_twice():
     parser = make_parser()
     ParserAttack(parser, [ListGenerator()], []).attack([GOLD, GOLD])
     seen = parser.queries
-    ParserAttack(parser, [ListGenerator()], []).attack([GOLD])
+    again = ParserAttack(parser, [ListGenerator()], []).attack([GOLD])
     assert parser.queries == seen            # every word sequence was parsed once
+    # and yet an example's queries are its own distinct inputs, whatever the cache held from other examples
+    # (a build of one split and a build of every split give the same rows; issue 50)
+    fresh = ParserAttack(make_parser(), [ListGenerator()], []).attack([GOLD])
+    assert again[0].queries == fresh[0].queries > 0
 
 
 def test_unlabelled_success_is_a_uas_drop():
