@@ -557,6 +557,83 @@ def test_a_real_gguf_llm_loads_from_its_file_asks_in_its_own_chatml_template_and
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
+@pytest.fixture(scope="session")
+def smollm2(tmp_path_factory) -> Path:
+    """The real SmolLM2 GGUF as transformers dequantizes it (``from_pretrained(gguf_file=...)``), saved once
+    per session as a transformers folder: robust-bench's run and lm_eval then load the same weights in
+    seconds instead of dequantizing for a minute each."""
+    from tests.conftest import SHARED, made_once, recipe_key
+
+    smol = SHARED / "models" / SMOLLM2
+
+    def make(root: Path) -> None:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        model = AutoModelForCausalLM.from_pretrained(smol.parent, gguf_file=smol.name)
+        model.config.__dict__.pop("quantization_config", None)     # the weights are plain float32 now
+        model.save_pretrained(root / "smollm2")
+        AutoTokenizer.from_pretrained(smol.parent, gguf_file=smol.name).save_pretrained(root / "smollm2")
+    return made_once(tmp_path_factory, recipe_key("smollm2", smol.name, smol.stat().st_size), make) / "smollm2"
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("chat", [False, True], ids=["plain", "chat-template"])
+def test_a_real_instruct_llm_scores_as_lm_eval_does_plain_and_with_its_chat_template(chat, smollm2, smoke_repo,
+                                                                                       tmp_path):
+    """Issue 51, item 2: SmolLM2-135M-Instruct on the first rows of lit_mnli and gec_mnli, perturbed and
+    original: lm_eval's ``hf`` model on the exported tasks gives the prompts (hash), the per-choice
+    log-likelihoods (to 1e-4) and the accuracy of robust-bench's own run and classifier, plain and in the
+    model's ChatML template."""
+    from robust_bench.evaluations import CommandTask, task_classifier
+    from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.models.llm import LLMSettings
+    from robust_bench.models.resolve import load_model
+
+    n = 16
+    repo, _ = smoke_repo
+    flag = ["--apply-chat-template"] if chat else []
+    run_on_smoke(str(smollm2), tmp_path / "run", smoke_repo, "--tasks", "lit_mnli", "--limit", str(n), *flag)
+    run_dir = next(p for p in (tmp_path / "run").iterdir() if p.is_dir())
+    out = tmp_path / "tasks"
+    run(["export", "lm-eval", "lit_mnli", "gec_mnli", "--repo", str(repo), "--out", str(out), "--limit", str(n)], tmp_path)
+    tasks = ["robust_bench_lit_mnli", "robust_bench_lit_mnli_original", "robust_bench_gec_mnli",
+             "robust_bench_gec_mnli_original"]
+    proc = subprocess.run([str(Path(sys.executable).with_name("lm_eval")), "--model", "hf", "--model_args",
+                           f"pretrained={smollm2}", "--device", "cpu", "--tasks", ",".join(tasks), "--include_path",
+                           str(out), "--batch_size", "8", "--log_samples", "--output_path", str(tmp_path / "lm_eval"),
+                           *(["--apply_chat_template"] if chat else [])], capture_output=True, text=True,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(next((tmp_path / "lm_eval").rglob("results_*.json")).read_text())["results"]
+
+    def samples(task):
+        path = next((tmp_path / "lm_eval").rglob(f"samples_{task}_*.jsonl"))
+        rows = sorted((json.loads(x) for x in path.read_text().splitlines()), key=lambda s: s["doc_id"])
+        return rows, np.array([[float(r[0][0]) for r in s["resps"]] for s in rows])
+
+    # lit_mnli: the run's own log, line by line (original pair, contrast pair), and its record's accuracies
+    log = {e["id"]: e for e in map(json.loads, (run_dir / "logs" / "lit_mnli.jsonl").read_text().splitlines())}
+    for task, which in (("robust_bench_lit_mnli", 1), ("robust_bench_lit_mnli_original", 0)):
+        docs, theirs = samples(task)
+        assert len(docs) == n
+        for d, t in zip(docs, theirs):
+            line = log[d["doc"]["id"]]["llm"][which]
+            assert line["prompt_sha256"] == d["prompt_hash"]
+            assert np.abs(np.array(line["loglikelihoods"]) - t).max() < 1e-4
+    metrics = _records(run_dir)["lit_mnli"]["metrics"]
+    assert abs(metrics["acc_ctr"] - results["robust_bench_lit_mnli"]["acc,none"]) < 1e-9
+    assert abs(metrics["acc_ori"] - results["robust_bench_lit_mnli_original"]["acc,none"]) < 1e-9
+    # gec_mnli: the classifier its attack queries, on the perturbed and the original rows
+    model = load_model(str(smollm2), device="cpu", llm=LLMSettings(apply_chat_template=chat))
+    clf = task_classifier(model, list(NLI_LABELS), CommandTask("gec_mnli", "validation_matched"), repo, 0)
+    for task in ("robust_bench_gec_mnli", "robust_bench_gec_mnli_original"):
+        docs, theirs = samples(task)
+        ours = clf.loglikelihoods([(d["doc"]["premise"], d["doc"]["hypothesis"]) for d in docs])
+        assert np.abs(ours - theirs).max() < 1e-4
+        acc = np.mean([int(np.argmax(o)) == d["doc"]["label"] for o, d in zip(ours, docs)])
+        assert abs(acc - results[task]["acc,none"]) < 1e-9
+
+
 # --- bad input: one clear error, no run folder ----------------------------------------------------------
 
 
