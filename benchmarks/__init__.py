@@ -102,6 +102,9 @@ class Suite:
     tasks: tuple[Task, ...]
     source: str = ""
     setup: dict = field(default_factory=dict)
+    #: paraphrased prompt templates for ``run --prompts all``, by lm-eval GLUE source task (``mnli``,
+    #: ``mrpc``, ``qnli``, ``sst2``): each ``{"name", "template", "choices"}``, beside lm-eval's own
+    prompts: dict = field(default_factory=dict)
 
     def task(self, name: str) -> Task:
         """The task ``name``; KeyError listing the suite's tasks if there is none."""
@@ -246,8 +249,14 @@ def load_suite(name_or_path: str | os.PathLike, *, _seen: tuple = ()) -> Suite:
         undeclared = sorted(set(t.setup) - set(setup))
         if undeclared:
             raise SuiteError(f"{source}: task {t.name!r}: field 'setup': {undeclared} are not declared in the suite's setup")
+    prompts = {**(parent.prompts if "extends" in doc else {}), **(doc.get("prompts") or {})}
+    for src, variants in prompts.items():
+        names = [v["name"] for v in variants]
+        if len(set(names)) != len(names) or "lm_eval" in names:
+            raise SuiteError(f"{source}: field 'prompts.{src}': template names repeat or use 'lm_eval' (lm-eval's own "
+                             f"prompt, always the first): {names}")
     return Suite(name=doc["name"], version=int(doc["version"]), description=doc["description"], tasks=tuple(tasks),
-                 source=source, setup=setup)
+                 source=source, setup=setup, prompts=prompts)
 
 
 def count_examples(repo: str | os.PathLike, meta: dict, split: str, evaluation: str) -> int:

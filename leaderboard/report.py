@@ -74,8 +74,38 @@ def _figure(records: list[dict], out: Path) -> list[Path]:
     return save_figure(fig, out / "figures" / "robustness")
 
 
+def _prompt_figure(sensitivity: dict[str, dict], out: Path) -> list[Path]:
+    """Per task, the (clean, perturbed) metric pair under each prompt template (``run --prompts all``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tasks = sorted(sensitivity)
+    fig, axes = plt.subplots(len(tasks), 1, figsize=(8, 2.2 * len(tasks) + 0.5), squeeze=False)
+    for ax, task in zip(axes[:, 0], tasks):
+        s = sensitivity[task]
+        names = s["templates"]
+        for off, key, colour, lab in ((-0.2, "clean", "tab:blue", s["metrics"][0]),
+                                      (0.2, "perturbed", "tab:red", s["metrics"][1])):
+            ax.barh([k + off for k in range(len(names))], [s[key][n] or 0 for n in names], height=0.38,
+                    color=colour, label=lab)
+        ax.set_yticks(range(len(names)), names, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_title(f"{task}: effect {_num(s['effect'])}, {_num(s['effect_over_spread'])} times the template "
+                     "spread", fontsize=9)
+        ax.legend(loc="lower right", fontsize=7)
+    fig.tight_layout()
+    return save_figure(fig, out / "figures" / "prompts")
+
+
+def _num(x) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
+
+
 def write_report(run_dir: str | Path) -> list[Path]:
-    """Write ``report.md``, ``report.html`` and ``figures/robustness.{png,svg}`` for a run folder.
+    """Write ``report.md``, ``report.html`` and ``figures/robustness.{png,svg}`` for a run folder (and, for a
+    ``run --prompts all``, its prompt sensitivity with ``figures/prompts.{png,svg}``).
 
     Returns
     -------
@@ -83,11 +113,13 @@ def write_report(run_dir: str | Path) -> list[Path]:
         The written files.
     """
     records = read_records(run_dir, ranges_of=declared_ranges)
-    return render_report(read_manifest(run_dir), list(records.values()), run_dir)
+    manifest = read_manifest(run_dir)
+    sensitivity = {t: s["prompts"] for t, s in manifest["tasks"].items() if isinstance(s.get("prompts"), dict)}
+    return render_report(manifest, list(records.values()), run_dir, sensitivity=sensitivity)
 
 
 def render_report(manifest: dict, records: list[dict], out: str | Path, *, title: str | None = None,
-                  back_link: tuple[str, str] | None = None) -> list[Path]:
+                  back_link: tuple[str, str] | None = None, sensitivity: dict[str, dict] | None = None) -> list[Path]:
     """Write the report of a run (its ``run.json`` manifest and v2 records) into folder ``out``.
 
     Every value taken from the manifest and the records is HTML-escaped, so a submitted run can be
@@ -105,6 +137,10 @@ def render_report(manifest: dict, records: list[dict], out: str | Path, *, title
         Heading (default: model and suite).
     back_link : (href, text), optional
         A link placed at the top of the HTML page (the leaderboard's index).
+    sensitivity : dict, optional
+        Task -> its prompt sensitivity (``run --prompts all``, :func:`robust_bench.scoring.sensitivity.
+        prompt_sensitivity`): a section and a figure. The leaderboard site gives none: the templates' logs
+        are not submitted.
 
     Returns
     -------
@@ -131,6 +167,21 @@ def render_report(manifest: dict, records: list[dict], out: str | Path, *, title
     md += ["| " + " | ".join(r) + " |" for r in rows]
     if figs:
         md += ["", f"![clean vs perturbed](figures/{figs[0].name})"]
+    prompt_rows, prompt_figs = [], []
+    if sensitivity:
+        prompt_figs = _prompt_figure(sensitivity, run_dir)
+        for task, s in sorted(sensitivity.items()):
+            ci = (s.get("intervals") or {}).get("effect_over_spread")
+            prompt_rows.append([task, str(len(s["templates"])), f"{_num(s['clean_spread']['min'])} to "
+                                f"{_num(s['clean_spread']['max'])}", _num(s["effect"]),
+                                _num(s["effect_over_spread"]) + (f" [{_num(ci[0])}, {_num(ci[1])}]" if ci else "")])
+        prompt_header = ["task", "templates", "clean metric over the templates", "perturbation effect",
+                         "effect / template spread (95% CI)"]
+        md += ["", "## Prompt sensitivity", "", "Each task scored under every prompt template of the suite on the "
+               "same rows: is the perturbation's effect bigger than the spread of the clean metric over the templates "
+               "(Sclar et al. 2024)?", "", "| " + " | ".join(prompt_header) + " |", "|" + "---|" * len(prompt_header)]
+        md += ["| " + " | ".join(r) + " |" for r in prompt_rows]
+        md += ["", f"![prompt templates](figures/{prompt_figs[0].name})"]
     if skipped:
         md += ["", "## Not scored", ""] + [f"- **{t}** ({s['status']}): {s['reason']}" for t, s in skipped]
     paths = [atomic_write_text(run_dir / "report.md", "\n".join(md) + "\n")]
@@ -143,6 +194,12 @@ def render_report(manifest: dict, records: list[dict], out: str | Path, *, title
              "Intervals are 95% percentile-bootstrap intervals over examples.</p>", table]
     if figs:
         body.append(f'<p><img src="figures/{e(figs[0].name)}" alt="clean vs perturbed scores" style="max-width:100%"></p>')
+    if prompt_rows:
+        body.append("<h2>Prompt sensitivity</h2><table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in prompt_header)
+                    + "</tr></thead><tbody>" + "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>"
+                                                       for r in prompt_rows) + "</tbody></table>")
+        body.append(f'<p><img src="figures/{e(prompt_figs[0].name)}" alt="metrics under each prompt template" '
+                    'style="max-width:100%"></p>')
     if skipped:
         body.append("<h2>Not scored</h2><ul>" + "".join(f"<li><b>{e(t)}</b> ({e(s['status'])}): {e(s['reason'])}</li>"
                                                           for t, s in skipped) + "</ul>")
@@ -150,4 +207,4 @@ def render_report(manifest: dict, records: list[dict], out: str | Path, *, title
             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
             "padding:4px 8px;font-size:13px}th{background:#f4f4f4}</style></head><body>" + "".join(body) + "</body></html>\n")
     paths.append(atomic_write_text(run_dir / "report.html", page))
-    return paths + figs
+    return paths + figs + prompt_figs

@@ -468,6 +468,52 @@ def test_export_runs_in_lm_eval_with_the_same_loglikelihoods_and_accuracy(causal
     assert abs(acc - results["robust_bench_gec_mnli_original"]["acc,none"]) < 1e-4
 
 
+def test_prompts_all_scores_every_template_beside_the_perturbation_and_the_gate_compares_like_with_like(
+        causal_lms, llm_runs, smoke_repo, tiny_nli_classifier, tmp_path):
+    """Issue 51, item 4: ``--prompts all`` scores each task under lm-eval's prompt and the suite's paraphrases
+    on the same rows; run.json gives the metrics per template, their spread and the perturbation effect
+    relative to it; the records (which rank) are those of lm-eval's prompt; ``check`` refuses runs asked
+    under other template sets."""
+    proc = run_on_smoke(str(causal_lms["taught"]), tmp_path / "all", smoke_repo, "--tasks", "lit_mnli,names_mrpc",
+                        "--limit", str(LIMIT), "--prompts", "all")
+    run_dir = next(p for p in (tmp_path / "all").iterdir() if p.is_dir())
+    manifest = json.loads((run_dir / "run.json").read_text())
+    records, default = _records(run_dir), _records(llm_runs["a"][0])
+    for task, first in (("lit_mnli", "yes_maybe_no"), ("names_mrpc", "paraphrase")):
+        s = manifest["tasks"][task]["prompts"]
+        assert s["templates"][:2] == ["lm_eval", first] and len(s["templates"]) == 4 and s["n"] == len(
+            (run_dir / "logs" / f"{task}.jsonl").read_text().splitlines())
+        clean, perturbed = s["metrics"]
+        # lm-eval's template is the run's own log and record; the others have logs of their own
+        assert s["clean"]["lm_eval"] == pytest.approx(records[task]["metrics"][clean])
+        assert s["perturbed"]["lm_eval"] == pytest.approx(records[task]["metrics"][perturbed])
+        assert all((run_dir / "prompts" / task / f"{n}.jsonl").is_file() for n in s["templates"][1:])
+        values = list(s["clean"].values())
+        assert s["clean_spread"]["range"] == pytest.approx(max(values) - min(values))
+        effect = np.mean([s["clean"][n] - s["perturbed"][n] for n in s["templates"]])
+        assert s["effect"] == pytest.approx(effect)
+        assert s["effect_over_spread"] == (pytest.approx(effect / s["clean_spread"]["range"])
+                                           if s["clean_spread"]["range"] else None)
+        # the ranked record is a default run's
+        assert records[task]["metrics"] == default[task]["metrics"]
+        assert records[task]["intervals"] == default[task]["intervals"]
+    assert manifest["prompts"]["templates"] == {t: manifest["tasks"][t]["prompts"]["templates"]
+                                                for t in ("lit_mnli", "names_mrpc")}
+    assert "lit_mnli: acc_ori over 4 templates" in proc.stdout
+    report = (run_dir / "report.md").read_text()
+    assert "## Prompt sensitivity" in report and (run_dir / "figures" / "prompts.png").is_file()
+    # the gate compares like with like
+    same = run(["check", "--baseline", str(run_dir), "--candidate", str(run_dir)], tmp_path, check=False)
+    assert same.returncode == 0, same.stderr
+    other = run(["check", "--baseline", str(llm_runs["a"][0]), "--candidate", str(run_dir)], tmp_path, check=False)
+    assert other.returncode == 2 and "different prompt templates" in other.stderr, other.stderr
+    # only an LLM has prompt templates: one line, no run folder
+    bad = run_on_smoke(str(tiny_nli_classifier), tmp_path / "clf", smoke_repo, "--tasks", "lit_mnli", "--prompts", "all",
+                       check=False)
+    assert bad.returncode == 2 and "not a causal LM" in bad.stderr, bad.stderr
+    assert not (tmp_path / "clf").exists() or not any((tmp_path / "clf").iterdir())
+
+
 def test_chat_template_and_k_shot_shape_the_context(causal_lms, smoke_repo):
     from robust_bench.evaluations import CommandTask, task_classifier
     from robust_bench.io.task_data import NLI_LABELS

@@ -311,3 +311,35 @@ def test_intervals_are_finite_for_every_metric_over_one_example_or_more():
     assert (ci.low, ci.high, ci.method, ci.n) == (0.0, 1.0, "range", 1)
     none = metric_interval(rate, {"attacked": np.zeros(5), "success": np.zeros(5)}, value_range=(0.0, 1.0))
     assert none.method == "none" and none.n == 0 and np.isnan(none.low)
+
+
+def test_prompt_sensitivity_hand_computed():
+    """Three templates over four examples: the perturbation's effect (clean - perturbed, mean over the
+    templates) against the range of the clean metric over the templates (Sclar et al. 2024's spread)."""
+    from robust_bench.scoring.intervals import Formula
+    from robust_bench.scoring.sensitivity import prompt_sensitivity
+
+    def cols(clean, pert):
+        return {"c": np.array(clean, float), "p": np.array(pert, float), "one": np.ones(4)}
+
+    columns = {"lm_eval": cols([1, 1, 1, 0], [1, 0, 1, 0]), "a": cols([1, 1, 0, 0], [1, 0, 0, 0]),
+               "b": cols([1, 1, 1, 1], [1, 1, 1, 0])}
+    s = prompt_sensitivity(columns, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")), seed=0)
+    assert s["templates"] == ["lm_eval", "a", "b"] and s["n"] == 4
+    assert s["clean"] == {"lm_eval": 0.75, "a": 0.5, "b": 1.0} and s["perturbed"] == {"lm_eval": 0.5, "a": 0.25, "b": 0.75}
+    assert s["clean_spread"] == {"min": 0.5, "max": 1.0, "range": 0.5, "sd": 0.25}
+    assert s["effect"] == 0.25 and s["effect_over_spread"] == 0.5
+    lo, hi = s["intervals"]["effect"]
+    assert lo <= 0.25 <= hi
+    # the same seed, the same intervals; a lower-is-better pair counts the effect the other way
+    assert prompt_sensitivity(columns, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")), seed=0) == s
+    flipped = prompt_sensitivity(columns, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")),
+                                 higher_is_better=False)
+    assert flipped["effect"] == -0.25
+    # one template is no spread; templates over other rows are refused
+    with pytest.raises(ValueError, match="two templates"):
+        prompt_sensitivity({"lm_eval": columns["a"]}, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")))
+    short = {"c": np.ones(3), "p": np.ones(3), "one": np.ones(3)}
+    with pytest.raises(ValueError, match="different numbers"):
+        prompt_sensitivity({"lm_eval": columns["a"], "x": short}, Formula("ratio", ("c", "one")),
+                           Formula("ratio", ("p", "one")))

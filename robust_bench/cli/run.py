@@ -55,6 +55,10 @@ def run_cmd(
     setup: str = typer.Option("suite", "--setup", help="suite: the pipelines the tasks depend on must be the suite's "
                                                        "(checked before any work); any: not checked, recorded as "
                                                        "such, and not ranked (exploration)."),
+    prompts: str = typer.Option("default", "--prompts", help="Causal LMs: default (lm-eval's prompt) or all: also "
+                                "score every task under each paraphrased template of the suite, on the same rows; "
+                                "run.json gives the metrics per template, their spread and the perturbation effect "
+                                "relative to it (prompt sensitivity, Sclar et al. 2024)."),
 ) -> None:
     """Score one model on every suite task that fits it: records with 95% intervals, per-example logs, a report."""
     check_positive("--limit", limit)
@@ -63,6 +67,7 @@ def run_cmd(
     check_choice("--executor", executor, ("local", "ray"))
     check_choice("--scoring", scoring, ("loglikelihood", "generate"))
     check_choice("--setup", setup, ("suite", "any"))
+    check_choice("--prompts", prompts, ("default", "all"))
     if num_fewshot < 0:
         fail(f"--num-fewshot must be >= 0, got {num_fewshot}")
     check_output_dir("--output-dir", output_dir)
@@ -87,6 +92,8 @@ def run_cmd(
         if executor == "ray":
             if part is not None:
                 raise typer.BadParameter("--executor ray makes its own shards; drop --shard")
+            if prompts != "default":
+                raise typer.BadParameter("--prompts all runs unsharded; drop --executor ray")
             from robust_bench.suite.distributed import run_on_ray
 
             run_on_ray(model, suite, repo=repo, out=out, n_shards=shards, tasks=wanted, limit=limit, seed=seed,
@@ -95,7 +102,7 @@ def run_cmd(
         else:
             manifest = run_suite(model, suite, repo=repo, out=out, tasks=wanted, limit=limit, resume=resume, shard=part,
                                  seed=seed, revision=revision, device=device, dtype=dtype, batch_size=batch_size,
-                                 llm=llm, setup=setup, echo=typer.echo)
+                                 llm=llm, setup=setup, prompts=prompts, echo=typer.echo)
             failed = [t for t, s in manifest["tasks"].items() if s["status"] == "failed"]
             if failed:
                 typer.echo(f"error: tasks failed: {', '.join(failed)} (reasons above and in {out / 'run.json'})", err=True)

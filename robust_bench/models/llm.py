@@ -51,7 +51,7 @@ from robust_bench.models.loader import ModelError
 
 __all__ = ["BACKENDS", "LLMError", "Prompt", "GLUE_PROMPTS", "task_prompt", "LLMSettings", "LLMBackend",
            "LLMClassifier", "hf_loglikelihoods", "parse_llm_spec", "probe_server", "draw_shots", "source_task",
-           "prompt_hash", "chat_template_warning"]
+           "prompt_hash", "chat_template_warning", "DEFAULT_TEMPLATE", "prompt_variants"]
 
 #: backend name -> what it runs
 BACKENDS = {"hf": "transformers, in this process (lm-eval HFLM)",
@@ -257,6 +257,35 @@ def task_prompt(config: str, labels: Sequence[str], options: Mapping[str, Any] |
         raise LLMError(f"option 'prompt.choices': two labels share a verbaliser ({list(verbalisers)})")
     return Prompt("suite" if set(over) - {"detokenize"} else f"lm-eval:glue/{src}", fields, template, verbalisers,
                   over.get("target_delimiter", " "), over.get("fewshot_delimiter", "\n\n"), detok)
+
+
+#: the name of lm-eval's own prompt among a task's templates (``run --prompts all``): always the first
+DEFAULT_TEMPLATE = "lm_eval"
+
+
+def prompt_variants(config: str, options: Mapping[str, Any] | None, suite_prompts: Mapping[str, Sequence[Mapping]]
+                    ) -> list[tuple[str, dict]]:
+    """The prompt templates ``run --prompts all`` scores a task under: lm-eval's (or the task's own
+    override, named :data:`DEFAULT_TEMPLATE`), then the suite's paraphrases of its source task
+    (``Suite.prompts``; SNLI takes MNLI's where the suite gives none), each as the task's ``prompt`` option.
+
+    Written once per source task and kept in the suite, so that runs of one suite version are asked the
+    same templates and the gate compares like with like. The anchors: Sclar et al. (2024), "Quantifying
+    Language Models' Sensitivity to Spurious Features in Prompt Design" (FormatSpread: the spread of a
+    metric over plausible prompt formats); NVIDIA's SCORE (prompt paraphrases inside lm-eval).
+
+    Returns
+    -------
+    list of (str, dict)
+        ``(name, prompt option)``; one item when the suite has no paraphrase for the task's source.
+    """
+    base = dict((options or {}).get("prompt") or {})
+    src = source_task(config)
+    variants = suite_prompts.get(src) or (suite_prompts.get("mnli") if src == "snli" else None) or ()
+    out = [(DEFAULT_TEMPLATE, base)]
+    for v in variants:
+        out.append((v["name"], {**base, "template": v["template"], "choices": list(v["choices"])}))
+    return out
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,13 @@ def _same_llm_setup(task: str, ra: dict, rb: dict) -> None:
                         "prompts or settings are not compared")
 
 
+def _templates(asked: dict | None) -> str:
+    """How a run's ``--prompts all`` templates read in an error: ``lm-eval's prompt only`` or the sets per task."""
+    if not asked:
+        return "lm-eval's prompt only"
+    return "; ".join(f"{task}: {', '.join(names)}" for task, names in sorted(asked.items()))
+
+
 def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float = 0.01, alpha: float = 0.05,
                suite: Suite | str | None = None) -> list[TaskVerdict]:
     """Compare two run folders task by task.
@@ -113,7 +120,8 @@ def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float 
     GateError
         An invalid run (anything ``submit`` refuses: malformed or non-finite records, links, a log
         that does not match its record or whose outcomes give other metrics), different suites or
-        versions, different data hashes, a task done in one run only, or different example ids.
+        versions, different data hashes, a task done in one run only, different example ids, or different
+        prompt templates (``run --prompts all`` in one run only, or over other templates).
     """
     if not 0 < alpha < 1:
         raise GateError(f"--alpha must be in (0, 1), got {alpha}")
@@ -126,6 +134,10 @@ def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float 
         raise GateError(f"suite mismatch: baseline ran {suite_a.name} v{suite_a.version}, candidate ran "
                         f"{suite_b.name} v{suite_b.version}")
     suite = suite_a
+    ta, tb = (read_manifest(d).get("prompts", {}).get("templates") for d in (a_dir, b_dir))
+    if ta != tb:
+        raise GateError(f"the runs were scored under different prompt templates ({_templates(ta)} vs {_templates(tb)}; "
+                        "run both with or both without --prompts all)")
     missing = sorted(set(a) ^ set(b))
     if missing:
         raise GateError(f"tasks scored in one run only: {', '.join(missing)}")

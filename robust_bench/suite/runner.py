@@ -158,7 +158,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
               tasks: Sequence[str] | None = None, limit: int | None = None, resume: bool = False,
               shard: tuple[int, int] | None = None, seed: int = 0, revision: str | None = None,
               device: str = "auto", dtype: str = "auto", batch_size: int = 64, report: bool = True,
-              llm=None, setup: str = "suite", echo: Callable[[str], None] = print) -> dict:
+              llm=None, setup: str = "suite", prompts: str = "default", echo: Callable[[str], None] = print) -> dict:
     """Score ``model`` on every task of ``suite`` that fits it; write the run folder ``out``.
 
     Parameters
@@ -192,6 +192,13 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         ``"suite"``: before any work, the artifacts the tasks depend on (the suite's ``setup``: spaCy
         pipelines, the meaning encoder) must be the declared ones (:func:`robust_bench.perturb.setup.check_setup`),
         and ``run.json`` records them; ``"any"``: not checked, recorded as ``"any"``; such a run is not ranked.
+    prompts : {"default", "all"}
+        ``"all"`` (a causal LM only): after the run, every task the LLM was asked is scored again under each
+        paraphrased template of the suite (:func:`robust_bench.models.llm.prompt_variants`), on the same rows;
+        each template's log goes to ``prompts/<task>/<template>.jsonl`` and ``run.json`` records, per task,
+        the metrics under each template, their spread and the perturbation effect relative to it
+        (:func:`robust_bench.scoring.sensitivity.prompt_sensitivity`). The records, which rank, are those of
+        lm-eval's own prompt.
 
     Returns
     -------
@@ -229,6 +236,11 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
              "shard": list(shard) if shard else None, "seed": seed, "limit": limit}
     if setup not in ("suite", ANY):
         raise RunError(f"--setup {setup!r}: 'suite' (check the suite's declared pipelines) or 'any'")
+    if prompts not in ("default", "all"):
+        raise RunError(f"--prompts {prompts!r}: 'default' (lm-eval's prompt) or 'all' (every template of the suite)")
+    if prompts == "all" and (spec.kind != "causal-lm" or shard is not None):
+        raise RunError("--prompts all scores an LLM's prompt templates: "
+                       + (f"{model} is not a causal LM" if spec.kind != "causal-lm" else "run it unsharded"))
     roles = {r for t in selected if not _fits(t, spec) for r in t.setup}
     found = (ANY if setup == ANY else check_setup(suite.setup, roles)) if roles else None
     if spec.kind == "causal-lm":
@@ -314,11 +326,70 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
             echo(f"  {task.name}: shard {shard[0] + 1}/{shard[1]}, {len(result.examples)} examples "
                  f"({entry['wall_seconds']:.1f} s)")
         write_manifest(out, manifest)
+    if prompts == "all":
+        _score_prompt_templates(handle, suite, selected, manifest, out=out, repo=repo, limit=limit, seed=seed,
+                                echo=echo)
     if report and shard is None:
         from robust_bench.leaderboard.report import write_report
 
         write_report(out)
     return manifest
+
+
+def _score_prompt_templates(handle: ModelHandle, suite: Suite, selected: Sequence[Task], manifest: dict, *, out: Path,
+                            repo: Path, limit: int | None, seed: int, echo: Callable[[str], None]) -> None:
+    """``run --prompts all``: every task the LLM was asked, scored again under each of the suite's other
+    templates on the same rows (a template's log already in ``prompts/<task>/`` is kept on resume); the
+    per-template metrics and the spread go into ``run.json`` (``tasks.<task>.prompts``, and ``prompts``:
+    the templates per task, which ``check`` compares)."""
+    from dataclasses import replace
+
+    from robust_bench.models.llm import prompt_variants
+    from robust_bench.results.runs import log_columns
+    from robust_bench.scoring.sensitivity import prompt_sensitivity
+
+    asked: dict[str, list[str]] = {}
+    for task in selected:
+        entry = manifest["tasks"].get(task.name, {})
+        variants = prompt_variants(task.config, task.options, suite.prompts)
+        if entry.get("status") != "done" or "llm" not in entry or len(variants) < 2:
+            continue
+        evaluation = get_evaluation(task.evaluation)
+        names = {m.name for m in task.metrics}
+        pair = next(((c, p) for c, p in evaluation.pairs if c in names and p in names), None)
+        if pair is None:
+            continue
+        logs = {variants[0][0]: read_log(out / "logs" / f"{task.name}.jsonl")}
+        for name, prompt in variants[1:]:
+            path = out / "prompts" / task.name / f"{name}.jsonl"
+            if not path.is_file():
+                start = time.perf_counter()
+                vtask = replace(task, name=f"{task.name}__{name}", options={**task.options, "prompt": prompt})
+                data = select_rows(task, repo, limit, None)
+                work = out / ".partial" / vtask.name
+                result = evaluation.run(handle, vtask, data.rows, data.positions, seed, repo, work=work)
+                write_log(path, result.examples)
+                shutil.rmtree(work, ignore_errors=True)
+                echo(f"  {task.name} under template {name}: {len(result.examples)} examples "
+                     f"({time.perf_counter() - start:.1f} s)")
+            logs[name] = read_log(path)
+        ids = [e["id"] for e in sorted(logs[variants[0][0]], key=lambda e: e["id"])]
+        columns = {}
+        for name, examples in logs.items():
+            examples = sorted(examples, key=lambda e: e["id"])
+            if [e["id"] for e in examples] != ids:
+                raise RunError(f"{out / 'prompts' / task.name / (name + '.jsonl')}: not the rows of logs/{task.name}.jsonl")
+            columns[name] = log_columns(examples)
+        clean, perturbed = task.metric(pair[0]), task.metric(pair[1])
+        entry["prompts"] = {"metrics": list(pair), **prompt_sensitivity(
+            columns, clean.formula, perturbed.formula, higher_is_better=clean.higher_is_better, seed=seed)}
+        asked[task.name] = [n for n, _ in variants]
+        s = entry["prompts"]
+        echo(f"  {task.name}: {pair[0]} over {len(variants)} templates {_fmt(s['clean_spread']['min'])} to "
+             f"{_fmt(s['clean_spread']['max'])}; perturbation effect {_fmt(s['effect'])}, "
+             f"{_fmt(s['effect_over_spread'])} times the spread")
+    manifest["prompts"] = {"templates": asked}
+    write_manifest(out, manifest)
 
 
 def _resumed_setup(out: Path, recorded, found):
