@@ -503,9 +503,11 @@ def test_prompts_all_scores_every_template_beside_the_perturbation_and_the_gate_
     report = (run_dir / "report.md").read_text()
     assert "## Prompt sensitivity" in report and (run_dir / "figures" / "prompts.png").is_file()
     # the gate compares like with like
-    same = run(["check", "--baseline", str(run_dir), "--candidate", str(run_dir)], tmp_path, check=False)
+    suite = ["--suite", str(smoke_repo[1] / "smoke.yaml")]
+    same = run(["check", "--baseline", str(run_dir), "--candidate", str(run_dir), *suite], tmp_path, check=False)
     assert same.returncode == 0, same.stderr
-    other = run(["check", "--baseline", str(llm_runs["a"][0]), "--candidate", str(run_dir)], tmp_path, check=False)
+    other = run(["check", "--baseline", str(llm_runs["a"][0]), "--candidate", str(run_dir), *suite], tmp_path,
+                check=False)
     assert other.returncode == 2 and "different prompt templates" in other.stderr, other.stderr
     # only an LLM has prompt templates: one line, no run folder
     bad = run_on_smoke(str(tiny_nli_classifier), tmp_path / "clf", smoke_repo, "--tasks", "lit_mnli", "--prompts", "all",

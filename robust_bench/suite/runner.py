@@ -388,8 +388,9 @@ def _score_prompt_templates(handle: ModelHandle, suite: Suite, selected: Sequenc
         echo(f"  {task.name}: {pair[0]} over {len(variants)} templates {_fmt(s['clean_spread']['min'])} to "
              f"{_fmt(s['clean_spread']['max'])}; perturbation effect {_fmt(s['effect'])}, "
              f"{_fmt(s['effect_over_spread'])} times the spread")
-    manifest["prompts"] = {"templates": asked}
-    write_manifest(out, manifest)
+    if asked:                   # no task the LLM was asked has paraphrases: the run is a default one
+        manifest["prompts"] = {"templates": asked}
+        write_manifest(out, manifest)
 
 
 def _resumed_setup(out: Path, recorded, found):
