@@ -142,7 +142,9 @@ _CHUNK = 256
 #: 2.4.0 (issue 50, the v10 blind audit of gec_conll2003): no word choice for the verb of a phrasal verb.
 #: 2.5.0 (the second v10 blind audit of gec_conll2003): no preposition edit right after a particle ("closed in
 #: on", "made up for") or of "to" before a word the taggers dispute; no transition edit of the degree "so".
-_VERSION = datasets.Version("2.5.0")
+#: 2.6.0 (the third v10 blind audit of gec_conll2003): sports tables' set phrases ("goals for", "fall of
+#: wickets", "second day running") are fixed; no preposition edit without an object or before a currency sign.
+_VERSION = datasets.Version("2.6.0")
 #: Rounds of in-context checking: drawn word-choice substitutes that a check refuses are banned and
 #: the row drawn again (same seed), at most this many times; then without word choice.
 _ROUNDS = 4

@@ -26,9 +26,14 @@ Prints pairs per second of each, the ratios of robust-bench to the bare loop (ta
 lean bare loop and to lm-eval, and the largest difference of its log-likelihoods from the bare loop's
 and lm-eval's; ``--device cuda`` on a GPU machine.
 
+``--model`` scores a real causal LM instead (a transformers folder, or a GGUF file, which is dequantized
+once into a temporary folder that all four load: the timings are of scoring, not of loading), e.g. the
+instruction-tuned SmolLM2-135M (GQA, RoPE, a 49k vocabulary).
+
 Usage::
 
     python perf/bench_llm.py [--n 1000] [--hidden 256] [--layers 4] [--batch-size 32] [--device cpu]
+    python perf/bench_llm.py --model ../shared/models/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf --n 200
 """
 
 from __future__ import annotations
@@ -103,6 +108,22 @@ def bare(model_dir: Path, requests: list[tuple[str, str]], batch_size: int, devi
     return time.perf_counter() - t, lls
 
 
+def real_model(spec: str, tmp: Path) -> Path:
+    """A transformers folder of the causal LM ``spec``: the folder itself, or a GGUF file dequantized by
+    transformers (``from_pretrained(gguf_file=...)``) and saved once."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = Path(spec)
+    if path.suffix != ".gguf":
+        return path
+    out = tmp / "dequantized"
+    model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name)
+    model.config.__dict__.pop("quantization_config", None)
+    model.save_pretrained(out)
+    AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name).save_pretrained(out)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", default=os.environ.get("ROBUST_BENCH_SOURCES", "../shared/data"))
@@ -112,6 +133,7 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--repeats", type=int, default=2, help="Timings of each, interleaved; the fastest is reported.")
+    ap.add_argument("--model", help="A real causal LM (transformers folder or GGUF file) instead of the random GPT-2.")
     args = ap.parse_args()
 
     import numpy as np
@@ -128,12 +150,16 @@ def main() -> None:
         rows += read_nli(Path(args.source) / "glue" / "mnli" / name)
     pairs = [(r["premise"], r["hypothesis"]) for r in rows][:args.n]
     gpu = f" ({torch.cuda.get_device_name()})" if args.device.startswith("cuda") else ""
-    print(f"machine: {os.cpu_count()} cores, torch {torch.__version__}, device {args.device}{gpu}; {len(pairs)} MNLI pairs, "
-          f"GPT-2 {args.layers} layers x {args.hidden}, batch size {args.batch_size}")
+    what = Path(args.model).name if args.model else f"GPT-2 {args.layers} layers x {args.hidden}"
+    print(f"machine: {os.cpu_count()} cores, torch {torch.__version__} ({torch.get_num_threads()} threads), device "
+          f"{args.device}{gpu}; {len(pairs)} MNLI pairs, {what}, batch size {args.batch_size}")
     with tempfile.TemporaryDirectory() as tmp:
-        model_dir = build_tiny_gpt2(Path(tmp) / "lm", [(a + " " + b).split() for a, b in pairs], hidden=args.hidden,
-                                    layers=args.layers, heads=max(1, args.hidden // 64), vocab_size=4000,
-                                    max_positions=512, lm_head=True)
+        if args.model:
+            model_dir = real_model(args.model, Path(tmp))
+        else:
+            model_dir = build_tiny_gpt2(Path(tmp) / "lm", [(a + " " + b).split() for a, b in pairs], hidden=args.hidden,
+                                        layers=args.layers, heads=max(1, args.hidden // 64), vocab_size=4000,
+                                        max_positions=512, lm_head=True)
         handle = load_model(str(model_dir), device=args.device, batch_size=args.batch_size)
         task = CommandTask("gec_mnli", "validation_matched")
         clf = handle.classifier(list(NLI_LABELS), task=task)

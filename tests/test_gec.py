@@ -320,3 +320,25 @@ def test_prepositions_of_phrasal_verbs_infinitive_to_and_degree_so_are_left_alon
                   ("that", "IN", "SCONJ", "mark", 6, "that"), ("she", "PRP", "PRON", "nsubj", 6, "she"),
                   ("left", "VBD", "VERB", "ccomp", 3, "leave"), (".", ".", "PUNCT", "punct", 3, "."))
     assert not [o for o in ops_of(shaken, "Trans") if o.position == 2]
+
+
+def test_sports_tables_set_phrases_and_currency_amounts_keep_their_words():
+    """The third blind audit of gec_conll2003 (v10, seed 20261331): standings heads ("goals for"), "fall of
+    wickets" and "a second day running" are set phrases; "from $ 1.54 trillion" carries a comparison; a
+    preposition with no object ("for , goals against") is a column head."""
+    heads = sent(("won", "VBD", "VERB", "root", 0, "win"), (",", ",", "PUNCT", "punct", 0, ","),
+                 ("goals", "NNS", "NOUN", "conj", 0, "goal"), ("for", "IN", "ADP", "case", 2, "for"),
+                 (",", ",", "PUNCT", "punct", 0, ","), ("points", "NNS", "NOUN", "conj", 0, "point"))
+    assert not [o for o in ops_of(heads, "Prep") if o.position == 3]
+    fragment = sent(("for", "IN", "ADP", "root", 0, "for"), (",", ",", "PUNCT", "punct", 0, ","),
+                    ("goals", "NNS", "NOUN", "conj", 0, "goal"), ("against", "IN", "ADP", "case", 2, "against"))
+    assert not [o for o in ops_of(fragment, "Prep") if o.position == 0]
+    running = sent(("Prices", "NNS", "NOUN", "nsubj", 1, "price"), ("fell", "VBD", "VERB", "root", 1, "fall"),
+                   ("for", "IN", "ADP", "case", 5, "for"), ("a", "DT", "DET", "det", 5, "a"),
+                   ("second", "JJ", "ADJ", "amod", 5, "second"), ("day", "NN", "NOUN", "obl", 1, "day"),
+                   ("running", "VBG", "VERB", "advcl", 1, "run"), (".", ".", "PUNCT", "punct", 1, "."))
+    assert not [o for o in ops_of(running, "Vform") if o.position == 6]
+    amount = sent(("It", "PRP", "PRON", "nsubj", 1, "it"), ("rose", "VBD", "VERB", "root", 1, "rise"),
+                  ("from", "IN", "ADP", "case", 4, "from"), ("$", "$", "SYM", "nmod", 4, "$"),
+                  ("billion", "CD", "NUM", "obl", 1, "billion"), (".", ".", "PUNCT", "punct", 1, "."))
+    assert not [o for o in ops_of(amount, "Prep") if o.position == 2]

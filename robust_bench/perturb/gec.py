@@ -373,8 +373,10 @@ def candidate_operations(tokens: Sequence[Token], *, protected: Iterable[int] = 
                         and not (caps and t.text.isupper()) and not _in_title(tokens, i) and i not in doubted \
                         and not _word_part(tokens, i) \
                         and not (i > 0 and tokens[i - 1].tag == "RP") \
+                        and i + 1 < n and tokens[i + 1].pos != "PUNCT" \
                         and not (t.lower == "to" and i + 1 < n and (tokens[i + 1].tag == "VB" or i + 1 in doubted)):
-                    # "year-on-year" -> "year-at-year"; a preposition after a particle is part of the verb
+                    # "year-on-year" -> "year-at-year"; a preposition with no object ("for , goals against") is
+                    # a table's column head; a preposition after a particle is part of the verb
                     # ("closed in on victory", "made up for lost time"); "to" before a word the taggers dispute
                     # may be the infinitive's ("rates to cool economic growth", "cool" read as an adjective)
                     # (blind audit of gec_conll2003, v10)
@@ -467,8 +469,8 @@ def _site_ops(tokens: Sequence[Token], site: tuple[str, str, int]) -> list[Opera
     elif kind == "Prep" and where.startswith("gap:"):
         members = EXTRANEOUS_PREPOSITIONS[where[4:]]
     elif kind == "Prep" and i + 1 < len(tokens) and (tokens[i + 1].pos == "NUM" or tokens[i + 1].text[:1].isdigit()
-                                                     or tokens[i + 1].lower in _DATES):
-        # "to 6.1 percent", "from 1.8 to 4.4", "by Saturday": before a number or a date the preposition
+                                                     or tokens[i + 1].lower in _DATES or tokens[i + 1].lower in _CURRENCY):
+        # "to 6.1 percent", "from 1.8 to 4.4", "from $ 1.54 trillion", "by Saturday": before a number or a date the preposition
         # carries the fact (a range, a deadline), and changing or dropping it changes the meaning
         return []
     if where.startswith("gap"):
@@ -554,7 +556,12 @@ FIXED_BIGRAMS = frozenset({
     ("back", "and"), ("and", "forth"), ("quoted", "as"), ("as", "saying"), ("n", "/"), ("/", "a"),
     ("far", "as"), ("long", "as"), ("soon", "as"), ("well", "as"), ("sort", "of"), ("kind", "of"), ("do", "with"),
     ("going", "to"), ("used", "to"), ("lot", "of"), ("lots", "of"), ("spur", "of"), ("the", "moment"), ("couple", "of"), ("plenty", "of"),
+    # sports results and standings (CoNLL-2003): column heads and set phrases, not free prepositions or verbs
+    ("goals", "for"), ("goals", "against"), ("fall", "of"), ("of", "wickets"), ("day", "running"),
+    ("week", "running"), ("year", "running"), ("season", "running"), ("game", "running"), ("time", "running"),
 })
+#: currency signs a number follows in tokenised news ("from $ 1.54 trillion")
+_CURRENCY = frozenset({"$", "us$", "c$", "a$", "nz$", "hk$", "£", "€", "¥"})
 _DATES = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                     "february", "march", "april", "may", "june", "july", "august", "september", "october",
                     "november", "december", "today", "tomorrow", "yesterday", "tonight", "noon", "midnight"})
