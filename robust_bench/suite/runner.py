@@ -234,13 +234,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     # published files name a local model by its base name; its revision (local-<sha256>) pins its content
     ident = {"model": public_name(model), "suite": {"name": suite.name, "version": suite.version},
              "shard": list(shard) if shard else None, "seed": seed, "limit": limit}
-    if setup not in ("suite", ANY):
-        raise RunError(f"--setup {setup!r}: 'suite' (check the suite's declared pipelines) or 'any'")
-    if prompts not in ("default", "all"):
-        raise RunError(f"--prompts {prompts!r}: 'default' (lm-eval's prompt) or 'all' (every template of the suite)")
-    if prompts == "all" and (spec.kind != "causal-lm" or shard is not None):
-        raise RunError("--prompts all scores an LLM's prompt templates: "
-                       + (f"{model} is not a causal LM" if spec.kind != "causal-lm" else "run it unsharded"))
+    _check_choices(model, spec, setup, prompts, shard)
     roles = {r for t in selected if not _fits(t, spec) for r in t.setup}
     found = (ANY if setup == ANY else check_setup(suite.setup, roles)) if roles else None
     if spec.kind == "causal-lm":
@@ -334,6 +328,17 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
 
         write_report(out)
     return manifest
+
+
+def _check_choices(model: str, spec: ModelSpec, setup: str, prompts: str, shard) -> None:
+    """``--setup`` and ``--prompts``, before any work; RunError naming the option."""
+    if setup not in ("suite", ANY):
+        raise RunError(f"--setup {setup!r}: 'suite' (check the suite's declared pipelines) or 'any'")
+    if prompts not in ("default", "all"):
+        raise RunError(f"--prompts {prompts!r}: 'default' (lm-eval's prompt) or 'all' (every template of the suite)")
+    if prompts == "all" and (spec.kind != "causal-lm" or shard is not None):
+        raise RunError("--prompts all scores an LLM's prompt templates: "
+                       + (f"{model} is not a causal LM" if spec.kind != "causal-lm" else "run it unsharded"))
 
 
 def _score_prompt_templates(handle: ModelHandle, suite: Suite, selected: Sequence[Task], manifest: dict, *, out: Path,
