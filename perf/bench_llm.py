@@ -118,6 +118,7 @@ def real_model(spec: str, tmp: Path) -> Path:
         return path
     out = tmp / "dequantized"
     model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name)
+    model.hf_quantizer, model.is_quantized = None, False     # the weights are plain tensors now
     model.config.__dict__.pop("quantization_config", None)
     model.save_pretrained(out)
     AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name).save_pretrained(out)

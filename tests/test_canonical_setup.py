@@ -57,6 +57,7 @@ def user(tmp_path_factory, sources):
     _pip(python, wheel)
     # en_core_web_sm as `spacy download` installs it: the package of the shared pipeline
     dist = root / "dist"
+    dist.mkdir()
     subprocess.run([sys.executable, "-m", "spacy", "package", str(sources.parent / "models" / "spacy" / "en_core_web_sm"),
                     str(dist), "--build", "wheel", "--force"], check=True, capture_output=True)
     _pip(python, *dist.glob("*/dist/*.whl"))

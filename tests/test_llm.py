@@ -618,7 +618,8 @@ def smollm2(tmp_path_factory) -> Path:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         model = AutoModelForCausalLM.from_pretrained(smol.parent, gguf_file=smol.name)
-        model.config.__dict__.pop("quantization_config", None)     # the weights are plain float32 now
+        model.hf_quantizer, model.is_quantized = None, False       # the weights are plain float32 now
+        model.config.__dict__.pop("quantization_config", None)
         model.save_pretrained(root / "smollm2")
         AutoTokenizer.from_pretrained(smol.parent, gguf_file=smol.name).save_pretrained(root / "smollm2")
     return made_once(tmp_path_factory, recipe_key("smollm2", smol.name, smol.stat().st_size), make) / "smollm2"
