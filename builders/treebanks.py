@@ -83,6 +83,10 @@ class TreebankAttackConfig(RobustBenchConfig):
         others did not), which gives other bytes on a machine that reaches the Hub.
     treebank : str or None
         ``adv_ptb``: a CoNLL-X file (PTB section 23 in Stanford dependencies) instead of NLTK's sample.
+    grammar_checker : str
+        The grammar filter's checker: ``link-grammar`` (the default, the same on every machine: CMU Link
+        Grammar, which a suite declares as its ``grammar_checker``), ``languagetool`` (the paper's; Java and
+        a LanguageTool server) or ``auto`` (the first that runs).
     """
 
     parser: str = "spacy:"
@@ -93,6 +97,7 @@ class TreebankAttackConfig(RobustBenchConfig):
     generators: str = ",".join(OFFLINE_GENERATORS)
     filters: str = ",".join(OFFLINE_FILTERS)
     treebank: str | None = None
+    grammar_checker: str = "link-grammar"
 
 
 def _require_xpos(sentences) -> None:
@@ -203,6 +208,7 @@ class AdversarialTreebank(RobustBenchBuilder):
                 load_model(cfg.parser, interface="parser").parser(), vectors=vectors, mlm=cfg.mlm, lm=cfg.lm, tagger_model=cfg.spacy_model,
                 generators=cfg.generators, filters=cfg.filters, seed=cfg.seed,
                 rule="ud" if cfg.name == "adv_ewt" else "ptb", vectors_unavailable=getattr(self, "_vectors_why", None),
+                grammar_checker=None if cfg.grammar_checker == "auto" else cfg.grammar_checker,
                 frames=self.frames_path())
             self.provenance["attack"] = setup
             for what, why in setup["unavailable"].items():

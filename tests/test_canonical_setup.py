@@ -61,6 +61,12 @@ def user(tmp_path_factory, sources):
     subprocess.run([sys.executable, "-m", "spacy", "package", str(sources.parent / "models" / "spacy" / "en_core_web_sm"),
                     str(dist), "--build", "wheel", "--force"], check=True, capture_output=True)
     _pip(python, *dist.glob("*/dist/*.whl"))
+    # CMU Link Grammar (adv_ewt's grammar filter): Debian's bindings linked into the virtualenv, as `make grammar`
+    import linkgrammar
+
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    (Path(purelib) / "linkgrammar").symlink_to(Path(linkgrammar.__file__).resolve().parent)
     # the encoder under its Hub id, in a Hub cache as huggingface_hub lays it out
     snap = root / "hf" / "hub" / f"models--{ENCODER.replace('/', '--')}"
     shutil.copytree(sources.parent / "models" / "all-MiniLM-L6-v2", snap / "snapshots" / "local")

@@ -830,3 +830,18 @@ def test_quantifiers_units_and_wordnet_expressions_never_change():
     mature, = WordNetGenerator(max_sense_rank=3, max_substitute_sense_rank=2).generate(
         [Site("k", ("mature",), 0, "JJ", "ADJ", lemma="mature")])
     assert "matured" not in mature
+
+
+def test_link_grammar_is_a_declared_artifact_with_a_content_hash(tmp_path, monkeypatch):
+    """Issue 50: adv_ewt's grammar filter names CMU Link Grammar, which default v10 declares (``grammar_checker``):
+    its English dictionary and version fingerprinted like the other artifacts; a missing dictionary is one
+    SetupError naming the folder."""
+    from robust_bench.perturb.setup import SetupError, _sha256, describe_artifact
+
+    found = describe_artifact("grammar_checker")
+    assert found["name"] == "link-grammar" and len(found["sha256"]) == 64 and found["version"]
+    _sha256.cache_clear()
+    monkeypatch.setenv("LINK_GRAMMAR_DATA", str(tmp_path))
+    with pytest.raises(SetupError, match=str(tmp_path / "en")):
+        describe_artifact("grammar_checker")
+    _sha256.cache_clear()

@@ -16,11 +16,14 @@ Roles and the environment variable that overrides each (the declared artifact is
 * ``second_tagger``: ``$ROBUST_BENCH_ERRANT_MODEL``, the independent tagger of the validity checks
   (:func:`robust_bench.perturb.checks.load_second_tagger`);
 * ``meaning_encoder``: ``$ROBUST_BENCH_SIMILARITY_MODEL``, the sentence encoder of the meaning check
-  (:func:`robust_bench.perturb.checks.resolve_meaning_model`).
+  (:func:`robust_bench.perturb.checks.resolve_meaning_model`);
+* ``grammar_checker``: CMU Link Grammar (its English dictionary, ``$LINK_GRAMMAR_DATA``), the parser attack's
+  grammar filter (:func:`robust_bench.perturb.treebanks.link_grammar_checker`).
 
 An artifact's SHA-256 is its content's, the same wherever it is installed: for a spaCy pipeline, the files of
 its components, tokenizer and vocabulary and its ``config.cfg`` (not ``meta.json``, which packaging rewrites);
-for an encoder, its weight files (``*.safetensors``, else ``pytorch_model.bin``).
+for an encoder, its weight files (``*.safetensors``, else ``pytorch_model.bin``); for Link Grammar, its
+English dictionary's files and the library's version.
 """
 
 from __future__ import annotations
@@ -73,11 +76,33 @@ def _meaning_encoder() -> str:
     return resolve_meaning_model()
 
 
+def _grammar_checker() -> str:
+    return "link-grammar"
+
+
+def _link_grammar_folder() -> Path:
+    """The English dictionary of the installed CMU Link Grammar (its data folder, Debian's
+    ``/usr/share/link-grammar`` unless ``LINK_GRAMMAR_DATA`` says otherwise)."""
+    import os
+
+    try:
+        import linkgrammar  # noqa: F401 - the bindings must be importable where the filter runs
+    except ImportError:
+        raise SetupError("CMU Link Grammar's Python bindings are not installed (Debian: apt-get install "
+                         "link-grammar python3-link-grammar, then `make grammar` links them into the virtualenv)") from None
+    folder = Path(os.environ.get("LINK_GRAMMAR_DATA", "/usr/share/link-grammar")) / "en"
+    if not (folder / "4.0.dict").is_file():
+        raise SetupError(f"CMU Link Grammar's English dictionary is not in {folder} (set LINK_GRAMMAR_DATA)")
+    return folder
+
+
 ROLES: dict[str, Role] = {
     "spacy_pipeline": Role("spacy", "ROBUST_BENCH_SPACY_MODEL", _spacy_pipeline, "the spaCy pipeline that parses"),
     "second_tagger": Role("spacy", "ROBUST_BENCH_ERRANT_MODEL", _second_tagger, "the second, independent tagger"),
     "meaning_encoder": Role("encoder", "ROBUST_BENCH_SIMILARITY_MODEL", _meaning_encoder,
                             "the sentence encoder of the meaning check"),
+    "grammar_checker": Role("linkgrammar", "LINK_GRAMMAR_DATA", _grammar_checker,
+                            "CMU Link Grammar, the grammar checker of the parser attack's grammar filter"),
 }
 
 
@@ -126,12 +151,19 @@ def _sha256(kind: str, folder: Path, label: str) -> tuple[str, dict]:
             files = sorted(p for part in parts for p in ([folder / part] if (folder / part).is_file()
                                                        else (folder / part).rglob("*")) if p.is_file())
             info = {"name": f"{meta.get('lang', '?')}_{meta.get('name', '?')}", "version": meta.get("version")}
+        elif kind == "linkgrammar":     # the English dictionary's files, and the library's version
+            import linkgrammar
+
+            files = sorted(p for p in folder.rglob("*") if p.is_file())
+            info = {"name": label, "version": str(getattr(linkgrammar, "__version__", None))}
         else:
             files = sorted(folder.glob("*.safetensors")) or sorted(folder.glob("pytorch_model.bin"))
             info = {"name": label, "version": None}
         if not files:
             raise SetupError(f"{folder}: no {'pipeline' if kind == 'spacy' else 'weight'} files to fingerprint")
         h = hashlib.sha256()
+        if kind == "linkgrammar":
+            h.update(f"version {info['version']}\0".encode("utf-8"))
         for p in files:
             h.update(p.relative_to(folder).as_posix().encode("utf-8") + b"\0" + hashlib.sha256(p.read_bytes()).digest())
     except (OSError, ValueError) as exc:
@@ -155,6 +187,8 @@ def artifact_sha256(kind: str, name: str) -> str:
 
 
 def _fingerprint(kind: str, name: str) -> tuple[str, dict]:
+    if kind == "linkgrammar":
+        return _sha256(kind, _link_grammar_folder().resolve(), name)
     folder = _spacy_folder(name) if kind == "spacy" else _encoder_folder(name)
     return _sha256(kind, folder.resolve(), Path(name).name if Path(name).is_dir() else name)
 
