@@ -103,7 +103,7 @@ class Suite:
     source: str = ""
     setup: dict = field(default_factory=dict)
     #: paraphrased prompt templates for ``run --prompts all``, by lm-eval GLUE source task (``mnli``,
-    #: ``mrpc``, ``qnli``, ``sst2``): each ``{"name", "template", "choices"}``, beside lm-eval's own
+    #: ``snli``, ``mrpc``, ``qnli``, ``sst2``): each ``{"name", "template", "choices"}``, beside lm-eval's own
     prompts: dict = field(default_factory=dict)
 
     def task(self, name: str) -> Task:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import numpy as np
+
 from robust_bench.evaluations import declared_ranges, get_evaluation
 from robust_bench.io.fileio import atomic_write_text, save_figure
 from robust_bench.results.runs import read_manifest, read_records
@@ -88,7 +90,8 @@ def _prompt_figure(sensitivity: dict[str, dict], out: Path) -> list[Path]:
         names = s["templates"]
         for off, key, colour, lab in ((-0.2, "clean", "tab:blue", s["metrics"][0]),
                                       (0.2, "perturbed", "tab:red", s["metrics"][1])):
-            ax.barh([k + off for k in range(len(names))], [s[key][n] or 0 for n in names], height=0.38,
+            ax.barh([k + off for k in range(len(names))], [np.nan if s[key][n] is None else s[key][n] for n in names],
+                    height=0.38,
                     color=colour, label=lab)
         ax.set_yticks(range(len(names)), names, fontsize=7)
         ax.invert_yaxis()

@@ -497,7 +497,15 @@ def test_prompts_all_scores_every_template_beside_the_perturbation_and_the_gate_
         # the ranked record is a default run's
         assert records[task]["metrics"] == default[task]["metrics"]
         assert records[task]["intervals"] == default[task]["intervals"]
-    assert manifest["prompts"]["templates"] == {t: manifest["tasks"][t]["prompts"]["templates"]
+        # every template was asked as itself: a prompt hash of its own, on every line of its log
+        hashes = s["prompt_sha256"]
+        assert list(hashes) == s["templates"] and len(set(hashes.values())) == 4 and None not in hashes.values()
+        default_lines = {e["id"]: e for e in map(json.loads, (run_dir / "logs" / f"{task}.jsonl").read_text().splitlines())}
+        for name in s["templates"][1:]:
+            for line in map(json.loads, (run_dir / "prompts" / task / f"{name}.jsonl").read_text().splitlines()):
+                ours = {x["prompt_sha256"] for x in line["llm"] if x}
+                assert ours and ours.isdisjoint({x["prompt_sha256"] for x in default_lines[line["id"]]["llm"] if x})
+    assert manifest["prompts"]["templates"] == {t: manifest["tasks"][t]["prompts"]["prompt_sha256"]
                                                 for t in ("lit_mnli", "names_mrpc")}
     assert "lit_mnli: acc_ori over 4 templates" in proc.stdout
     report = (run_dir / "report.md").read_text()

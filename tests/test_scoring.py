@@ -314,18 +314,18 @@ def test_intervals_are_finite_for_every_metric_over_one_example_or_more():
 
 
 def test_prompt_sensitivity_hand_computed():
-    """Three templates over four examples: the perturbation's effect (clean - perturbed, mean over the
+    """Three templates over a hundred examples: the perturbation's effect (clean - perturbed, mean over the
     templates) against the range of the clean metric over the templates (Sclar et al. 2024's spread)."""
     from robust_bench.scoring.intervals import Formula
     from robust_bench.scoring.sensitivity import prompt_sensitivity
 
-    def cols(clean, pert):
-        return {"c": np.array(clean, float), "p": np.array(pert, float), "one": np.ones(4)}
+    def cols(clean, pert):      # four examples' outcomes, 25 times over (so that resamples have a spread)
+        return {"c": np.tile(np.array(clean, float), 25), "p": np.tile(np.array(pert, float), 25), "one": np.ones(100)}
 
     columns = {"lm_eval": cols([1, 1, 1, 0], [1, 0, 1, 0]), "a": cols([1, 1, 0, 0], [1, 0, 0, 0]),
                "b": cols([1, 1, 1, 1], [1, 1, 1, 0])}
     s = prompt_sensitivity(columns, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")), seed=0)
-    assert s["templates"] == ["lm_eval", "a", "b"] and s["n"] == 4
+    assert s["templates"] == ["lm_eval", "a", "b"] and s["n"] == 100
     assert s["clean"] == {"lm_eval": 0.75, "a": 0.5, "b": 1.0} and s["perturbed"] == {"lm_eval": 0.5, "a": 0.25, "b": 0.75}
     assert s["clean_spread"] == {"min": 0.5, "max": 1.0, "range": 0.5, "sd": 0.25}
     assert s["effect"] == 0.25 and s["effect_over_spread"] == 0.5
@@ -336,10 +336,20 @@ def test_prompt_sensitivity_hand_computed():
     flipped = prompt_sensitivity(columns, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")),
                                  higher_is_better=False)
     assert flipped["effect"] == -0.25
-    # one template is no spread; templates over other rows are refused
+    lo, hi = s["intervals"]["effect_over_spread"]
+    assert lo <= 0.5 <= hi and s["resamples_without_spread"] <= 50
+    # templates that all score alike have no spread: no ratio, no interval, the effect still reported
+    alike = {"lm_eval": columns["a"], "x": cols([1, 1, 0, 0], [0, 0, 0, 0])}
+    flat = prompt_sensitivity(alike, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")))
+    assert flat["effect_over_spread"] is None and flat["intervals"]["effect_over_spread"] is None
+    assert flat["effect"] == 0.375
+    # one template is no spread; templates over other rows, or over none, are refused
     with pytest.raises(ValueError, match="two templates"):
         prompt_sensitivity({"lm_eval": columns["a"]}, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")))
     short = {"c": np.ones(3), "p": np.ones(3), "one": np.ones(3)}
     with pytest.raises(ValueError, match="different numbers"):
         prompt_sensitivity({"lm_eval": columns["a"], "x": short}, Formula("ratio", ("c", "one")),
                            Formula("ratio", ("p", "one")))
+    empty = {"c": np.ones(0), "p": np.ones(0), "one": np.ones(0)}
+    with pytest.raises(ValueError, match="no example"):
+        prompt_sensitivity({"lm_eval": empty, "x": empty}, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")))

@@ -63,6 +63,9 @@ RUN_SCHEMA = {
         "revision": {"type": ["string", "null"], "maxLength": 256},
         "setup": {"oneOf": [{"const": "any"}, {"type": "object", "maxProperties": 16, "additionalProperties": {
             "type": "object", "required": ["sha256"], "properties": {"sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}}}]},
+        "prompts": {"type": "object", "properties": {"templates": {"type": "object", "maxProperties": 256,
+                    "additionalProperties": {"type": "object", "maxProperties": 64,
+                                             "additionalProperties": {"type": ["string", "null"], "maxLength": 64}}}}},
         "tasks": {"type": "object", "maxProperties": 256,
                   "propertyNames": {"pattern": _TASK},
                   "additionalProperties": {"type": "object", "required": ["status"],

@@ -11,7 +11,8 @@ template spread of the clean metric (its range over the templates), with a perce
 examples, resampled jointly for every template (the same rows are scored under each).
 
 A ratio above 1 says the perturbation moves the metric more than the choice among the templates does; below
-1, less.
+1, less. Read it with its interval: the range of a few templates' scores is itself noisy (it grows with the
+number of templates and with sampling noise), so the effect's own interval is reported beside it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from typing import Mapping
 import numpy as np
 
 from robust_bench.scoring.intervals import BOOTSTRAP_RESAMPLES, Formula, _bootstrap, metric_value
+
+#: the ratio's interval is given when at most this share of the resamples leaves it undefined (a resample on
+#: which every template scores alike has no spread)
+MAX_UNDEFINED_SHARE = 0.05
 
 __all__ = ["prompt_sensitivity"]
 
@@ -55,8 +60,10 @@ def prompt_sensitivity(columns: Mapping[str, Mapping[str, np.ndarray]], clean: F
         and ``perturbed_spread``: ``min``, ``max``, ``range`` (max − min, Sclar et al.'s spread) and ``sd``
         (over templates, ddof 1); ``effect``: the mean over templates of the perturbation's effect, in the
         metric's units; ``effect_over_spread``: ``effect`` / ``clean_spread.range`` (None when the range is
-        0); ``intervals``: the bootstrap interval of ``effect`` and of ``effect_over_spread`` (NaN-free:
-        None where undefined); ``n``: the examples.
+        0); ``intervals``: the percentile-bootstrap interval of ``effect`` and of ``effect_over_spread`` (the
+        latter over the resamples where the range is not 0, None when more than
+        :data:`MAX_UNDEFINED_SHARE` of them have none); ``resamples_without_spread``: how many resamples had
+        no range; ``n``: the examples.
 
     Raises
     ------
@@ -66,10 +73,12 @@ def prompt_sensitivity(columns: Mapping[str, Mapping[str, np.ndarray]], clean: F
     names = list(columns)
     if len(names) < 2:
         raise ValueError(f"prompt sensitivity needs two templates or more, got {names}")
-    sizes = {len(np.asarray(next(iter(c.values())))) for c in columns.values()}
+    sizes = {len(np.asarray(next(iter(c.values()), ()))) for c in columns.values()}
     if len(sizes) != 1:
         raise ValueError(f"the templates' logs hold different numbers of examples: {sorted(sizes)}")
     n = sizes.pop()
+    if n == 0:
+        raise ValueError("the templates' logs hold no example")
     sign = 1.0 if higher_is_better else -1.0
 
     def values(idx):
@@ -96,9 +105,19 @@ def prompt_sensitivity(columns: Mapping[str, Mapping[str, np.ndarray]], clean: F
         lo, hi = _bootstrap(stat, n, confidence=confidence, n_resamples=n_resamples, seed=seed)
         return [finite(lo), finite(hi)] if np.isfinite(lo) and np.isfinite(hi) else None
 
+    # the ratio: the same percentile bootstrap, over the resamples on which it is defined
+    rng = np.random.default_rng(seed)
+    draws = np.array([ratio(rng.integers(0, n, n)) for _ in range(n_resamples)]) if n > 1 else np.array([np.nan])
+    undefined = int(np.isnan(draws).sum())
+    ratio_ci = None
+    if finite(rat) is not None and undefined <= MAX_UNDEFINED_SHARE * len(draws):
+        alpha = (1 - confidence) / 2
+        lo, hi = np.quantile(draws[~np.isnan(draws)], [alpha, 1 - alpha])
+        ratio_ci = [finite(lo), finite(hi)]
     return {"templates": names, "n": n,
             "clean": {t: finite(v) for t, v in zip(names, c)}, "perturbed": {t: finite(v) for t, v in zip(names, p)},
             "clean_spread": {k: finite(v) for k, v in _spread(c).items()},
             "perturbed_spread": {k: finite(v) for k, v in _spread(p).items()},
             "effect": finite(eff), "effect_over_spread": finite(rat),
-            "intervals": {"effect": interval(effect), "effect_over_spread": interval(ratio) if finite(rat) is not None else None}}
+            "intervals": {"effect": interval(effect), "effect_over_spread": ratio_ci},
+            "resamples_without_spread": undefined}

@@ -89,11 +89,13 @@ def _same_llm_setup(task: str, ra: dict, rb: dict) -> None:
                         "prompts or settings are not compared")
 
 
-def _templates(asked: dict | None) -> str:
-    """How a run's ``--prompts all`` templates read in an error: ``lm-eval's prompt only`` or the sets per task."""
+def _templates(asked: dict) -> str:
+    """How a run's ``--prompts all`` templates read in an error: ``lm-eval's prompt only`` or the templates
+    (name and the start of its prompt's SHA-256) per task."""
     if not asked:
         return "lm-eval's prompt only"
-    return "; ".join(f"{task}: {', '.join(names)}" for task, names in sorted(asked.items()))
+    return "; ".join(f"{task}: {', '.join(f'{n} {str(h)[:8]}' for n, h in sorted(hashes.items()))}"
+                     for task, hashes in sorted(asked.items()))
 
 
 def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float = 0.01, alpha: float = 0.05,
@@ -134,13 +136,13 @@ def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float 
         raise GateError(f"suite mismatch: baseline ran {suite_a.name} v{suite_a.version}, candidate ran "
                         f"{suite_b.name} v{suite_b.version}")
     suite = suite_a
-    ta, tb = (read_manifest(d).get("prompts", {}).get("templates") for d in (a_dir, b_dir))
-    if ta != tb:
-        raise GateError(f"the runs were scored under different prompt templates ({_templates(ta)} vs {_templates(tb)}; "
-                        "run both with or both without --prompts all)")
     missing = sorted(set(a) ^ set(b))
     if missing:
         raise GateError(f"tasks scored in one run only: {', '.join(missing)}")
+    ta, tb = ((read_manifest(d).get("prompts") or {}).get("templates") or {} for d in (a_dir, b_dir))
+    if {t: ta.get(t) for t in a} != {t: tb.get(t) for t in a}:
+        raise GateError(f"the runs were scored under different prompt templates ({_templates(ta)} vs {_templates(tb)}; "
+                        "run both with or both without --prompts all, on the same suite's templates)")
     out = []
     for name in sorted(a):
         ra, rb = a[name], b[name]

@@ -345,15 +345,15 @@ def _score_prompt_templates(handle: ModelHandle, suite: Suite, selected: Sequenc
                             repo: Path, limit: int | None, seed: int, echo: Callable[[str], None]) -> None:
     """``run --prompts all``: every task the LLM was asked, scored again under each of the suite's other
     templates on the same rows (a template's log already in ``prompts/<task>/`` is kept on resume); the
-    per-template metrics and the spread go into ``run.json`` (``tasks.<task>.prompts``, and ``prompts``:
-    the templates per task, which ``check`` compares)."""
+    per-template metrics, the spread and each template's prompt SHA-256 go into ``run.json``
+    (``tasks.<task>.prompts``, and ``prompts.templates``: template -> prompt SHA-256 per task, which ``check``
+    compares); a task whose templates cannot be scored gets ``prompts_error`` and the others go on."""
     from dataclasses import replace
 
     from robust_bench.models.llm import prompt_variants
     from robust_bench.results.runs import log_columns
     from robust_bench.scoring.sensitivity import prompt_sensitivity
 
-    asked: dict[str, list[str]] = {}
     for task in selected:
         entry = manifest["tasks"].get(task.name, {})
         variants = prompt_variants(task.config, task.options, suite.prompts)
@@ -364,35 +364,51 @@ def _score_prompt_templates(handle: ModelHandle, suite: Suite, selected: Sequenc
         pair = next(((c, p) for c, p in evaluation.pairs if c in names and p in names), None)
         if pair is None:
             continue
-        logs = {variants[0][0]: read_log(out / "logs" / f"{task.name}.jsonl")}
-        for name, prompt in variants[1:]:
-            path = out / "prompts" / task.name / f"{name}.jsonl"
-            if not path.is_file():
-                start = time.perf_counter()
+        entry.pop("prompts_error", None)
+        kept = dict((entry.get("prompts") or {}).get("prompt_sha256") or {})
+        try:        # a template that cannot be asked (a server gone, a verbaliser that fails) costs its task only
+            logs = {variants[0][0]: read_log(out / "logs" / f"{task.name}.jsonl")}
+            hashes = {variants[0][0]: entry["llm"].get("prompt_sha256")}
+            for name, prompt in variants[1:]:
+                path = out / "prompts" / task.name / f"{name}.jsonl"
                 vtask = replace(task, name=f"{task.name}__{name}", options={**task.options, "prompt": prompt})
-                data = select_rows(task, repo, limit, None)
-                work = out / ".partial" / vtask.name
-                result = evaluation.run(handle, vtask, data.rows, data.positions, seed, repo, work=work)
-                write_log(path, result.examples)
-                shutil.rmtree(work, ignore_errors=True)
-                echo(f"  {task.name} under template {name}: {len(result.examples)} examples "
-                     f"({time.perf_counter() - start:.1f} s)")
-            logs[name] = read_log(path)
-        ids = [e["id"] for e in sorted(logs[variants[0][0]], key=lambda e: e["id"])]
-        columns = {}
-        for name, examples in logs.items():
-            examples = sorted(examples, key=lambda e: e["id"])
-            if [e["id"] for e in examples] != ids:
-                raise RunError(f"{out / 'prompts' / task.name / (name + '.jsonl')}: not the rows of logs/{task.name}.jsonl")
-            columns[name] = log_columns(examples)
-        clean, perturbed = task.metric(pair[0]), task.metric(pair[1])
-        entry["prompts"] = {"metrics": list(pair), **prompt_sensitivity(
-            columns, clean.formula, perturbed.formula, higher_is_better=clean.higher_is_better, seed=seed)}
-        asked[task.name] = [n for n, _ in variants]
+                if not path.is_file():
+                    start = time.perf_counter()
+                    data = select_rows(task, repo, limit, None)
+                    work = out / ".partial" / vtask.name
+                    result = evaluation.run(handle, vtask, data.rows, data.positions, seed, repo, work=work)
+                    write_log(path, result.examples)
+                    shutil.rmtree(work, ignore_errors=True)
+                    echo(f"  {task.name} under template {name}: {len(result.examples)} examples "
+                         f"({time.perf_counter() - start:.1f} s)")
+                    hashes[name] = (handle.llm_setup(vtask.name) or {}).get("prompt_sha256")
+                else:       # kept from the interrupted run: its hash as recorded then
+                    hashes[name] = kept.get(name)
+                logs[name] = read_log(path)
+            ids = [e["id"] for e in sorted(logs[variants[0][0]], key=lambda e: e["id"])]
+            columns = {}
+            for name, examples in logs.items():
+                examples = sorted(examples, key=lambda e: e["id"])
+                if [e["id"] for e in examples] != ids:
+                    raise RunError(f"{out / 'prompts' / task.name / (name + '.jsonl')}: not the rows of "
+                                   f"logs/{task.name}.jsonl")
+                columns[name] = log_columns(examples)
+            clean, perturbed = task.metric(pair[0]), task.metric(pair[1])
+            entry["prompts"] = {"metrics": list(pair), "prompt_sha256": hashes, **prompt_sensitivity(
+                columns, clean.formula, perturbed.formula, higher_is_better=clean.higher_is_better, seed=seed)}
+        except Exception as exc:  # noqa: BLE001 - recorded per task, as a task's own failure is
+            entry.pop("prompts", None)
+            entry["prompts_error"] = f"{type(exc).__name__}: {exc}"
+            echo(f"  {task.name}: prompt templates failed, {entry['prompts_error']}")
+            write_manifest(out, manifest)
+            continue
         s = entry["prompts"]
         echo(f"  {task.name}: {pair[0]} over {len(variants)} templates {_fmt(s['clean_spread']['min'])} to "
              f"{_fmt(s['clean_spread']['max'])}; perturbation effect {_fmt(s['effect'])}, "
              f"{_fmt(s['effect_over_spread'])} times the spread")
+        write_manifest(out, manifest)
+    # the templates of every task scored so (a resume over fewer --tasks keeps the others'), with their hashes
+    asked = {t: e["prompts"]["prompt_sha256"] for t, e in manifest["tasks"].items() if isinstance(e.get("prompts"), dict)}
     if asked:                   # no task the LLM was asked has paraphrases: the run is a default one
         manifest["prompts"] = {"templates": asked}
         write_manifest(out, manifest)
