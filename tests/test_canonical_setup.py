@@ -124,18 +124,27 @@ def test_every_pinned_config_of_the_default_suite_builds_to_its_pin(user_repo):
     assert got == {t.name: t.data_sha256 for t in suite.tasks if t.data_sha256}
 
 
-def test_a_run_of_the_default_suite_is_the_same_in_the_users_and_the_development_set_up(user, user_repo, tmp_path):
+#: the pinned tasks a tiny NLI classifier takes: an attack over the stored search space and two contrast sets
+NLI_TASKS = ("gec_mnli", "lit_mnli", "lit_snli")
+
+
+def test_a_run_of_the_default_suite_is_the_same_in_the_users_and_the_development_set_up(user, tmp_path):
+    from robust_bench.benchmarks import load_suite
     from robust_bench.io.task_data import NLI_LABELS
     from robust_bench.models.tiny import build_tiny_classifier
 
-    repo, _ = user_repo
+    suite = load_suite("default")
+    repo = tmp_path / "repo"
+    for name in NLI_TASKS:         # built in the user's venv (the pins are checked by the test above)
+        task = suite.task(name)
+        _in_venv(user, ["build", task.config, "--out", repo, "--splits", task.split], tmp_path)
     clf = build_tiny_classifier(tmp_path / "clf", [("A man sleeps .", "A man is awake ."), ("It rains .", "It is wet .")],
                                 [2, 0], NLI_LABELS, epochs=1)
-    args = ["run", "--model", clf, "--suite", "default", "--repo", repo, "--device", "cpu"]
+    args = ["run", "--model", clf, "--suite", "default", "--tasks", ",".join(NLI_TASKS), "--repo", repo, "--device", "cpu"]
     _in_venv(user, [*args, "--output-dir", tmp_path / "user"], tmp_path)
     run([*args, "--output-dir", tmp_path / "dev"], tmp_path)
     # the two environments may hold other releases of the libraries (pip resolves the user's afresh): the
     # records are compared without the versions they list
     user_records, dev_records = ({name: {k: v for k, v in rec.items() if k != "versions"} for name, rec in
                                   records_of(next((tmp_path / side).iterdir())).items()} for side in ("user", "dev"))
-    assert user_records and user_records == dev_records
+    assert set(user_records) == {f"{t}.json" for t in NLI_TASKS} and user_records == dev_records

@@ -182,7 +182,9 @@ def test_a_suite_that_declares_its_setup_refuses_other_pipelines_and_unchecked_r
                             "get": f"the copy in ../shared/models ({path.name})"} for role, (kind, path) in have.items()}}
     (folder / "declared.yaml").write_text(yaml.safe_dump(doc))
     suite = load_suite(folder / "declared.yaml")
-    assert suite.task("gec_mnli").setup == tuple(sorted(have)) and set(suite.setup) == set(have)
+    # the task's roles are checked; the suite also inherits default's declarations (Link Grammar among them)
+    inherited = set(load_suite(folder / "default.yaml").setup)
+    assert suite.task("gec_mnli").setup == tuple(sorted(have)) and set(suite.setup) == set(have) | inherited
     args = ["run", "--model", models["nli"], "--suite", str(folder / "declared.yaml"), "--repo", str(repo),
             "--limit", "2"]
     run([*args, "--output-dir", str(tmp_path / "ok")], tmp_path)
