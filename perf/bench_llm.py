@@ -109,20 +109,12 @@ def bare(model_dir: Path, requests: list[tuple[str, str]], batch_size: int, devi
 
 
 def real_model(spec: str, tmp: Path) -> Path:
-    """A transformers folder of the causal LM ``spec``: the folder itself, or a GGUF file dequantized by
-    transformers (``from_pretrained(gguf_file=...)``) and saved once."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    """A transformers folder of the causal LM ``spec``: the folder itself, or a GGUF file dequantized once
+    (:func:`robust_bench.models.llm.dequantize_gguf`)."""
+    from robust_bench.models.llm import dequantize_gguf
 
     path = Path(spec)
-    if path.suffix != ".gguf":
-        return path
-    out = tmp / "dequantized"
-    model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name)
-    model.hf_quantizer, model.is_quantized = None, False     # the weights are plain tensors now
-    model.config.__dict__.pop("quantization_config", None)
-    model.save_pretrained(out)
-    AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name).save_pretrained(out)
-    return out
+    return dequantize_gguf(path, tmp / "dequantized") if path.suffix == ".gguf" else path
 
 
 def main() -> None:

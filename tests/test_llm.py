@@ -623,13 +623,9 @@ def smollm2(tmp_path_factory) -> Path:
     smol = SHARED / "models" / SMOLLM2
 
     def make(root: Path) -> None:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from robust_bench.models.llm import dequantize_gguf
 
-        model = AutoModelForCausalLM.from_pretrained(smol.parent, gguf_file=smol.name)
-        model.hf_quantizer, model.is_quantized = None, False       # the weights are plain float32 now
-        model.config.__dict__.pop("quantization_config", None)
-        model.save_pretrained(root / "smollm2")
-        AutoTokenizer.from_pretrained(smol.parent, gguf_file=smol.name).save_pretrained(root / "smollm2")
+        dequantize_gguf(smol, root / "smollm2")
     return made_once(tmp_path_factory, recipe_key("smollm2", smol.name, smol.stat().st_size), make) / "smollm2"
 
 

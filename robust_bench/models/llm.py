@@ -42,6 +42,7 @@ import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -51,7 +52,7 @@ from robust_bench.models.loader import ModelError
 
 __all__ = ["BACKENDS", "LLMError", "Prompt", "GLUE_PROMPTS", "task_prompt", "LLMSettings", "LLMBackend",
            "LLMClassifier", "hf_loglikelihoods", "parse_llm_spec", "probe_server", "draw_shots", "source_task",
-           "prompt_hash", "chat_template_warning", "DEFAULT_TEMPLATE", "prompt_variants"]
+           "prompt_hash", "chat_template_warning", "DEFAULT_TEMPLATE", "prompt_variants", "dequantize_gguf"]
 
 #: backend name -> what it runs
 BACKENDS = {"hf": "transformers, in this process (lm-eval HFLM)",
@@ -173,6 +174,27 @@ class Prompt:
 
 #: what in a model's name marks an instruct or chat variant (lm-eval's ``_NEEDS_CHAT_TEMPLATE``)
 _CHAT_MARKS = ("inst", "chat")
+
+
+def dequantize_gguf(path: str | Path, out: str | Path) -> Path:
+    """Save a GGUF causal LM (llama.cpp's format) as the transformers folder ``out``, dequantized as
+    transformers loads it (``from_pretrained(gguf_file=...)``), with its tokenizer and chat template: a folder
+    that loads in seconds, where the GGUF file takes a minute to dequantize on every load.
+
+    Raises
+    ------
+    OSError, ValueError
+        From transformers, for a file that is not a GGUF causal LM.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path, out = Path(path), Path(out)
+    model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name)
+    model.hf_quantizer, model.is_quantized = None, False        # the weights are plain tensors now
+    model.config.__dict__.pop("quantization_config", None)     # else transformers refuses to save, and loads it as GGUF
+    model.save_pretrained(out)
+    AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name).save_pretrained(out)
+    return out
 
 
 def chat_template_warning(model: str, settings: LLMSettings) -> str | None:

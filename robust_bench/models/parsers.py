@@ -88,10 +88,6 @@ class Parser:
         """Distinct sentences the parser has parsed (cache hits cost none)."""
         return self._cache.queries
 
-    def is_cached(self, words: Sequence[str]) -> bool:
-        """Whether this word sequence was parsed before."""
-        return tuple(words) in self._cache
-
     def _forward(self, sentences: list[tuple[str, ...]]) -> list:  # pragma: no cover - abstract
         raise NotImplementedError
 
