@@ -28,7 +28,7 @@ from robust_bench.models.resolve import INTERFACES
 from robust_bench.perturb.setup import ROLES
 from robust_bench.scoring.intervals import Formula
 
-__all__ = ["SuiteError", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "count_examples",
+__all__ = ["SuiteError", "suite_yaml", "MetricSpec", "Task", "Suite", "list_suites", "load_suite", "pin_suite", "count_examples",
            "eval_yaml"]
 
 
@@ -118,6 +118,14 @@ class Suite:
     def pinned(self) -> bool:
         """Every task is tied to a data hash."""
         return all(t.data_sha256 for t in self.tasks)
+
+
+def suite_yaml(suite: Suite) -> str:
+    """A resolved suite (its tasks listed, hashes included) as YAML that :func:`load_suite` reads back."""
+    doc = {"name": suite.name, "version": suite.version, "description": suite.description,
+           **({"setup": {r: dict(a) for r, a in suite.setup.items()}} if suite.setup else {}),
+           "tasks": [t.as_dict() for t in suite.tasks]}
+    return yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
 
 
 @lru_cache(maxsize=1)

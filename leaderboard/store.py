@@ -31,9 +31,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
-import yaml
 
-from robust_bench.benchmarks import Suite, SuiteError, load_suite
+from robust_bench.benchmarks import Suite, SuiteError, load_suite, suite_yaml
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.leaderboard.submission import (SUBMISSION_FILE, Submission, SubmissionError, rejected,
                                                   stage_submission, validate_submission)
@@ -49,14 +48,6 @@ _HUB = re.compile(r"^(?:hf://datasets/)?([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)$
 
 class StoreError(RobustBenchError, ValueError):
     """No store where one was named, or a store that is not laid out as one."""
-
-
-def suite_yaml(suite: Suite) -> str:
-    """A resolved suite (its tasks listed, hashes included) as YAML that :func:`load_suite` reads back."""
-    doc = {"name": suite.name, "version": suite.version, "description": suite.description,
-           **({"setup": {r: dict(a) for r, a in suite.setup.items()}} if suite.setup else {}),
-           "tasks": [t.as_dict() for t in suite.tasks]}
-    return yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
 
 
 def _read_suites(folder: Path, names: list[str]) -> dict[tuple[str, int], Suite]:

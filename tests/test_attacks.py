@@ -132,15 +132,24 @@ def test_attack_command_on_gec_sst2(gec_repo, sst2_classifier, tmp_path):
     import shutil
 
     shutil.copytree(gec_repo, repo)
+    from robust_bench.results.records import model_slug
+    from robust_bench.suite.runner import run_folder
+
     proc = run_cli(["attack", "--model", str(model), "--config", "gec_sst2", "--search", "greedy",
                     "--repo", str(repo), "--output-dir", str(tmp_path / "results")])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "attack success rate" in proc.stdout and "success vs budget: 15%" in proc.stdout
-    rec = json.loads(next((tmp_path / "results").glob("*attack-greedy.json")).read_text())
-    assert 0 <= rec["metrics"]["attack_success_rate"] <= 1 and rec["details"]["attacked"] >= 1
-    adv = datasets.load_dataset(str(repo), rec["details"]["adversarial_config"], split="validation")
-    assert len(adv) == rec["details"]["attacked"] and sum(adv["success"]) == rec["details"]["successes"]
-    assert list((tmp_path / "results").glob("*__budget.png")) and list((tmp_path / "results").glob("*__budget.svg"))
+    run = run_folder(tmp_path / "results", str(model))
+    rec = json.loads((run / "records" / "gec_sst2.json").read_text())
+    assert rec["schema_version"].startswith("2") and rec["suite"]["name"] == "grammatical_errors"
+    log = [json.loads(x)["outcome"] for x in (run / "logs" / "gec_sst2.jsonl").open()]
+    attacked, successes = sum(o["attacked"] for o in log), sum(o["success"] for o in log)
+    assert 0 <= rec["metrics"]["attack_success_rate"] <= 1 and attacked >= 1
+    assert rec["metrics"]["attack_success_rate"] == successes / attacked
+    adv = datasets.load_dataset(str(repo), f"adv_{model_slug(str(model))}_gec_sst2_greedy", split="validation")
+    assert len(adv) == attacked and sum(adv["success"]) == successes
+    assert (run / "tables" / "gec_sst2__attack.txt").is_file()
+    assert list((run / "figures").glob("gec_sst2__budget.png")) and list((run / "figures").glob("gec_sst2__budget.svg"))
 
 
 @pytest.mark.parametrize("config", ["gec_mnli", "gec_conll2003"])
@@ -210,15 +219,15 @@ def test_ner_attack_command_honours_dtype_and_agree_with(gec_repo, tiny_tagger, 
     repo = tmp_path / "robust-bench"
     shutil.copytree(gec_repo, repo)
     base = ["attack", "--model", str(tagger), "--config", "gec_conll2003", "--repo", str(repo),
-            "--limit", "3", "--no-curve", "--output-dir", str(tmp_path / "results")]
-    for extra, message in ((["--dtype", "float7"], "unknown dtype 'float7'"),
-                           (["--agree-with", str(tmp_path / "no-model")], "does not exist")):
-        proc = run_cli(base + extra)
+            "--limit", "3", "--no-curve"]
+    for k, (extra, message) in enumerate(((["--dtype", "float7"], "unknown dtype 'float7'"),
+                                          (["--agree-with", str(tmp_path / "no-model")], "does not exist"))):
+        proc = run_cli(base + extra + ["--output-dir", str(tmp_path / f"bad{k}")])
         assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     # good values are accepted and the second tagger is consulted; the random tagger gets no
-    # sentence right, which the runner reports in one line
-    proc = run_cli(base + ["--dtype", "float32", "--agree-with", str(tagger)])
-    assert proc.returncode == 2 and "(by every tagger)" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    # sentence right: nothing is attacked, which the report says (the run's record has its clean F1)
+    proc = run_cli(base + ["--dtype", "float32", "--agree-with", str(tagger), "--output-dir", str(tmp_path / "ok")])
+    assert proc.returncode == 0 and "nothing to attack" in proc.stdout and "Traceback" not in proc.stderr, proc.stderr
 
 
 def test_ner_attack_flips_a_tagger_keyed_on_a_preposition():

@@ -64,30 +64,37 @@ def _lines(path: Path) -> int:
 
 
 def test_a_killed_attack_resumes_to_the_uninterrupted_records(gec_repo, sst2_classifier, tmp_path):
+    """`attack` is a run (issue 52): its journal of finished attacks lives in the run folder's .partial/, a
+    resumed command reads it back and writes the record an uninterrupted command writes."""
+    from robust_bench.suite.runner import run_folder
+
     model = sst2_classifier
     repo = tmp_path / "robust-bench"
     shutil.copytree(gec_repo, repo)
     common = ["attack", "--model", str(model), "--config", "gec_sst2", "--search", "beam", "--no-curve",
               "--repo", str(repo)]
     _run([*common, "--output-dir", str(tmp_path / "whole")])
-    whole = json.loads(next((tmp_path / "whole").glob("*attack-beam.json")).read_text())
+    whole_dir = run_folder(tmp_path / "whole", str(model))
+    whole = json.loads((whole_dir / "records" / "gec_sst2.json").read_text())
+    attacked = sum(json.loads(x)["outcome"]["attacked"] for x in (whole_dir / "logs" / "gec_sst2.jsonl").open())
     cut = tmp_path / "cut"
     k = run_killed([*common, "--output-dir", str(cut)], "robust_bench.attacks.search:AttackJournal.add", seed=15,
-                   most=whole["details"]["attacked"] - 1)
-    assert not list(cut.glob("*.json")), "killed before the record"
-    journal = next((cut / ".attack-journals").glob("*.jsonl"))
+                   most=attacked - 1)
+    folder = run_folder(cut, str(model))
+    assert not list((folder / "records").glob("*.json")), "killed before the record"
+    journal = folder / ".partial" / "gec_sst2" / "attacks.jsonl"
     finished = _lines(journal) - 1          # the first line names the attack
     assert finished == k
-    out = _run([*common, "--output-dir", str(cut), "--resume"])
-    assert f"resumed: {finished} finished attacks read from" in out
+    shutil.copytree(folder, tmp_path / "cut2" / folder.name)
+    _run([*common, "--output-dir", str(cut), "--resume"])
     assert not journal.exists(), "the journal is removed once the record is written"
-    resumed = json.loads(next(cut.glob("*attack-beam.json")).read_text())
+    resumed = json.loads((folder / "records" / "gec_sst2.json").read_text())
     assert _strip(resumed) == _strip(whole)
     # a journal of another attack is refused, never mixed in
-    journal.parent.mkdir(parents=True, exist_ok=True)
-    journal.write_text(json.dumps({"robust_bench_attack_journal": 1, "budget": 0.3}) + "\n")
-    proc = run_cli([*common, "--output-dir", str(cut), "--resume"])
-    assert proc.returncode == 2 and "is the journal of another attack" in proc.stderr
+    other = tmp_path / "cut2" / folder.name / ".partial" / "gec_sst2" / "attacks.jsonl"
+    other.write_text(json.dumps({"robust_bench_attack_journal": 1, "budget": 0.3}) + "\n")
+    proc = run_cli([*common, "--output-dir", str(tmp_path / "cut2"), "--resume"])
+    assert proc.returncode == 2 and "is the journal of another attack" in proc.stderr, proc.stderr
 
 
 def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, built_repo, tmp_path, full):

@@ -25,8 +25,8 @@ def attack(
                                         "only the correctly predicted ones are attacked)."),
     max_attacked: Optional[int] = typer.Option(None, "--max-attacked", help="Attack at most N examples (the first N "
                                                "correctly predicted rows)."),
-    resume: bool = typer.Option(False, "--resume", help="Continue a killed attack from its journal in "
-                                "OUTPUT_DIR/.attack-journals (finished examples are not attacked again)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue a killed attack in its run folder (finished "
+                                "examples are read back from its journal, not attacked again)."),
     label_map: Optional[str] = typer.Option(None, "--label-map", help="MODEL_LABEL=DATASET_LABEL,... when names differ."),
     agree_with: Optional[str] = typer.Option(None, "--agree-with",
                                              help="Comma-separated models; attack only examples all of them predict correctly."),
@@ -37,10 +37,15 @@ def attack(
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
     dtype: str = typer.Option("auto", "--dtype"),
     seed: int = typer.Option(0, "--seed", callback=seed_in_range),
+    suite: Optional[str] = typer.Option(None, "--suite", help="The suite whose task this is (default: "
+                                                            "grammatical_errors); other options or data make a "
+                                                            "derived, unranked one-task suite."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository; adversarial examples go there too."),
-    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where the record and the plot go."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="The run folder is OUTPUT_DIR/<model>: v2 "
+                                                                          "record, log, report, the paper's tables."),
 ) -> None:
-    """Worst-case grammatical-error attack on a classifier; reports the attack success rate."""
+    """Worst-case grammatical-error attack on a classifier or tagger: a run of the suite's task (v2 record,
+    per-example log, report) and the paper's report (success rate, queries, error types, budget curve)."""
     check_model("--model", model)
     for other in (agree_with or "").split(","):
         check_model("--agree-with", other or None)
@@ -51,12 +56,14 @@ def attack(
     check_positive("--max-attacked", max_attacked)
     check_output_dir("--output-dir", output_dir)
     check_output_dir("--repo", repo)
-    from robust_bench.evaluations.gec import attack_command
+    from robust_bench.suite.command import attack_command
 
     try:
-        attack_command(model, config, search=search, budget=budget, split=split, limit=limit,
-                       max_attacked=max_attacked, resume=resume, label_map=parse_label_map(label_map),
-                       agree_with=[m for m in (agree_with or "").split(",") if m], curve=curve, candidates=candidates, device=device,
-                       dtype=dtype, seed=seed, repo=repo, output_dir=output_dir, echo=typer.echo)
+        out, _ = attack_command(model, config, search=search, budget=budget, split=split, limit=limit,
+                                max_attacked=max_attacked, resume=resume, label_map=parse_label_map(label_map),
+                                agree_with=[m for m in (agree_with or "").split(",") if m], curve=curve,
+                                candidates=candidates, device=device, dtype=dtype, seed=seed, suite=suite, repo=repo,
+                                output_dir=output_dir, echo=typer.echo)
+        typer.echo(f"run folder: {out} (record, per-example log, report; tables/ and figures/ hold the paper's)")
     except RobustBenchError as exc:
         fail(exc)

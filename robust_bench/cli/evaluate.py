@@ -36,8 +36,12 @@ def evaluate_cmd(
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
     dtype: str = typer.Option("auto", "--dtype"),
     batch_size: int = typer.Option(64, "--batch-size"),
+    suite: Optional[str] = typer.Option(None, "--suite", help="The suite whose task this is (default: the family's "
+                                                            "shipped suite); other options or data make a derived, "
+                                                            "unranked one-task suite."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built config."),
-    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where records and the figure go."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="The run folder is OUTPUT_DIR/<model>: v2 "
+                                                                          "records, logs, report, the paper's tables."),
 ) -> None:
     """Acc@Ori, Acc@Ctr and consistency per transformation on a LIT contrast set (Table 3), or a
     name-swap config's original, worst, best, random and stability scores (Table 3)."""
@@ -58,9 +62,11 @@ def evaluate_cmd(
             return
         if model is None:
             raise typer.BadParameter("--model is required for lit_* configs")
-        from robust_bench.evaluations.lit import evaluate_contrast_sets
+        from robust_bench.suite.command import evaluate_contrast_sets
 
-        evaluate_contrast_sets(model, config, split=split, label_map=parse_label_map(label_map), device=device,
-                               dtype=dtype, batch_size=batch_size, repo=repo, output_dir=output_dir, echo=typer.echo)
+        out, _ = evaluate_contrast_sets(model, config, split=split, label_map=parse_label_map(label_map),
+                                        device=device, dtype=dtype, batch_size=batch_size, suite=suite, repo=repo,
+                                        output_dir=output_dir, echo=typer.echo)
+        typer.echo(f"run folder: {out} (records, per-example logs, report; tables/ and figures/ hold Table 3)")
     except RobustBenchError as exc:
         fail(exc)

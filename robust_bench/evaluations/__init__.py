@@ -120,9 +120,12 @@ class CommandTask:
 
 @dataclass
 class EvalOutput:
-    """Per-example log entries (sorted by id by the runner) and deterministic details."""
+    """Per-example log entries (in the rows' order; the runner sorts them by id), deterministic details
+    (recorded in ``run.json``) and ``extras``: live objects a family command's paper tables need (an
+    attack's search results, the classifier that was queried), never written."""
     examples: list[dict]
     details: dict = field(default_factory=dict)
+    extras: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -13,25 +13,20 @@ derived config.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from robust_bench.evaluations import (CommandTask, EvalOutput, EvaluationError, Metric, Tolerance, f1, input_sha256,
+from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, Tolerance, f1, input_sha256,
                                       llm_traces, log_entry, pair_or_tagger_task_type, ratio, register_evaluation, task_classifier,
                                       unit_ids)
 from robust_bench.scoring import entity_counts
-from robust_bench.attacks.gec import (AttackError, TASKS, attack_pipelines, budget_curve, plot_budget_curve,
-    run_attack, run_ner_attack)
+from robust_bench.attacks.gec import (AttackError, TASKS, attack_pipelines, run_attack, run_ner_attack)
 from robust_bench.attacks.search import AttackJournal
 from robust_bench.data.repository import built_config, write_derived_config
 from robust_bench.models.resolve import load_model
 from robust_bench.perturb.gec import realign_tags, render
-from robust_bench.results.records import make_record, model_slug, write_record
-from robust_bench.results.runs import log_columns
-from robust_bench.scoring.intervals import metric_value
 
 __all__ = ["attack", "attack_examples", "attack_command", "check_outcome", "attack_journal",
            "load_examples", "save_adversarial"]
@@ -203,8 +198,12 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     ----------
     model : robust_bench.models.resolve.ModelHandle
     task
-        The suite task: ``options`` ``search`` (greedy, beam, genetic) and ``budget`` (share of the
-        segment's tokens, default 0.15).
+        The suite task. ``options``: ``search`` (greedy, beam, genetic; default greedy), ``budget`` (share
+        of the segment's tokens, default 0.15); and, for ``robust-bench attack``'s exploration (a task with
+        them is a derived suite's, not ranked): ``max_attacked`` (attack the first N examples the model gets
+        right; classifiers), ``agree_with`` (model specs: attack only the examples all of them get right
+        too, §4), ``candidates`` (``stored``, the search space the data ship, or ``parse``: parse the
+        segments now, :func:`attack_examples`) and ``label_map`` (model label -> dataset label).
     rows : datasets.Dataset
     positions : sequence of int
         Each row's index in its split: example k is searched with seed ``seed * 100003 + positions[k]``.
@@ -218,180 +217,60 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     Returns
     -------
     EvalOutput
-        One entry per row; details: the search, the budget and where the candidate edits came from
-        (``candidates``: ``"stored"``, the search space the data ships; no pipeline is loaded).
+        One entry per row; details: the search, the budget, where the candidate edits came from
+        (``candidates``; with ``parse``, the ``pipelines``), ``agree_with`` and ``max_attacked`` where
+        set. ``extras``: ``run`` (what :func:`robust_bench.attacks.gec.run_attack` or ``run_ner_attack``
+        returned, None when nothing was attacked) and ``target`` (the adapter attacked), for the command's
+        report.
 
     Raises
     ------
     EvaluationError
         For a config that is no ``gec_*`` config.
+    AttackError
+        ``max_attacked`` on gec_conll2003.
     """
-    search = task.options.get("search", "greedy")
-    budget = float(task.options.get("budget", 0.15))
+    o = task.options
+    search = o.get("search", "greedy")
+    budget = float(o.get("budget", 0.15))
+    candidates = o.get("candidates", "stored")
+    agree_with, label_map = list(o.get("agree_with") or ()), o.get("label_map")
     uids = unit_ids("attack", rows, task.split)
-    details = {"search": search, "budget": budget, "candidates": "stored"}
-    kw = dict(uids=uids, search=search, budget=budget, seed=seed, positions=positions, candidates="stored")
-    if "ner_tags" in rows.column_names:
-        entries, _ = attack_examples(model.tagger(list(rows.features["ner_tags"].feature.names)), rows, task.config, **kw)
-        return EvalOutput(entries, details)
+    details = {"search": search, "budget": budget, "candidates": candidates,
+               **({"pipelines": attack_pipelines()} if candidates == "parse" else {}),
+               **({"agree_with": agree_with} if agree_with else {}),
+               **({"max_attacked": o["max_attacked"]} if o.get("max_attacked") else {})}
+    kw = dict(uids=uids, search=search, budget=budget, seed=seed, positions=positions, candidates=candidates)
+    ner = "ner_tags" in rows.column_names
+    interface = "token-classification" if ner else "sequence-classification"
+    others = [load_model(m, interface=interface, device=model.device, dtype=model.dtype, batch_size=model.batch_size)
+              for m in agree_with]
+    if ner:
+        if o.get("max_attacked"):
+            raise AttackError(_CLASSIFIERS_ONLY)
+        names = list(rows.features["ner_tags"].feature.names)
+        target = model.tagger(names, label_map)
+        entries, run = attack_examples(target, rows, task.config, agree_with=[h.tagger(names, label_map) for h in others],
+                                       **kw)
+        return EvalOutput(entries, details, extras={"run": run, "target": target})
     if task.config not in TASKS:
         raise EvaluationError(f"task {task.name!r}: no attack fields for config {task.config!r}; "
                               f"known: {', '.join(TASKS)}")
+    labels = list(rows.features["label"].names)
     journal = None
     if work is not None:   # finished attacks survive a kill; a resumed run reads them back
         journal = attack_journal(Path(work) / "attacks.jsonl", {
             "model": model.id, "revision": model.revision(), "config": task.config, "split": task.split,
-            "search": search, "budget": budget, "seed": seed, "ids": input_sha256(*uids)})
+            "search": search, "budget": budget, "seed": seed, "ids": input_sha256(*uids),
+            **{k: o[k] for k in ("max_attacked", "agree_with", "candidates", "label_map") if o.get(k)}})
+    target = task_classifier(model, labels, task, repo, seed, label_map)
     try:
-        entries, _ = attack_examples(task_classifier(model, list(rows.features["label"].names), task, repo, seed), rows, task.config,
-                                     journal=journal, **kw)
+        entries, run = attack_examples(target, rows, task.config, journal=journal, max_attacked=o.get("max_attacked"),
+                                       agree_with=[h.classifier(labels, label_map, task=task) for h in others], **kw)
     finally:
         if journal is not None:
             journal.close()
-    return EvalOutput(entries, details)
-
-
-#: the command's record also reports the entity F1 drop, a difference in [-1, 1]
-_DROP_RANGE = {"f1_drop": (-1.0, 1.0)}
-
-
-def attack_command(model: str, config: str, *, search: str = "greedy", budget: float = 0.15, split: str | None = None,
-                   limit: int | None = None, max_attacked: int | None = None, resume: bool = False,
-                   label_map: dict | None = None, agree_with: Sequence[str] = (), curve: bool = True,
-                   candidates: str = "stored", device: str = "auto", dtype: str = "auto", seed: int = 0,
-                   repo: str | Path,
-                   output_dir: str | Path, echo: Callable[[str], None] = print) -> list[Path]:
-    """``robust-bench attack``: attack one model on a ``gec_*`` config and report as Yin et al. (2020) do.
-
-    Every row is attacked and logged with :func:`attack_examples` (what ``robust-bench run`` calls);
-    the record's metrics come from those lines with the evaluation's formulas (:data:`attack`). Also
-    writes the adversarial examples into ``repo`` as the derived config
-    ``adv_<model>_<config>_<search>``, and the success-versus-budget curve (Fig. 1) with ``curve``.
-
-    Parameters
-    ----------
-    model : str
-        A classifier's (a tagger's, for ``gec_conll2003``) model spec.
-    config : str
-    search, budget, seed
-        As :func:`attack_examples`.
-    split : str, optional
-        Default: the config's first split.
-    limit : int, optional
-        Read only the first N rows.
-    max_attacked : int, optional
-        Attack at most N examples (classifier configs).
-    resume : bool
-        Continue a killed attack from its journal in ``output_dir/.attack-journals``.
-    label_map : dict, optional
-        Model label -> dataset label.
-    agree_with : sequence of str
-        Model specs; attack only the examples all of them also get right.
-    curve : bool
-    candidates : {"stored", "parse"}
-        As :func:`attack_examples`; with ``"parse"`` the record names the pipelines
-        (:func:`robust_bench.attacks.gec.attack_pipelines`).
-    device, dtype
-        Passed to the model adapters.
-    repo, output_dir : path-like
-    echo : callable
-
-    Returns
-    -------
-    list of Path
-        The record and figures written.
-
-    Raises
-    ------
-    AttackError, NotBuiltError, ModelError
-        Nothing to attack, a config not built, a model that cannot be loaded.
-    """
-    rows, split, meta = load_examples(repo, config, split, limit)
-    ner = "ner_tags" in rows.column_names
-    if ner and resume:
-        raise AttackError(_CLASSIFIERS_ONLY)
-    interface = "token-classification" if ner else "sequence-classification"
-    # the adapters' own batch sizes (taggers 32, classifiers 64)
-    handles = [load_model(m, interface=interface, device=device, dtype=dtype, batch_size=32 if ner else 64)
-               for m in (model, *agree_with)]
-    if ner:
-        names = list(rows.features["ner_tags"].feature.names)
-        target, *others = [h.tagger(names, label_map) for h in handles]
-    else:
-        labels = list(rows.features["label"].names)
-        target, *others = [h.classifier(labels, label_map, task=CommandTask(config, split)) for h in handles]
-    output_dir = Path(output_dir)
-    journal = journal_path = None
-    if not ner:
-        journal_path = output_dir / ".attack-journals" / f"{model_slug(model)}__{config}__{split}__{search}.jsonl"
-        if not resume and journal_path.exists():
-            journal_path.unlink()
-        journal = attack_journal(journal_path, {
-            "model": model, "revision": target.revision, "config": config, "split": split,
-            "corpus_sha256": meta["files"][split]["sha256"], "search": search, "budget": budget, "seed": seed,
-            "limit": limit, "max_attacked": max_attacked, "agree_with": list(agree_with), "label_map": label_map,
-            "candidates": candidates})
-        if journal.done:
-            echo(f"  resumed: {len(journal.done)} finished attacks read from {journal_path}")
-    t0 = time.perf_counter()
-    try:
-        entries, run = attack_examples(target, rows, config, uids=unit_ids("attack", rows, split), search=search,
-                                       budget=budget, seed=seed, journal=journal, agree_with=others,
-                                       max_attacked=max_attacked, candidates=candidates, progress=True,
-                                       must_attack=True)
-    finally:
-        if journal is not None:
-            journal.close()
-    wall = time.perf_counter() - t0
-    cols = log_columns(entries)
-    reported = ("attack_success_rate", "f1_clean", "f1_adversarial") if ner else ("attack_success_rate", "clean_accuracy")
-    metrics = {name: metric_value(attack.metric(name).formula, cols) for name in reported}
-    if ner:
-        metrics["f1_drop"] = metrics["f1_clean"] - metrics["f1_adversarial"]
-    s = run["summary"]
-    what = "the non-entity tokens" if ner else f"the {run['segment']}"
-    echo(f"{model} on {config}/{split}, {search} search, budget {budget:.0%} of {what}:")
-    if ner:
-        echo(f"  entity F1 clean {metrics['f1_clean']:.4f} -> adversarial {metrics['f1_adversarial']:.4f} "
-             f"(drop {100 * metrics['f1_drop']:.1f} points)")
-    else:
-        echo(f"  clean accuracy            {metrics['clean_accuracy']:.4f} ({s['examples']} examples)")
-    echo(f"  attacked (correct{' for all models' if others else ''})  {s['attacked']}")
-    echo(f"  attack success rate       {metrics['attack_success_rate']:.4f}   (lower is more robust)")
-    echo(f"  modified share (success)  {s['modified_share_mean']:.4f}")
-    echo(f"  queries per example       mean {s['queries_mean']:.1f}, median {s['queries_median']:.1f}")
-    n_inputs = getattr(target, "queries", 0)
-    echo(f"  wall time                 {wall:.1f} s ({wall / max(1, s['attacked']):.2f} s per attacked example; "
-         f"{n_inputs / wall if wall else 0:.0f} model inputs/s, {getattr(target, 'n_forward', 0)} forward calls)")
-    echo("  error types in successful attacks: " + ", ".join(f"{k} {v}" for k, v in s["error_types_in_successes"].items()))
-    if getattr(target, "n_truncated", 0) or getattr(target, "n_windowed", 0):
-        echo(f"  inputs longer than the model's limit: {getattr(target, 'n_truncated', 0)} truncated, "
-             f"{getattr(target, 'n_windowed', 0)} tagged in windows")
-    slug = model_slug(model)
-    adv_name = save_adversarial(run, repo=repo, name=f"adv_{slug}_{config}_{search}", model=model,
-                                revision=target.revision, config=config, split=split, search=search, budget=budget,
-                                seed=seed, meta=meta)
-    echo(f"  adversarial examples: config {adv_name!r} in {repo}")
-    # the attack's summary, its scores as the log's formulas give them (the one definition of each)
-    details = {k: metrics.get(k, v) for k, v in s.items() if k != "attack_success_rate"}
-    details.update({"agree_with": list(agree_with), "adversarial_config": adv_name, "candidates": candidates,
-                    **({"pipelines": attack_pipelines()} if candidates == "parse" else {}),
-                    "n_truncated": getattr(target, "n_truncated", 0), "n_windowed": getattr(target, "n_windowed", 0)})
-    rec = make_record(model_id=model, revision=target.revision, config=config, split=split,
-                      corpus_sha256=meta["files"][split]["sha256"], metrics=metrics,
-                      ranges={**attack.ranges, **_DROP_RANGE}, seed=seed, details=details)
-    written = [write_record(rec, output_dir, tag=f"attack-{search}")]
-    echo(f"  record: {written[0]}")
-    if journal_path is not None:
-        journal_path.unlink(missing_ok=True)
-    if curve:
-        c = budget_curve(run["objective"] if ner else target, run["targets"], search=search, seed=seed)
-        echo("  success vs budget: " + ", ".join(f"{int(b * 100)}% {v:.3f}" for b, v in c.items()))
-        paths = plot_budget_curve({f"{Path(model).name} ({search})": c}, output_dir / f"{slug}__{config}__{search}__budget",
-                                  title=f"Attack success rate vs budget, {config}/{split}")
-        echo(f"  figure: {', '.join(str(p) for p in paths)}")
-        written += paths
-    return written
+    return EvalOutput(entries, details, extras={"run": run, "target": target})
 
 
 def load_examples(repo: str | Path, config: str, split: str | None = None, limit: int | None = None):

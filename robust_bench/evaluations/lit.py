@@ -1,5 +1,5 @@
 """LIT contrast sets (Li et al., 2020, §4.1.3 and Table 3): the ``contrast-set`` evaluation, and
-``robust-bench evaluate --config lit_*``.
+the views of ``robust-bench evaluate --config lit_*``.
 
 Per row, the model classifies the original pair and the transformed pair; the log line records both
 predictions and both gold labels. Over any set of rows (all of a split, or one transformation code):
@@ -12,33 +12,31 @@ predictions and both gold labels. Over any set of rows (all of a split, or one t
   original prediction are not counted.
 
 All metrics are fractions in [0, 1], higher is better. ``robust-bench run`` logs one line per row;
-``robust-bench evaluate`` logs the same lines and reports them per transformation code (Table 3),
-with the same formulas.
+``robust-bench evaluate`` is the same run (:func:`robust_bench.suite.command.evaluate_contrast_sets`) and
+reports its lines per transformation code (Table 3, :func:`table3`), with the same formulas.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from robust_bench import RobustBenchError
-from robust_bench.evaluations import (CommandTask, EvalOutput, Metric, input_sha256, llm_traces, log_entry, ratio,
+from robust_bench.evaluations import (EvalOutput, Metric, input_sha256, llm_traces, log_entry, ratio,
                                       register_evaluation, task_classifier, unit_ids)
 from robust_bench.data.registry import UnknownConfigError, get_config
 from robust_bench.data.repository import built_config
 from robust_bench.io.fileio import save_figure
-from robust_bench.models.resolve import load_model
 from robust_bench.perturb.lit.pairs import CODES
-from robust_bench.results.records import make_record, model_slug, write_record
 from robust_bench.results.runs import log_columns
 from robust_bench.scoring import consistency_details
 from robust_bench.scoring.intervals import metric_value
 
 __all__ = ["contrast_set", "check_outcome", "load_contrast_sets", "table3", "contrast_set_scores", "format_table",
-           "plot_scores", "evaluate_contrast_sets", "LitEvalError"]
+           "plot_scores", "LitEvalError"]
 
 
 class LitEvalError(RobustBenchError, ValueError):
@@ -114,7 +112,8 @@ def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOut
                              {"original": labels[po[k]], "contrast": labels[pc[k]]},
                              {"original": labels[go], "contrast": labels[gc]},
                              _outcome(po[k], pc[k], go, gc, rules[k]), llm_traces(clf, (ori[k], ctr[k]))))
-    return EvalOutput(out, {"rows": len(rows), "consistency_excluded": sum(1 - e["outcome"]["counted"] for e in out)})
+    return EvalOutput(out, {"rows": len(rows), "consistency_excluded": sum(1 - e["outcome"]["counted"] for e in out)},
+                      extras={"classifier": clf})
 
 
 def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) -> tuple[dict, dict]:
@@ -243,68 +242,3 @@ def plot_scores(scores: dict, out_stem: str | Path, *, title: str = "") -> list[
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return save_figure(fig, out_stem)
-
-
-def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None, label_map: dict | None = None,
-                           device: str = "auto", dtype: str = "auto", batch_size: int = 64,
-                           repo: str | Path, output_dir: str | Path,
-                           echo: Callable[[str], None] = print) -> list[Path]:
-    """``robust-bench evaluate --config lit_*``: Table 3 of Li et al. (2020) for one model, per split.
-
-    The model scores every row with :data:`contrast_set` (the function ``robust-bench run`` calls);
-    the metrics per transformation code come from its log lines (:func:`table3`). Writes a v1 record
-    (Acc@Ori, Acc@Ctr, consistency; the per-code table in ``details``) and a figure per split.
-
-    Parameters
-    ----------
-    model : str
-        A sequence classifier's model spec (:func:`robust_bench.models.resolve.resolve_model`).
-    config : str
-        ``lit_mnli``, ``lit_snli`` or an extended config, built in ``repo``.
-    split : str, optional
-        One split (default: every split).
-    label_map : dict, optional
-        Model label -> dataset label, where the names differ.
-    device, dtype, batch_size
-        Passed to the model adapter.
-    repo, output_dir : path-like
-    echo : callable
-        Where the tables and progress lines go.
-
-    Returns
-    -------
-    list of Path
-        The records and figures written.
-
-    Raises
-    ------
-    LitEvalError, NotBuiltError, ModelError
-        A config that is not LIT, not built, or a model that cannot be loaded.
-    """
-    sets, meta = load_contrast_sets(repo, config, split)      # checks the config before the model loads
-    handle = load_model(model, interface="sequence-classification", device=device, dtype=dtype, batch_size=batch_size)
-    output_dir = Path(output_dir)
-    written = []
-    for sp, rows in sets.items():
-        out = contrast_set(handle, CommandTask(config, sp, {"label_map": label_map}), rows, range(len(rows)),
-                           int(meta.get("seed", 0)), repo)
-        clf = handle.classifier(list(rows.features["label"].names), label_map, task=CommandTask(config, sp))
-        scores = table3(list(rows["transformation"]), out.examples)
-        echo(format_table(scores, title=f"{model} on {config}/{sp} (LIT, Table 3; percentages)"))
-        echo(f"  forward passes: {clf.n_forward}; distinct pairs scored: {clf.queries}")
-        overall = scores["all"]
-        rec = make_record(model_id=model, revision=clf.revision, config=config, split=sp,
-                          corpus_sha256=meta["files"][sp]["sha256"],
-                          metrics={m: overall[m] for m in ("acc_ori", "acc_ctr", "consistency")},
-                          ranges=contrast_set.ranges, seed=int(meta.get("seed", 0)),
-                          details={"per_transformation": {k: v for k, v in scores.items() if k != "all"},
-                                   "consistency_excluded": overall["consistency_excluded"],
-                                   "label_map": label_map, "backend": meta["provenance"].get("backend"),
-                                   "lm": meta["provenance"].get("lm")})
-        path = write_record(rec, output_dir, tag="lit")
-        figs = plot_scores(scores, output_dir / f"{model_slug(model)}__{config}__{sp}__lit",
-                           title=f"{Path(model).name} on {config}/{sp}")
-        echo(f"  record: {path}")
-        echo(f"  figure: {', '.join(str(p) for p in figs)}")
-        written += [path, *figs]
-    return written

@@ -58,7 +58,9 @@ def _validated(run: Path, suite: Suite | str | None) -> tuple[Suite, dict[str, d
     try:
         manifest = read_manifest(run)
         name, version = manifest["suite"]["name"], manifest["suite"]["version"]
-        chosen = suite if isinstance(suite, Suite) else load_suite(suite or name)
+        # a family command's one-task suite travels in the run folder (robust_bench.suite.command)
+        local = run / "suite.yaml"
+        chosen = suite if isinstance(suite, Suite) else load_suite(suite or (local if local.is_file() else name))
         if (chosen.name, chosen.version) != (name, version):
             raise GateError(f"{run / 'run.json'}: the run used suite {name!r} v{version}, the suite given is "
                             f"{chosen.name!r} v{chosen.version}")

@@ -1,0 +1,365 @@
+"""The family commands (``robust-bench evaluate``, ``attack``, ...) as one-task suites (issue 52).
+
+A family command scores one model on one config split with the family's registered evaluation, through
+:func:`robust_bench.suite.runner.run_suite`: the same per-example log, the same v2 record
+(:func:`robust_bench.results.runs.record_from_log`) and the same report as ``robust-bench run``, so its
+output goes to ``check``, ``submit`` and ``report`` like any run. What the command adds, the paper's own
+tables and figures, are views computed from the log (and, where a table needs the live search, from the
+evaluation's ``extras``), written beside the run's files under ``tables/`` and ``figures/``.
+
+Which suite a command runs:
+
+* the shipped suite of the family (``lit``, ``grammatical_errors``...) restricted to the task of that
+  config and split, when the command's options are the task's own: its records are those of
+  ``robust-bench run --suite <family> --tasks <task>``, and ``submit`` takes them;
+* otherwise (another split, another search or budget, a label map...), a one-task suite derived from it,
+  named ``<config>_command`` and written into the run folder as ``suite.yaml``: ``check`` compares two such
+  runs (it reads the folder's ``suite.yaml``), ``submit`` refuses them, since they are not the benchmark's
+  protocol.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from robust_bench.benchmarks import MetricSpec, Suite, SuiteError, Task, list_suites, load_suite, suite_yaml
+from robust_bench.data.registry import get_config
+from robust_bench.evaluations import EvalOutput, evaluations
+from robust_bench.io.fileio import atomic_write_text
+from robust_bench.models.resolve import ModelHandle
+from robust_bench.results.runs import RunError, log_columns
+from robust_bench.scoring.intervals import metric_value
+from robust_bench.suite.runner import run_folder, run_suite
+
+__all__ = ["SUITE_FILE", "command_suite", "run_command", "write_view"]
+
+#: the one-task suite a command ran, when it is not a shipped one
+SUITE_FILE = "suite.yaml"
+
+
+def _family_suite(family: str) -> Suite:
+    return load_suite(family if family in list_suites() else "default")
+
+
+def command_suite(config: str, splits: str | list[str], *, repo: str | os.PathLike | None = None,
+                  suite: str | os.PathLike | None = None, evaluation: str | None = None,
+                  interface: str | None = None, options: dict | None = None) -> tuple[Suite, list[Task]]:
+    """The suite and tasks a family command runs for ``config`` on ``splits`` with ``options``.
+
+    Parameters
+    ----------
+    config : str
+    splits : str or list of str
+        One task per split.
+    repo : path-like, optional
+        The dataset repository: a task whose pinned hash is not that of the data built there is not the
+        suite's (the command still runs, as a derived suite's, unpinned).
+    suite : str or path-like, optional
+        The suite whose task the command runs (default: the family's shipped suite, else ``default``).
+    evaluation : str, optional
+        The registered evaluation (default: that of the family's shipped task, else the family's only one).
+    interface : str, optional
+        The model interface, for a config no shipped task names (default: the shipped tasks').
+    options : dict, optional
+        Evaluation options; None values are left out (the evaluation's defaults).
+
+    Returns
+    -------
+    (Suite, list of Task)
+        The (shipped family) suite and its tasks when every split is one of its tasks, the options are the
+        tasks' own and the data built in ``repo`` are the pinned ones; else a suite ``<config>_command`` (version 1; a task keeps the pinned hash where its
+        split is the shipped task's; the family suite's setup) and its tasks, one per split, named
+        ``<config>`` for the shipped split and ``<config>_<split>`` for another.
+
+    Raises
+    ------
+    UnknownConfigError
+        If no builder owns ``config``.
+    SuiteError
+        If the family has several evaluations and none is named.
+    """
+    splits = [splits] if isinstance(splits, str) else list(splits)
+    family = get_config(config).family
+    shipped = load_suite(suite) if suite else _family_suite(family)
+    opts = {k: v for k, v in (options or {}).items() if v is not None}
+
+    def fits(t: Task) -> bool:
+        return t.config == config and (evaluation is None or t.evaluation == evaluation)
+
+    built = {}
+    if repo is not None:
+        from robust_bench.data.repository import built_config
+
+        built = {sp: f["sha256"] for sp, f in built_config(repo, config)["files"].items()}
+    same = {sp: next((t for t in shipped.tasks if fits(t) and t.split == sp
+                      and (not t.data_sha256 or not built or built.get(sp) == t.data_sha256)), None) for sp in splits}
+    if all(t is not None and {**t.options, **opts} == t.options for t in same.values()):
+        return shipped, list(same.values())
+    base = next((t for t in shipped.tasks if fits(t)), None) or next(
+        (t for t in shipped.tasks if t.family == family and (evaluation is None or t.evaluation == evaluation)), None)
+    evaluation = evaluation or (base.evaluation if base is not None else None)
+    if evaluation is None:
+        names = [e.name for e in evaluations() if e.family == family]
+        if len(names) != 1:
+            raise SuiteError(f"family {family!r} has evaluations {names}; name one")
+        evaluation = names[0]
+    ev = next(e for e in evaluations() if e.name == evaluation)
+    if base is not None and base.evaluation == evaluation:
+        metrics, primary, base_opts = base.metrics, base.primary, dict(base.options)
+    else:
+        metrics = tuple(MetricSpec(m.name, m.higher_is_better, m.range, m.formula) for m in ev.metrics)
+        primary, base_opts = metrics[0].name, {}
+    stem = config.replace("-", "_").lower()
+    tasks = []
+    for sp in splits:
+        hit = same[sp]
+        own = base is not None and base.config == config and base.split == sp
+        name = stem if own or (base is None or base.config != config) and len(splits) == 1 else f"{stem}_{sp}"
+        tasks.append(Task(name=re.sub(r"[^a-z0-9_]", "_", name)[:64], family=family, config=config, split=sp,
+                          interface=interface or (base.interface if base is not None else "sequence-classification"),
+                          evaluation=evaluation, metrics=metrics, primary=primary,
+                          data_sha256=hit.data_sha256 if hit else None, examples=hit.examples if hit else None,
+                          options={**base_opts, **opts}, setup=base.setup if base is not None else ()))
+    how = ", ".join(f"{k}={v!r}" for k, v in sorted(opts.items())) or "its defaults"
+    if any(t is None for t in same.values()) and built:
+        how += " (a split the suite does not score, or data other than the suite pins)"
+    suite = Suite(name=f"{stem}_command"[:64], version=1,
+                  description=f"robust-bench's family command on {config} ({', '.join(splits)}) with {how}: derived "
+                              f"from suite {shipped.name} v{shipped.version}; not the benchmark's protocol (not ranked).",
+                  tasks=tuple(tasks), source="", setup=shipped.setup, prompts=shipped.prompts)
+    return suite, tasks
+
+
+def run_command(model: str, suite: Suite, tasks: list[Task], *, repo: str | os.PathLike, output_dir: str | os.PathLike,
+                on_task: Callable[[Task, Any, EvalOutput, ModelHandle], None] | None = None,
+                **run_kw) -> tuple[Path, dict]:
+    """Run ``tasks`` of ``suite`` for ``model`` into ``OUTPUT_DIR/<model>`` (:func:`run_suite`), writing
+    ``suite.yaml`` there first when the suite is not a shipped one.
+
+    Parameters
+    ----------
+    model : str
+    suite, tasks
+        From :func:`command_suite`.
+    repo, output_dir : path-like
+    on_task : callable, optional
+        As :func:`run_suite`'s: the command's paper tables.
+    **run_kw
+        Passed to :func:`run_suite` (seed, limit, resume, device, dtype, batch_size, echo...).
+
+    Returns
+    -------
+    (Path, dict)
+        The run folder and its manifest.
+
+    Raises
+    ------
+    RunError, SetupError, LLMError
+        As :func:`run_suite`.
+    """
+    out = run_folder(output_dir, model)
+    shipped = suite.name in list_suites()
+    if not shipped and not (out / SUITE_FILE).exists():
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out / SUITE_FILE, suite_yaml(suite))
+        suite = load_suite(out / SUITE_FILE)       # what check will read back
+    elif not shipped:
+        suite = load_suite(out / SUITE_FILE)
+    manifest = run_suite(model, suite, repo=repo, out=out, tasks=[t.name for t in tasks], on_task=on_task, **run_kw)
+    for t in tasks:
+        state = manifest["tasks"].get(t.name, {})
+        if state.get("status") != "done":
+            raise RunError(f"{t.name}: {state.get('status', 'not run')}: {state.get('reason', '')}".rstrip(": "))
+    return out, manifest
+
+
+def write_view(run_dir: str | os.PathLike, name: str, text: str) -> Path:
+    """Write a paper table (plain text) of a command's run to ``RUN/tables/<name>.txt``."""
+    path = Path(run_dir) / "tables" / f"{name}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, text.rstrip("\n") + "\n")
+    return path
+
+
+def _splits(repo, config: str, split: str | None) -> list[str]:
+    from robust_bench.data.repository import built_config
+
+    files = built_config(repo, config, split)["files"]
+    return [split] if split else list(files)
+
+
+def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None, label_map: dict | None = None,
+                           device: str = "auto", dtype: str = "auto", batch_size: int = 64, seed: int = 0,
+                           resume: bool = False, suite: str | os.PathLike | None = None, repo: str | os.PathLike,
+                           output_dir: str | os.PathLike, echo: Callable[[str], None] = print) -> tuple[Path, list[Path]]:
+    """``robust-bench evaluate --config lit_*``: the ``contrast-set`` evaluation as a suite run, and Table 3
+    of Li et al. (2020) per split as a view of its log (:func:`robust_bench.evaluations.lit.table3`).
+
+    Parameters
+    ----------
+    model : str
+        A sequence classifier's or causal LM's model spec (:func:`robust_bench.models.resolve.resolve_model`).
+    config : str
+        ``lit_mnli``, ``lit_snli`` or an extended LIT config, built in ``repo``.
+    split : str, optional
+        One split (default: every split of the config, one task each).
+    label_map : dict, optional
+        Model label -> dataset label, where the names differ (the run is then a derived suite's).
+    device, dtype, batch_size, seed, resume
+        As ``robust-bench run``.
+    suite : str or path-like, optional
+        As :func:`command_suite`.
+    repo, output_dir : path-like
+        The run folder is ``OUTPUT_DIR/<model>``.
+    echo : callable
+
+    Returns
+    -------
+    (Path, list of Path)
+        The run folder, and the tables and figures written into it.
+
+    Raises
+    ------
+    LitEvalError, NotBuiltError, ModelError, RunError
+        A config that is not LIT, not built, a model that cannot be loaded, a task that failed.
+    """
+    from robust_bench.evaluations.lit import LitEvalError, format_table, plot_scores, table3
+
+    if get_config(config).family != "lit":
+        raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli) and name swaps; got {config!r}")
+    suite, tasks = command_suite(config, _splits(repo, config, split), repo=repo, suite=suite,
+                                 options={"label_map": label_map})
+    written: list[Path] = []
+    out = run_folder(output_dir, model)
+
+    def table(task, rows, result, handle):
+        scores = table3(list(rows["transformation"]), result.examples)
+        text = format_table(scores, title=f"{model} on {config}/{task.split} (LIT, Table 3; percentages)")
+        echo(text)
+        clf = result.extras.get("classifier")
+        if clf is not None:
+            echo(f"  forward passes: {clf.n_forward}; distinct pairs scored: {clf.queries}")
+        written.append(write_view(out, f"{task.name}__table3", text))
+        written.extend(plot_scores(scores, out / "figures" / f"{task.name}__table3",
+                                   title=f"{Path(model).name} on {config}/{task.split}"))
+
+    out, _ = run_command(model, suite, tasks, repo=repo, output_dir=output_dir, on_task=table, seed=seed,
+                         resume=resume, device=device, dtype=dtype, batch_size=batch_size, echo=echo)
+    return out, written
+
+
+def attack_command(model: str, config: str, *, search: str = "greedy", budget: float = 0.15, split: str | None = None,
+                   limit: int | None = None, max_attacked: int | None = None, resume: bool = False,
+                   label_map: dict | None = None, agree_with: Sequence[str] = (), curve: bool = True,
+                   candidates: str = "stored", device: str = "auto", dtype: str = "auto", seed: int = 0,
+                   suite: str | os.PathLike | None = None, repo: str | os.PathLike, output_dir: str | os.PathLike,
+                   echo: Callable[[str], None] = print) -> tuple[Path, list[Path]]:
+    """``robust-bench attack``: the ``attack`` evaluation (Yin et al., 2020, Alg. 1-3) as a suite run, and
+    the paper's report as views: queries, modified share, error types in successful attacks (Table 4), the
+    success-versus-budget curve (Fig. 1), and the adversarial examples as the derived config
+    ``adv_<model>_<config>_<search>`` of ``repo``.
+
+    Parameters
+    ----------
+    model : str
+        A classifier's (a tagger's, for ``gec_conll2003``) model spec.
+    config : str
+        ``gec_mnli``, ``gec_mrpc``, ``gec_qnli``, ``gec_sst2`` or ``gec_conll2003``, built in ``repo``.
+    search, budget, seed
+        As :func:`robust_bench.evaluations.gec.attack_examples` (greedy and 15% are the suites').
+    split : str, optional
+        Default: the config's first split.
+    limit : int, optional
+        Only the first N rows.
+    max_attacked, agree_with, candidates, label_map
+        The evaluation's exploration options (:data:`robust_bench.evaluations.gec.attack`); any of them
+        makes the run a derived suite's.
+    resume : bool
+        Continue a killed run in the same folder (finished attacks are read back from its journal).
+    curve : bool
+        Also the success rate for budgets 15%-45% (Fig. 1).
+    device, dtype
+    suite : str or path-like, optional
+        As :func:`command_suite`.
+    repo, output_dir : path-like
+    echo : callable
+
+    Returns
+    -------
+    (Path, list of Path)
+        The run folder, and the tables and figures written into it.
+
+    Raises
+    ------
+    AttackError, NotBuiltError, ModelError, RunError
+        A config that is not a grammatical-error config, not built, a model that cannot be loaded, a task
+        that failed.
+    """
+    import time
+
+    from robust_bench.attacks.gec import TASKS, AttackError, budget_curve, plot_budget_curve
+    from robust_bench.data.repository import built_config
+    from robust_bench.evaluations.gec import save_adversarial
+    from robust_bench.results.records import model_slug
+
+    if config not in TASKS and config != "gec_conll2003":
+        raise AttackError(f"attacks run on {', '.join(TASKS)} and gec_conll2003; got {config!r}")
+    meta = built_config(repo, config, split)
+    split = split or next(iter(meta["files"]))
+    options = {"search": search, "budget": budget, "max_attacked": max_attacked, "agree_with": list(agree_with) or None,
+               "candidates": None if candidates == "stored" else candidates, "label_map": label_map}
+    the_suite, tasks = command_suite(config, split, repo=repo, suite=suite, options=options)
+    out, written = run_folder(output_dir, model), []
+    t0 = time.perf_counter()
+
+    def report(task, rows, result, handle):
+        run, target = result.extras.get("run"), result.extras.get("target")
+        ner = "ner_tags" in rows.column_names
+        cols = log_columns(result.examples)
+        m = {k: metric_value(f.formula, cols) for k, f in ((x.name, x) for x in task.metrics)}
+        what = "the non-entity tokens" if ner else f"the {run['segment'] if run else 'segment'}"
+        lines = [f"{model} on {config}/{split}, {search} search, budget {budget:.0%} of {what}:"]
+        if ner:
+            lines.append(f"  entity F1 clean {m['f1_clean']:.4f} -> adversarial {m['f1_adversarial']:.4f} "
+                         f"(drop {100 * (m['f1_clean'] - m['f1_adversarial']):.1f} points)")
+        else:
+            lines.append(f"  clean accuracy            {m['clean_accuracy']:.4f} ({len(rows)} examples)")
+            lines.append(f"  adversarial accuracy      {m['adversarial_accuracy']:.4f}")
+        if run is None:
+            lines.append("  nothing to attack: the model gets no example right")
+            echo("\n".join(lines))
+            written.append(write_view(out, f"{task.name}__attack", "\n".join(lines)))
+            return
+        s = run["summary"]
+        wall = time.perf_counter() - t0
+        lines += [f"  attacked (correct{' for all models' if agree_with else ''})  {s['attacked']}",
+                  f"  attack success rate       {m['attack_success_rate']:.4f}   (lower is more robust)",
+                  f"  modified share (success)  {s['modified_share_mean']:.4f}",
+                  f"  queries per example       mean {s['queries_mean']:.1f}, median {s['queries_median']:.1f}",
+                  f"  wall time                 {wall:.1f} s with loading ({wall / max(1, s['attacked']):.2f} s per "
+                  f"attacked example; {getattr(target, 'queries', 0) / wall if wall else 0:.0f} model inputs/s, "
+                  f"{getattr(target, 'n_forward', 0)} forward calls)",
+                  "  error types in successful attacks: " + ", ".join(f"{k} {v}" for k, v in
+                                                                       s["error_types_in_successes"].items())]
+        if getattr(target, "n_truncated", 0) or getattr(target, "n_windowed", 0):
+            lines.append(f"  inputs longer than the model's limit: {getattr(target, 'n_truncated', 0)} truncated, "
+                         f"{getattr(target, 'n_windowed', 0)} tagged in windows")
+        adv = save_adversarial(run, repo=repo, name=f"adv_{model_slug(model)}_{config}_{search}", model=model,
+                               revision=handle.revision(), config=config, split=split, search=search, budget=budget,
+                               seed=seed, meta=meta)
+        lines.append(f"  adversarial examples: config {adv!r} in {repo}")
+        if curve:
+            c = budget_curve(run["objective"] if ner else target, run["targets"], search=search, seed=seed)
+            lines.append("  success vs budget: " + ", ".join(f"{int(b * 100)}% {v:.3f}" for b, v in c.items()))
+            written.extend(plot_budget_curve({f"{Path(model).name} ({search})": c},
+                                             out / "figures" / f"{task.name}__budget",
+                                             title=f"Attack success rate vs budget, {config}/{split}"))
+        echo("\n".join(lines))
+        written.append(write_view(out, f"{task.name}__attack", "\n".join(lines)))
+
+    out, _ = run_command(model, the_suite, tasks, repo=repo, output_dir=output_dir, on_task=report, seed=seed,
+                         limit=limit, resume=resume, device=device, dtype=dtype, echo=echo)
+    return out, written

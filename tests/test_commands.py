@@ -1,0 +1,79 @@
+"""Issue 52, item 1: every family command writes what `robust-bench run` writes. Each command runs its
+family's registered evaluation as a one-task suite (robust_bench.suite.command): a run folder with
+run.json, the per-example log and a v2 record from `record_from_log`, which `submit` stores and `check`
+compares; the paper's tables are views of the log under tables/ and figures/. On the smoke repository the
+shipped family suites (pinned to it) are the commands' suites, so the records equal `run`'s; on data that are
+not the suite's pins, the command runs a derived, unranked one-task suite kept in the run folder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from robust_bench.cli import app
+from robust_bench.suite.runner import run_folder
+
+pytestmark = pytest.mark.shared
+
+
+def _invoke(args):
+    res = CliRunner().invoke(app, [str(a) for a in args])
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def _records(run) -> dict:
+    return {p.stem: json.loads(p.read_text()) for p in sorted((run / "records").glob("*.json"))}
+
+
+def _submitted(run, suite_path, tmp_path, model_id):
+    """Store the run in a fresh local leaderboard that accepts ``suite_path``; the stored entry."""
+    from robust_bench.benchmarks import load_suite
+    from robust_bench.leaderboard.store import init_store, open_store, submit
+
+    store = init_store(tmp_path / "store", [load_suite(suite_path)])
+    sub, where = submit(run, open_store(store), model_id=model_id, partial=True)
+    return sub, where
+
+
+def test_the_lit_command_is_a_run_that_submit_and_check_take(smoke_repo, models, tmp_path):
+    """`evaluate --config lit_mnli` on the pinned smoke data: the lit suite's task, the record `run --suite lit
+    --tasks lit_mnli` writes (same metrics and log hash), Table 3 as a view; submit stores it, check passes it."""
+    repo, suites = smoke_repo
+    out = _invoke(["evaluate", "--model", models["nli"], "--config", "lit_mnli", "--split", "validation_matched",
+                   "--suite", suites / "lit.yaml", "--repo", repo, "--output-dir", tmp_path / "cmd"])
+    assert "Acc@Ori" in out and "Consistency" in out
+    cmd = run_folder(tmp_path / "cmd", models["nli"])
+    rec = _records(cmd)["lit_mnli"]
+    assert rec["schema_version"].startswith("2") and rec["suite"] == {"name": "lit", "version": 2}
+    assert not (cmd / "suite.yaml").exists() and list((cmd / "tables").glob("lit_mnli__table3.txt"))
+    assert list((cmd / "figures").glob("lit_mnli__table3.png"))
+    _invoke(["run", "--model", models["nli"], "--suite", suites / "lit.yaml", "--tasks", "lit_mnli", "--repo", repo,
+             "--output-dir", tmp_path / "run"])
+    ran = _records(run_folder(tmp_path / "run", models["nli"]))["lit_mnli"]
+    assert rec["metrics"] == ran["metrics"] and rec["log_sha256"] == ran["log_sha256"]
+    sub, _ = _submitted(cmd, suites / "lit.yaml", tmp_path, "tiny/nli")
+    assert set(sub.records) == {"lit_mnli"}
+    _invoke(["check", "--baseline", cmd, "--candidate", run_folder(tmp_path / "run", models["nli"]),
+             "--suite", suites / "lit.yaml"])
+
+
+def test_a_command_on_other_options_runs_a_derived_unranked_suite(smoke_repo, models, tmp_path):
+    """A label map (or a split, search or data the suite does not pin) makes the command's suite a derived
+    one-task suite, written into the run folder: check compares two such runs (reading the folder's suite),
+    a leaderboard of the shipped suites refuses them."""
+    from robust_bench.leaderboard.submission import SubmissionError
+
+    repo, suites = smoke_repo
+    args = ["evaluate", "--model", models["nli"], "--config", "lit_mnli", "--split", "validation_matched",
+            "--suite", suites / "lit.yaml", "--repo", repo, "--label-map",
+            "entailment=entailment,neutral=neutral,contradiction=contradiction"]
+    _invoke([*args, "--output-dir", tmp_path / "a"])
+    _invoke([*args, "--output-dir", tmp_path / "b", "--batch-size", "7"])
+    a, b = run_folder(tmp_path / "a", models["nli"]), run_folder(tmp_path / "b", models["nli"])
+    assert (a / "suite.yaml").is_file() and _records(a)["lit_mnli"]["suite"]["name"] == "lit_mnli_command"
+    _invoke(["check", "--baseline", a, "--candidate", b])
+    with pytest.raises(SubmissionError, match="lit_mnli_command"):      # the leaderboard takes the lit suite only
+        _submitted(a, suites / "lit.yaml", tmp_path, "tiny/nli")
