@@ -168,10 +168,10 @@ def test_the_evaluations_room_imports_at_the_top():
 
 #: modules over 1,200 lines and functions over 150 lines that predate the limit (issue 52, item 2), with the
 #: size each may not exceed: they are to be split, and none may grow or be joined by another
-OVERSIZED_MODULES = {"builders/names.py": 2098, "robust_bench/perturb/lit/ud.py": 1979,
+OVERSIZED_MODULES = {"builders/names.py": 2098,
                      "robust_bench/perturb/names.py": 1668, "robust_bench/perturb/gec.py": 1488,
                      "robust_bench/perturb/treebanks.py": 1324}
-OVERSIZED_FUNCTIONS = {"robust_bench/perturb/lit/ud.py:analyse": 523, "robust_bench/perturb/names.py:plan_swaps": 326,
+OVERSIZED_FUNCTIONS = {"robust_bench/perturb/names.py:plan_swaps": 326,
                        "builders/names.py:_organisation_mentions": 224,
                        "robust_bench/perturb/lit/pairs.py:make_contrast_sets": 203,
                        "robust_bench/perturb/gec.py:candidate_operations": 192, "robust_bench/suite/runner.py:run_suite": 174,

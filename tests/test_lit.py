@@ -611,3 +611,158 @@ def test_misparses_of_the_reference_pipeline_found_by_the_v10_audit_are_refused(
                    ("leaders", "NNS", "NOUN", "nsubj", 3, "leader"), ("have", "VBP", "VERB", "ROOT", 3, "have"),
                    ("advantages", "NNS", "NOUN", "obj", 3, "advantage"), (".", ".", "PUNCT", "punct", 3, ".")])
     assert "It is current Chinese leaders that have advantages ." in transform(analyse(doc), ["itcleft"])
+
+
+# Issue 52, item 2: analyse runs named checks in order (robust_bench.perturb.lit.checks), and records per
+# operation the first check of robust_bench.perturb.lit.operation_checks that holds. Each check below is
+# shown on a real parse by the test pipeline that it refuses (for a sentence check: the first that refuses).
+SENTENCE_CHECK_CASES = [
+    ('empty', '.'),
+    ('several_sentences', 'It rains . It pours .'),
+    ('question', 'Does it rain ?'),
+    ('no_finite_verb', 'It rains.'),
+    ('no_subject', 'Close the door.'),
+    ('no_subject_expletive_it', 'It seems that he left .'),
+    ('subject_after_verb', 'Never have I seen it .'),
+    ('subordinate_clause_taken_for_the_main_clause', 'That he left surprised me .'),
+    ('coordinated_clauses', 'Cobuild uses more space to explain items but has fewer entries than CED .'),
+    ('coordinated_clauses_parataxis', 'He left ; she stayed .'),
+    ('verb_in_a_nominal_relation', 'Employees engaged in textile manufacturing tend to be disgruntled .'),
+    ('finite_verb_before_the_subject', 'Harlem was our first permanent office , he said .'),
+    ('unattached_noun_phrase_before_the_subject', 'The more pieces in a marker , the more effort required .'),
+    ('coordinated_clauses_with_a_noun', 'Opium smoking is allowed in Hong Kong and mainland China .'),
+    ('heading_or_fragment', 'What Clustering Looks Like in the Real World'),
+    ('headline_casing', 'HE KNOWS ABOUT THE MINES .'),
+    ('negation_without_auxiliary', 'Homes or businesses not located on one of these roads must place a mail receptacle along the route traveled .'),
+    ('interrupted_verb_group', 'The man , however , left .'),
+    ('discourse_be', 'That is , this is the last such request that will be penned from the Cavanaugh Hall address .'),
+    ('floating_quantifier', "They 're both excited about it ."),
+    ('reduced_relative_clause_taken_for_the_main_verb', 'The main specification tracked is the allowance for the plant .'),
+    ('coordinated_clauses_after_the_verb_group', 'He saw the man who sang and danced .'),
+    ('unusual_verb_group_copula', 'The girl does not like fish.'),
+    ('elliptical_verb_phrase', 'They must have because it rained .'),
+    ('elliptical_verb_phrase_alone', "But fortunately they did n't ."),
+    ('unusual_verb_group_do_support', 'He do has seen it .'),
+    ('no_subject_there', 'There is .'),
+    ('agreement_mismatch', 'The dogs barks loudly .'),
+    ('past_or_present_form', 'Two men read a book .'),
+]
+OPERATION_CHECK_CASES = [
+    ('tense_first_person_attitude_verb', "' I see . '"),
+    ('tense_relative_clause_in_the_subject_of_be', 'The thing he wants is money .'),
+    ('tense_reporting_tag', '" Go , " he said .'),
+    ('tense_verb_of_liking_with_an_infinitive', 'We like to help .'),
+    ('tense_used_to', 'She used to swim .'),
+    ('tense_going_to_future', 'He is going to go .'),
+    ('tense_only_finite_temporal_clause', 'The man left as the children play .'),
+    ('tense_only_finite_relative_clause', 'He saw the man who is tall .'),
+    ('past_present_clause_under_a_past_verb', 'He saw the man who is tall .'),
+    ('cleft_indefinite_or_numeral_subject', 'A man reads a book .'),
+    ('cleft_generic_plural_subject', 'People eat rice.'),
+    ('cleft_specificational_copula', "The book is John 's ."),
+    ('cleft_relative_clause_in_the_subject_of_be', 'The thing he wants is money .'),
+    ('cleft_specificational_noun', 'The point is speed .'),
+    ('cleft_adjective_as_subject', 'The sacred is not mysterious to her .'),
+    ('cleft_anaphoric_subject', 'Concerns over the safety of other aircraft began to mount .'),
+    ('cleft_bare_singular_noun', 'Girl blows bubbles .'),
+    ('cleft_additive_adverb', 'He made a face too .'),
+    ('cleft_participle_or_as_phrase_before_the_subject', 'Standing , he saw the man .'),
+    ('object_no_direct_object', 'I am tired.'),
+    ('object_generic_subject_one', 'One can charter a yacht .'),
+    ('object_generic_agent', 'People eat rice.'),
+    ('object_focus_adverb', 'He only ate the cake .'),
+    ('object_participle_or_as_phrase_before_the_subject', 'Standing , he saw the man .'),
+    ('object_comparison', 'He spent more time than inventors do .'),
+    ('object_by_phrase_already_present', 'Postal Service could increase those same rates by at least 13 .'),
+    ('object_punctuation_in_the_subject', 'John , my friend , saw the man .'),
+    ('object_double_object_or_complement_clause', 'They gave him a book.'),
+    ('object_participle_adjunct', 'At 8:21 , American 11 turned off its transponder , immediately degrading the information available about the aircraft .'),
+    ('object_bare_singular_noun', 'Girl blows bubbles .'),
+    ('object_bare_singular_object', 'A woman plays guitar .'),
+    ('object_with_phrase_after_the_object', 'Four children are wearing blue hats with colored streamers .'),
+    ('object_reflexive_or_reciprocal_object', 'He saw himself .'),
+    ('object_is_not_a_noun_phrase', "He saw the man 's ."),
+    ('object_infinitival_complement_in_the_object', 'He enabled CIOs to work .'),
+    ('object_coordinated_object', 'He saw the man and the woman .'),
+    ('object_prepositional_phrase_after_the_object', 'A man puts a roof on a house .'),
+    ('object_oblique_after_the_object', 'He put the book on the table .'),
+    ('object_light_verb_idiom', 'He made a face .'),
+    ('object_possessive_bound_by_the_subject', 'Critics lauded their work .'),
+    ('object_negative_or_quantified_object', 'He did not see anything .'),
+    ('object_is_not_one_noun_phrase', 'He found your mistress busy writing letters .'),
+    ('stative_classifying_copula', 'Obese is a word .'),
+    ('stative_lasting_property', 'The town is far away .'),
+    ('stative_stative_verb', 'I know the man to be honest .'),
+    ('stative_made_of', 'The ledge is made of stone .'),
+    ('stative_generic_subject', 'People eat rice.'),
+]
+
+
+def test_sentence_checks_run_in_order_with_their_reasons():
+    """The order decides which reason is counted on the card; the reasons are the card's strings."""
+    from robust_bench.perturb.lit.checks import CHECKS
+
+    assert [(c.__name__, c.reason) for c in CHECKS] == [
+        ("empty", "empty"), ("several_sentences", "several sentences"), ("question", "question"),
+        ("no_finite_verb", "no finite verb"), ("clausal_subject", "clausal subject"), ("no_subject", "no subject"),
+        ("no_subject_expletive_it", "no subject"), ("subject_after_verb", "subject after verb"),
+        ("subordinate_clause_taken_for_the_main_clause", "subordinate clause taken for the main clause"),
+        ("coordinated_clauses", "coordinated clauses"), ("coordinated_clauses_parataxis", "coordinated clauses"),
+        ("unattached_clause", "unattached clause"), ("verb_in_a_nominal_relation", "verb in a nominal relation"),
+        ("finite_verb_before_the_subject", "finite verb before the subject"),
+        ("unattached_noun_phrase_before_the_subject", "unattached noun phrase before the subject"),
+        ("subordinate_clause_taken_for_the_main_clause_wh", "subordinate clause taken for the main clause"),
+        ("coordinated_clauses_with_a_noun", "coordinated clauses"), ("heading_or_fragment", "heading or fragment"),
+        ("headline_casing", "headline casing"), ("negation_without_auxiliary", "negation without auxiliary"),
+        ("interrupted_verb_group", "interrupted verb group"), ("discourse_be", "discourse be"),
+        ("floating_quantifier", "floating quantifier"),
+        ("reduced_relative_clause_taken_for_the_main_verb", "reduced relative clause taken for the main verb"),
+        ("coordinated_clauses_after_the_verb_group", "coordinated clauses"),
+        ("unusual_verb_group_copula", "unusual verb group"), ("unusual_verb_group_be", "unusual verb group"),
+        ("elliptical_verb_phrase", "elliptical verb phrase"), ("elliptical_verb_phrase_alone", "elliptical verb phrase"),
+        ("unusual_verb_group_do_support", "unusual verb group"), ("no_subject_there", "no subject"),
+        ("agreement_mismatch", "agreement mismatch"), ("past_or_present_form", "past or present form")]
+    for check in CHECKS:
+        assert check.__doc__ and check.__name__.startswith(check.reason.split()[0].replace("-", "_")), check
+
+
+@pytest.fixture(scope="module")
+def check_readings(ud):
+    """Readings of the sentences of the two tables, parsed in one batch."""
+    from robust_bench.perturb.lit.reading import Reading
+    from robust_bench.perturb.lit.ud import parse
+
+    texts = sorted({t for _, t in SENTENCE_CHECK_CASES + OPERATION_CHECK_CASES})
+    return {t: Reading(d) for t, d in zip(texts, parse(ud.nlp, texts))}
+
+
+@pytest.mark.parametrize("name, text", SENTENCE_CHECK_CASES)
+def test_each_sentence_check_refuses_a_real_parse(check_readings, name, text):
+    from robust_bench.perturb.lit.analysis import first_refusal
+    from robust_bench.perturb.lit.ud import analyse
+
+    check, detail = first_refusal(check_readings[text])
+    assert check.__name__ == name
+    with pytest.raises(Refusal) as exc:
+        analyse(check_readings[text].doc)
+    assert exc.value.reason == check.reason and str(exc.value) == check.reason + (f": {detail}" if detail else "")
+
+
+@pytest.mark.parametrize("name, text", OPERATION_CHECK_CASES)
+def test_each_operation_check_holds_on_a_real_parse(check_readings, name, text):
+    """Per operation, the first check of its tuple that holds gives the reason the Clause records."""
+    from robust_bench.perturb.lit import operation_checks
+    from robust_bench.perturb.lit.analysis import analyse, first_refusal
+
+    reading = check_readings[text]
+    assert first_refusal(reading) is None
+    field = {"TENSE_CHECKS": "tense_refusal", "TENSE_ONLY_CHECKS": "tense_only_refusal", "PAST_CHECKS": "past_refusal",
+             "CLEFT_CHECKS": "cleft_refusal", "OBJECT_CHECKS": "obj_refusal", "STATIVE_CHECKS": "stative_refusal"}
+    for group, attr in field.items():
+        checks = getattr(operation_checks, group)
+        if name in [c.__name__ for c in checks]:
+            first = next(c for c in checks if c(reading))
+            assert first.__name__ == name and first.__doc__
+            assert getattr(analyse(reading.doc), attr) == first.reason
+            return
+    raise AssertionError(f"{name} is in no tuple of operation_checks")

@@ -359,8 +359,6 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
     ValueError
         For an unknown tier.
     """
-    from tqdm.auto import tqdm
-
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; use one of {TIERS}")
     if codes is None:
@@ -374,26 +372,79 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
 
     t0 = time.perf_counter()
     raw: dict[tuple[str, tuple[str, ...]], list[str] | Refusal] = {}
-
-    def raw_cands(text: str, ops: tuple[str, ...]):
-        key = (text, ops)
-        if key not in raw:
-            a = analyses[text]
-            if isinstance(a, Refusal):
-                raw[key] = a
-            else:
-                try:
-                    # a surface identical to the original (past of "set", "put") would carry a new
-                    # label on unchanged text
-                    out = [c for c in backend.transform(a, ops) if c != text]
-                    raw[key] = out if out else Refusal("no visible change")
-                except Refusal as exc:
-                    raw[key] = exc
-        return raw[key]
-
-    # 1. which (sentence, operations) each pair and code needs
-    plans = []  # (pair, spec, new label, ((text, ops) or None for premise, same for hypothesis))
     failures: dict[str, Counter] = defaultdict(Counter)
+    plans = _plan(pairs, specs, tier, analyses, backend, raw, failures, progress)
+    for text in texts:                      # sentence-level coverage needs every phenomenon
+        for ops in PHENOMENA.values():
+            for op in ops:
+                _raw_candidates(raw, analyses, backend, text, (op,))
+    seconds["transformation"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    cache, rejected = _verify(raw, analyses, backend)
+    seconds["verification"] = time.perf_counter() - t0
+
+    pending, unverified = _pending(plans, raw, cache, failures)
+
+    t0 = time.perf_counter()
+    lists = [c for _, _, _, p, h in pending for c in (p, h) if c is not None]
+    chosen = iter(scorer.choose(lists))
+    seconds["lm_ranking"] = time.perf_counter() - t0
+
+    rows = []
+    counts = Counter()
+    n_cands = Counter()
+    for pair, spec, new_label, p, h in pending:
+        first, second = ("hypothesis", "premise") if spec.swap else ("premise", "hypothesis")
+        prem = next(chosen) if p is not None else pair[first]
+        hyp = next(chosen) if h is not None else pair[second]
+        counts[spec.code] += 1
+        n_cands["premise"] += len(p or [])
+        n_cands["hypothesis"] += len(h or [])
+        rows.append(_row(pair, spec, new_label, prem, hyp, p, h, id_prefix))
+    sent_cov, sent_fail = _sentence_coverage(texts, cache)
+    report = ContrastSetReport(
+        pairs=len(pairs), rows_per_code={c: counts.get(c, 0) for c in codes},
+        rows_per_code_unverified={c: unverified.get(c, 0) for c in codes},
+        reanalysis_rejections=dict(rejected.most_common()),
+        failures_per_code={c: dict(failures[c].most_common()) for c in codes}, sentences=len(texts),
+        sentence_coverage=sent_cov, sentence_failures=sent_fail, seconds=seconds,
+        candidates=dict(n_cands))
+    return rows, report
+
+
+def _raw_candidates(raw: dict, analyses: dict, backend: Backend, text: str, ops: tuple[str, ...]):
+    """The candidates of ``text`` under ``ops`` before verification (or the Refusal), computed once into
+    ``raw``."""
+    key = (text, ops)
+    if key not in raw:
+        a = analyses[text]
+        if isinstance(a, Refusal):
+            raw[key] = a
+        else:
+            try:
+                # a surface identical to the original (past of "set", "put") would carry a new
+                # label on unchanged text
+                out = [c for c in backend.transform(a, ops) if c != text]
+                raw[key] = out if out else Refusal("no visible change")
+            except Refusal as exc:
+                raw[key] = exc
+    return raw[key]
+
+
+def _plan(pairs: Sequence[dict], specs: list, tier: str, analyses: dict, backend: Backend, raw: dict,
+          failures: dict, progress: bool) -> list:
+    """Step 1: which (sentence, operations) each pair and code needs; transforms each once into ``raw``
+    and counts the pairs refused before any transformation in ``failures``.
+
+    Returns
+    -------
+    list of (pair, spec, new label, fields, keys, pair refusal)
+        ``keys``: ``(text, ops)`` or None, for the new premise and the new hypothesis.
+    """
+    from tqdm.auto import tqdm
+
+    plans = []
     for pair in tqdm(pairs, desc="LIT transformations", disable=not progress):
         for spec in specs:
             new_label = pair_label(spec.code, pair["label"], tier)
@@ -414,16 +465,22 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
             keys = tuple((pair[f], tuple(ops)) if ops else None for f, ops in zip(fields, (spec.premise, spec.hypothesis)))
             for k in keys:
                 if k is not None:
-                    raw_cands(*k)
+                    _raw_candidates(raw, analyses, backend, *k)
             plans.append((pair, spec, new_label, fields, keys, pair_reason))
-    for text in texts:                      # sentence-level coverage needs every phenomenon
-        for ops in PHENOMENA.values():
-            for op in ops:
-                raw_cands(text, (op,))
-    seconds["transformation"] = time.perf_counter() - t0
+    return plans
 
-    # 2. every candidate verified by re-analysis (one batched parse of all of them)
-    t0 = time.perf_counter()
+
+def _verify(raw: dict, analyses: dict, backend: Backend) -> tuple[dict, Counter]:
+    """Step 2: every candidate verified by re-analysis (one batched parse of all of them).
+
+    Returns
+    -------
+    cache : dict
+        ``(text, ops)`` -> the verified candidates, or the Refusal (the first re-analysis reason when
+        none is kept).
+    rejected : Counter
+        Re-analysis reasons of the rejected candidates.
+    """
     items = [(key, c) for key in sorted(raw) if not isinstance(raw[key], Refusal) for c in raw[key]]
     verify = getattr(backend, "verify_many", None)
     reasons = verify([(analyses[k[0]], k[1], c) for k, c in items]) if verify else [None] * len(items)
@@ -439,12 +496,20 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
     cache: dict[tuple[str, tuple[str, ...]], list[str] | Refusal] = {}
     for key, r in raw.items():
         cache[key] = r if isinstance(r, Refusal) else (kept[key] if kept.get(key) else Refusal(why[key]))
-    seconds["verification"] = time.perf_counter() - t0
+    return cache, rejected
 
-    def cands(text: str, ops: tuple[str, ...]):
-        return cache[(text, ops)]
 
-    pending = []  # (pair, spec, new label, premise candidates or None, hypothesis candidates or None)
+def _pending(plans: list, raw: dict, cache: dict, failures: dict) -> tuple[list, Counter]:
+    """Step 3: the planned pairs whose sides all have verified candidates and whose label rule holds;
+    the others are counted in ``failures``.
+
+    Returns
+    -------
+    pending : list of (pair, spec, new label, premise candidates or None, hypothesis candidates or None)
+    unverified : Counter
+        Per code, the pairs that could be built before verification.
+    """
+    pending = []
     unverified = Counter()
     for pair, spec, new_label, fields, keys, pair_reason in plans:
         if pair_reason is None and all(k is None or not isinstance(raw[k], Refusal) for k in keys):
@@ -466,40 +531,34 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
                 failures[spec.code][f"{RULE_REFUSAL}{pair_reason}"] += 1
             else:
                 pending.append((pair, spec, new_label, sides[0], sides[1]))
+    return pending, unverified
 
-    t0 = time.perf_counter()
-    lists = [c for _, _, _, p, h in pending for c in (p, h) if c is not None]
-    chosen = iter(scorer.choose(lists))
-    seconds["lm_ranking"] = time.perf_counter() - t0
 
-    rows = []
-    counts = Counter()
-    n_cands = Counter()
-    for pair, spec, new_label, p, h in pending:
-        first, second = ("hypothesis", "premise") if spec.swap else ("premise", "hypothesis")
-        prem = next(chosen) if p is not None else pair[first]
-        hyp = next(chosen) if h is not None else pair[second]
-        counts[spec.code] += 1
-        n_cands["premise"] += len(p or [])
-        n_cands["hypothesis"] += len(h or [])
-        rows.append({
-            "id": f"{id_prefix}-{pair['idx']:06d}-{CODES.index(spec.code):02d}-"
-                  f"{spec.code.replace(';', '_').replace(' +', '+')}",
-            "source_id": int(pair["idx"]),
-            "transformation": spec.code,
-            "premise": prem,
-            "hypothesis": hyp,
-            "original_premise": pair["premise"],
-            "original_hypothesis": pair["hypothesis"],
-            "original_label": int(pair["label"]),
-            "label": int(new_label),
-            "rule": spec.rule,
-            "premise_operations": list(spec.premise),
-            "hypothesis_operations": list(spec.hypothesis),
-            "premise_candidates": len(p) if p is not None else 0,
-            "hypothesis_candidates": len(h) if h is not None else 0,
-        })
-    # sentence-level coverage per phenomenon (one operation each)
+def _row(pair: dict, spec, new_label: int, prem: str, hyp: str, p: list | None, h: list | None,
+         id_prefix: str) -> dict:
+    """One contrast-set row: the chosen premise and hypothesis, the originals and the rule."""
+    return {
+        "id": f"{id_prefix}-{pair['idx']:06d}-{CODES.index(spec.code):02d}-"
+              f"{spec.code.replace(';', '_').replace(' +', '+')}",
+        "source_id": int(pair["idx"]),
+        "transformation": spec.code,
+        "premise": prem,
+        "hypothesis": hyp,
+        "original_premise": pair["premise"],
+        "original_hypothesis": pair["hypothesis"],
+        "original_label": int(pair["label"]),
+        "label": int(new_label),
+        "rule": spec.rule,
+        "premise_operations": list(spec.premise),
+        "hypothesis_operations": list(spec.hypothesis),
+        "premise_candidates": len(p) if p is not None else 0,
+        "hypothesis_candidates": len(h) if h is not None else 0,
+    }
+
+
+def _sentence_coverage(texts: Sequence[str], cache: dict) -> tuple[dict[str, int], dict[str, dict]]:
+    """Sentence-level coverage per phenomenon (one operation each): the sentences with a verified
+    candidate, and the reasons of the others (the last operation's, most common first)."""
     sent_cov: dict[str, int] = {}
     sent_fail: dict[str, Counter] = {}
     for phen, ops in PHENOMENA.items():
@@ -507,7 +566,7 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
         for text in texts:
             reason = None
             for op in ops:
-                c = cands(text, (op,))
+                c = cache[(text, (op,))]
                 if not isinstance(c, Refusal):
                     reason = None
                     break
@@ -518,12 +577,5 @@ def make_contrast_sets(pairs: Sequence[dict], backend: Backend, scorer, *, codes
                 fail[reason] += 1
         sent_cov[phen] = ok
         sent_fail[phen] = dict(fail.most_common())
-    report = ContrastSetReport(
-        pairs=len(pairs), rows_per_code={c: counts.get(c, 0) for c in codes},
-        rows_per_code_unverified={c: unverified.get(c, 0) for c in codes},
-        reanalysis_rejections=dict(rejected.most_common()),
-        failures_per_code={c: dict(failures[c].most_common()) for c in codes}, sentences=len(texts),
-        sentence_coverage=sent_cov, sentence_failures=sent_fail, seconds=seconds,
-        candidates=dict(n_cands))
-    return rows, report
+    return sent_cov, sent_fail
 
