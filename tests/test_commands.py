@@ -77,3 +77,27 @@ def test_a_command_on_other_options_runs_a_derived_unranked_suite(smoke_repo, mo
     _invoke(["check", "--baseline", a, "--candidate", b])
     with pytest.raises(SubmissionError, match="lit_mnli_command"):      # the leaderboard takes the lit suite only
         _submitted(a, suites / "lit.yaml", tmp_path, "tiny/nli")
+
+
+def test_the_attack_command_is_a_run_that_submit_and_check_take(smoke_repo, smoke_runs, models, tmp_path):
+    """`attack --config gec_mnli --limit 40` on the pinned smoke data: the grammatical_errors suite's task, the
+    log the smoke run of the same task writes (same rows, options and seed), the paper's report as a view and
+    the adversarial examples as a derived config; submit stores it (a marked partial run), check passes it."""
+    import shutil
+
+    repo, suites = smoke_repo
+    copy = tmp_path / "robust-bench"          # the command writes the adversarial config into the repository
+    shutil.copytree(repo, copy)
+    out = _invoke(["attack", "--model", models["nli"], "--config", "gec_mnli", "--split", "validation_matched",
+                   "--limit", 40, "--no-curve", "--suite", suites / "grammatical_errors.yaml", "--repo", copy,
+                   "--output-dir", tmp_path / "cmd"])
+    assert "attack success rate" in out and "adversarial examples: config" in out
+    cmd = run_folder(tmp_path / "cmd", models["nli"])
+    rec = _records(cmd)["gec_mnli"]
+    assert rec["schema_version"].startswith("2") and rec["suite"]["name"] == "grammatical_errors"
+    smoke = _records(smoke_runs["nli"][0])["gec_mnli"]
+    assert rec["log_sha256"] == smoke["log_sha256"] and rec["metrics"] == smoke["metrics"]
+    assert (cmd / "tables" / "gec_mnli__attack.txt").is_file()
+    sub, _ = _submitted(cmd, suites / "grammatical_errors.yaml", tmp_path, "tiny/nli")
+    assert set(sub.records) == {"gec_mnli"}
+    _invoke(["check", "--baseline", cmd, "--candidate", cmd, "--suite", suites / "grammatical_errors.yaml"])
