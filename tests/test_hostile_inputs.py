@@ -148,16 +148,6 @@ def test_m2_edits_without_their_sentence_and_spans_outside_it_are_errors(tmp_pat
 
 # ---------------------------------------------------------------- options
 
-def _probe_record(tmp_path):
-    rec = make_record(model_id="m", revision=None, config="jabberwocky_ewt", split="test", corpus_sha256="0" * 64,
-                      metrics={"uuas": 0.5}, ranges={"uuas": (0.0, 1.0)}, seed=0, variant="plain",
-                      details={"probe": ["structural"], "layer": 0, "selected_layer": True,
-                               "baselines": {"path": 0.4}})
-    path = tmp_path / "rec.json"
-    path.write_text(json.dumps(rec), encoding="utf-8")
-    return path
-
-
 #: every bad argument tried, and the start of the one line it must give (exit 2)
 BAD_ARGUMENTS = [
     (["attack", "--model", "m", "--config", "gec_mrpc", "--budget", "0"], "--budget: must be in (0, 1], got 0.0"),
@@ -176,8 +166,8 @@ BAD_ARGUMENTS = [
     (["probe", "--model", "m", "--static-vectors", "{missing}"], "--static-vectors: {missing} does not exist"),
     (["probe", "--model", "m", "--trials", "abc"], "robust-bench probe: Invalid value for '--trials'"),
     (["probe", "--model", "./no/such/model", "--repo", "{dir}"], "model folder './no/such/model' does not exist"),
-    (["probe-figure", "{record}"], "record 1 (m): field 'details.probe' has the wrong type"),
-    (["probe-figure", "{record}", "--out", "{dir}"], "--out: {dir} is a folder; give a file path"),
+    (["probe-figure", "{dir}"], "RUNS: {dir}/run.json does not exist"),
+    (["probe-figure", "{dir}", "--out", "{dir}"], "--out: {dir} is a folder; give a file path"),
     (["run", "--model", "m", "--limit", "0"], "--limit: must be at least 1, got 0"),
     (["run", "--model", "m", "--batch-size", "0"], "--batch-size: must be at least 1, got 0"),
     (["run", "--model", "m", "--executor", "ray", "--shards", "0"], "--shards: must be at least 1, got 0"),
@@ -218,7 +208,7 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path, capsys):
     (tmp_path / "a.m2").write_text(M2_TEXT, encoding="utf-8")
     (tmp_path / "adir").mkdir()
     fill = {"file": str(tmp_path / "afile"), "missing": str(tmp_path / "missing.txt"), "dir": str(tmp_path / "adir"),
-            "record": str(_probe_record(tmp_path)), "m2": str(tmp_path / "a.m2")}
+            "m2": str(tmp_path / "a.m2")}
     before = sorted(p.name for p in tmp_path.rglob("*"))
     rows = []
     for args, expected in BAD_ARGUMENTS:

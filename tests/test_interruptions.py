@@ -103,11 +103,14 @@ def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, bu
     common = ["probe", "--model", str(tiny_models["bert"]), "--repo", str(built_repo), "--layers", "0,1",
               "--trials", "3", "--epochs", "3", "--max-sentences", "250" if full else "100"]
     _run([*common, "--output-dir", str(tmp_path / "whole")], env)
+    from robust_bench.suite.runner import run_folder
+
     cut = tmp_path / "cut"
-    folder = cut / ".probe-checkpoints"
+    run = run_folder(cut, str(tiny_models["bert"]))
+    folder = run / ".partial"
     unit = "robust_bench.experiments.jabberwocky:_Checkpoint.put"
     k = run_killed([*common, "--output-dir", str(cut)], unit, seed=7, most=3, env=env)
-    assert not list(cut.glob("*.json")), "killed before the records"
+    assert not list((run / "records").glob("*.json")), "killed before the records"
     kept = len([p for p in folder.rglob("*.json") if p.name != "state.json"])
     assert kept == k
     out = _run([*common, "--output-dir", str(cut), "--resume"], env)
@@ -115,11 +118,11 @@ def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, bu
     assert not list(folder.rglob("*.json")), "checkpoints are removed once the records are written"
 
     def recs(d):
-        return {p.name: _strip(json.loads(p.read_text())) for p in sorted(Path(d).glob("*.json"))}
+        return {p.name: _strip(json.loads(p.read_text())) for p in sorted((Path(d) / "records").glob("*.json"))}
 
-    assert recs(cut) == recs(tmp_path / "whole") and len(recs(cut)) == 8
+    assert recs(run) == recs(run_folder(tmp_path / "whole", str(tiny_models["bert"]))) and len(recs(run)) == 2
     # other settings under --resume are refused, not mixed
     run_killed([*common, "--output-dir", str(tmp_path / "cut2")], unit, seed=8, most=3, env=env)
     proc = run_cli([*common[:-2], "--max-sentences", "90", "--output-dir", str(tmp_path / "cut2"), "--resume"],
                    env={**os.environ, **env})
-    assert proc.returncode == 2 and "holds a checkpoint of another probing run" in proc.stderr
+    assert proc.returncode == 2 and "holds a run of another one-task suite" in proc.stderr, proc.stderr

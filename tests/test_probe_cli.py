@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robust_bench.results.records import validate_record
+from robust_bench.evaluations.jabberwocky import probe_results
+from robust_bench.suite.runner import run_folder
 from tests.helpers import run_cli
 
 
@@ -18,13 +19,17 @@ def run(args, cwd, env):
     return proc.stdout
 
 
-def records(folder):
+def records(run):
+    """The per-layer results a probe run recorded (run.json), by (probe, representation, variant); each task's
+    v2 record is there too."""
+    manifest = json.loads((Path(run) / "run.json").read_text())
     out = {}
-    for p in sorted(Path(folder).glob("*.json")):
-        rec = json.loads(p.read_text())
-        validate_record(rec)
-        d = rec["details"]
-        out[(d["probe"], d["representation"], rec["variant"])] = rec
+    for task, state in manifest["tasks"].items():
+        rec = json.loads((Path(run) / "records" / f"{task}.json").read_text())
+        assert rec["schema_version"].startswith("2") and rec["model"]["revision"].startswith("local-")
+        for r in probe_results(manifest["model"], state["details"]):
+            r["n_test_scored"] = state["details"]["n_test_scored"]
+            out[(r["details"]["probe"], r["details"]["representation"], r["variant"])] = r
     return out
 
 
@@ -48,26 +53,28 @@ def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):
     assert "structural probe on" in out and "perceptron probe on" in out and "lead of the selected layer" in out
     assert "over path" in out and "over majority" in out
     assert "alignment drops (sentences): train/plain:" in out and "test/jabberwocky" in out
-    recs = records(tmp_path / "r1")
+    r1 = run_folder(tmp_path / "r1", str(tiny_models[name]))
+    recs = records(r1)
     reps = ["layer 0", "layer 1", "layer 2"] + (["fast+pos"] if name == "gpt2" else [])
     assert set(recs) == {(p, r, v) for p in ("structural", "perceptron") for r in reps for v in ("plain", "jabberwocky")}
     for (probe, rep, variant), rec in recs.items():
         assert 0 <= rec["metrics"]["uuas"] <= 1
         assert ("dspr" in rec["metrics"]) == (probe == "structural")
-        assert rec["details"]["n_test_sentences"] <= 300 and rec["model"]["revision"].startswith("local-")
+        assert rec["n_test_scored"] <= 300
         assert rec["details"]["punctuation_rule"] == "xpos-ptb"
     assert sum(rec["details"]["selected_layer"] for rec in recs.values()) == 4
     for metric in ("uuas", "dspr"):
         for ext in ("png", "svg"):
-            assert list((tmp_path / "r1").glob(f"*__jabberwocky_ewt__{metric}.{ext}"))
-    # several runs' records plot together
-    fig = run(["probe-figure", *map(str, (tmp_path / "r1").glob("*.json")), "--out", str(tmp_path / "fig"),
+            assert list((r1 / "figures").glob(f"jabberwocky_ewt__{metric}.{ext}"))
+    assert (r1 / "tables" / "jabberwocky_ewt_perceptron__layers.txt").is_file()
+    # several runs plot together
+    fig = run(["probe-figure", str(r1), "--out", str(tmp_path / "fig"),
                "--metric", "uuas"], tmp_path, env)
     assert (tmp_path / "fig.png").is_file() and (tmp_path / "fig.svg").is_file() and "figure:" in fig
     # same seed, same numbers; the second run reads every representation from the cache
     out2 = run([*args, *extra, "--output-dir", str(tmp_path / "r2")], tmp_path, env)
     assert "encoder forward passes: 0" in out2
-    again = records(tmp_path / "r2")
+    again = records(run_folder(tmp_path / "r2", str(tiny_models[name])))
     assert {k: r["metrics"] for k, r in again.items()} == {k: r["metrics"] for k, r in recs.items()}
 
 
@@ -77,6 +84,6 @@ def test_train_and_test_on_jabberwocky(tiny_models, built_repo, tmp_path):
                "--probe", "structural", "--train-on", "jabberwocky", *QUICK, "--output-dir", str(tmp_path / "r")],
               tmp_path, env)
     assert "trained on jabberwocky" in out
-    recs = records(tmp_path / "r")
+    recs = records(run_folder(tmp_path / "r", str(tiny_models["bert"])))
     assert {(p, r, v) for p, r, v in recs} == {("structural", "layer 0", "jabberwocky"), ("structural", "layer 2", "jabberwocky")}
     assert all(r["details"]["train_on"] == "jabberwocky" for r in recs.values())

@@ -36,10 +36,13 @@ def probe(
     precision: str = typer.Option("auto", "--precision", help="auto (bf16 projections on bf16 hardware), float32 "
                                   "or bfloat16."),
     resume: bool = typer.Option(False, "--resume", help="Continue a killed run: finished (probe, layer) searches "
-                                "are read from OUTPUT_DIR/.probe-checkpoints."),
+                                "are read back from its run folder."),
     max_sentences: Optional[int] = typer.Option(None, "--max-sentences", help="Use only the first N sentences per split (quick runs)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="The suite whose task this is (default: jabberwocky); "
+                                                            "other settings or data make a derived, unranked suite."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the config."),
-    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where records and figures go."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="The run folder is OUTPUT_DIR/<model>: v2 "
+                                                                          "records, logs, report, the paper's tables."),
 ) -> None:
     """Train structural and perceptron probes on a model and score them on plain and Jabberwocky EWT."""
     check_model("--model", model)
@@ -60,30 +63,33 @@ def probe(
                              batch_size=batch_size, seed=seed, train_on=train_on, max_sentences=max_sentences,
                              static_vectors=None if static_vectors is None else str(static_vectors),
                              variant=variant, precision=precision)
-    from robust_bench.evaluations.jabberwocky import probe_command
+    from robust_bench.suite.command import probe_command
 
     try:
-        probe_command(model, repo=repo, config=config, settings=settings, revision=revision, device=device,
-                      dtype=dtype, pooling=pooling, output_dir=output_dir, resume=resume, echo=typer.echo)
+        out, _ = probe_command(model, repo=repo, config=config, settings=settings, revision=revision, device=device,
+                               dtype=dtype, pooling=pooling, suite=suite, output_dir=output_dir, resume=resume,
+                               echo=typer.echo)
+        typer.echo(f"run folder: {out} (records, per-example logs, report; tables/ and figures/ hold the per-layer "
+                   "table and Fig. 3)")
     except RobustBenchError as exc:
         fail(exc)
 
 
 @app.command("probe-figure")
 def probe_figure(
-    records: list[Path] = typer.Argument(..., help="Result records of probe runs (one or more models)."),
+    runs: list[Path] = typer.Argument(..., help="Run folders of probe runs (robust-bench probe; one or more models)."),
     out: Path = typer.Option(Path("results/probes"), "--out", help="Output path without extension."),
     metric: str = typer.Option("uuas", "--metric", help="uuas or dspr."),
 ) -> None:
-    """Plot several models' probe records side by side (Hall Maudslay & Cotterell, 2021, Fig. 3)."""
+    """Plot several models' probe runs side by side (Hall Maudslay & Cotterell, 2021, Fig. 3)."""
     check_choice("--metric", metric, ("uuas", "dspr"))
-    for path in records:
-        check_input_file("RECORDS", path)
     check_output_file("--out", out)
+    for path in runs:
+        check_input_file("RUNS", path / "run.json")
     from robust_bench.evaluations.jabberwocky import probe_figure as plot
 
     try:
-        paths = plot(records, out, metric=metric)
+        paths = plot(runs, out, metric=metric)
     except RobustBenchError as exc:
         fail(exc)
     typer.echo(f"figure: {', '.join(str(p) for p in paths)}")

@@ -1,5 +1,6 @@
 """Jabberwocky probing (Hall Maudslay & Cotterell, 2021, §4, §5.1 and App. B): the ``probe``
-evaluation, ``robust-bench probe``, ``probe-figure`` and ``baselines``.
+evaluation, the views of ``robust-bench probe`` (the per-layer table, Fig. 3, ``probe-figure``) and
+``baselines``.
 
 A structural (or perceptron) probe is trained on the model's representations of plain EWT train,
 its layer chosen by development loss, then scored on the same test trees twice: with the plain words
@@ -13,7 +14,6 @@ text alike. The probing run itself is :func:`robust_bench.experiments.jabberwock
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -23,11 +23,11 @@ from robust_bench.scoring.intervals import Formula
 from robust_bench.experiments.baselines import run_baselines
 from robust_bench.experiments.jabberwocky import ProbeSettings, run_probing
 from robust_bench.io.fileio import save_figure
-from robust_bench.results.records import RecordError, make_record, model_slug, validate_record, write_record
-from robust_bench.results.runs import RunFolderError, read_record
+from robust_bench.results.records import make_record, write_record
+from robust_bench.results.runs import read_manifest
 from robust_bench.scoring import PUNCTUATION_RULES
 
-__all__ = ["probe", "probe_command", "probe_figure", "baselines_command", "run_records", "rep_name", "lead_table",
+__all__ = ["probe", "probe_results", "probe_figure", "baselines_command", "rep_name", "lead_table",
            "plot_probe_records", "RECORD_RANGES"]
 
 
@@ -52,9 +52,10 @@ def probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     model : robust_bench.models.resolve.ModelHandle
         An encoder (any transformers model).
     task
-        The suite task: ``options`` ``probe`` (structural, the default, or perceptron) and the
-        probing settings ``layers``, ``trials``, ``epochs``, ``batch_size``, ``patience``,
-        ``max_train_sentences``.
+        The suite task: ``options`` ``probe`` (structural, the default, or perceptron), the probing
+        settings ``layers``, ``trials``, ``epochs``, ``batch_size``, ``patience``, ``max_train_sentences``,
+        and (``robust-bench probe``'s choices) ``train_on``, ``variant``, ``precision``, ``static_vectors``,
+        ``max_sentences`` (:class:`~robust_bench.experiments.jabberwocky.ProbeSettings`) and ``pooling``.
     rows : datasets.Dataset
         The test rows to score.
     positions : sequence of int
@@ -68,7 +69,11 @@ def probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     Returns
     -------
     EvalOutput
-        Per sentence: UUAS counts and DSpr sums for both variants, and its length.
+        Per sentence: UUAS counts and DSpr sums for both variants, and its length. Details: the probe,
+        the selected layer, and ``results``, every representation's scores on the scored sentences
+        (:func:`probe_results` reads them: the per-layer table and Fig. 3 are views of them), with the
+        model-free ``baselines``. Extras: ``run``, what
+        :func:`~robust_bench.experiments.jabberwocky.run_probing` returned.
 
     Raises
     ------
@@ -77,15 +82,18 @@ def probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     """
     opts = dict(task.options)
     kind = opts.pop("probe", "structural")
-    known = {"layers", "trials", "epochs", "batch_size", "patience", "max_train_sentences"}
+    pooling = opts.pop("pooling", "first")
+    known = {"layers", "trials", "epochs", "batch_size", "patience", "max_train_sentences", "train_on", "variant",
+             "precision", "static_vectors", "max_sentences"}
     bad = sorted(set(opts) - known)
     if bad:
         raise EvaluationError(f"task {task.name!r}: unknown probe options {bad}; known: {sorted(known)}")
     if "layers" in opts:
         opts["layers"] = tuple(opts["layers"])
     settings = ProbeSettings(probes=(kind,), seed=seed, **opts)
-    run = run_probing(model.spec.target, repo=repo, revision=model.spec.revision, config=task.config, settings=settings, device=model.device,
-                      dtype=model.dtype, progress=False, test_indices=positions, per_sentence=True,
+    run = run_probing(model.spec.target, repo=repo, revision=model.spec.revision, config=task.config, settings=settings,
+                      device=model.device, dtype=model.dtype, pooling=pooling, progress=False, test_indices=positions,
+                      per_sentence=True,
                       checkpoint_dir=None if work is None else Path(work) / "probe")
     layer = run["selected"][kind]
     per = {r["variant"]: r["per_sentence"] for r in run["results"] if r["representation"] == layer}
@@ -93,16 +101,21 @@ def probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     out = []
     for k, sid in enumerate(run["test_ids"]):
         row = rows[by_id[sid]]
-        outcome = {"length": per["plain"][k]["length"]}
-        for v in ("plain", "jabberwocky"):
-            s = per[v][k]
+        outcome = {"length": next(iter(per.values()))[k]["length"]}
+        for v in ("plain", "jabberwocky"):    # trained and tested on Jabberwocky only: the plain fields count 0
+            s = per[v][k] if v in per else {"uuas_correct": 0, "uuas_total": 0}
             outcome.update({f"uuas_correct_{v}": s["uuas_correct"], f"uuas_total_{v}": s["uuas_total"],
                             f"dspr_rho_sum_{v}": s.get("dspr_rho_sum", 0.0), f"dspr_rows_{v}": s.get("dspr_rows", 0)})
         out.append(log_entry(sid, input_sha256(row["original_tokens"], row["tokens"]),
                              {"layer": layer}, {"head": list(row["head"])}, outcome))
     details = {"probe": kind, "selected_layer": layer, "layers": run["layers"], "n_test_scored": run["n_test"],
-               "n_test_rows": len(rows), "trial": next(r["trial"] for r in run["results"] if r["representation"] == layer)}
-    return EvalOutput(out, details)
+               "n_test_rows": len(rows), "trial": next(r["trial"] for r in run["results"] if r["representation"] == layer),
+               "train_on": run["train_on"], "alignment_dropped": run["dropped"],
+               "results": [{"representation": r["representation"], "variant": r["variant"], "metrics": r["metrics"],
+                            "dev_loss": r["dev_loss"], "trial": r["trial"], "details": r["details"]}
+                           for r in run["results"]],
+               "baselines": run["baselines"]}
+    return EvalOutput(out, details, extras={"run": run})
 
 
 def rep_name(rep) -> str:
@@ -166,7 +179,7 @@ def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, 
     Parameters
     ----------
     records : sequence of dict
-        Result records of probing runs (one or more models).
+        Probe results of one or more models (:func:`probe_results`).
     out_stem : path-like
         Output path without extension.
     metric : {"uuas", "dspr"}
@@ -179,9 +192,9 @@ def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, 
     Raises
     ------
     EvaluationError
-        If no record carries ``metric`` for a selected layer, or a probe record's ``variant`` or
-        ``details`` (``probe``, ``layer``, ``selected_layer``, ``baselines``) have the wrong type
-        (naming the record and the field).
+        If no result carries ``metric`` for a selected layer, or a result's ``variant`` or ``details``
+        (``probe``, ``layer``, ``selected_layer``, ``baselines``) have the wrong type (naming the result
+        and the field).
     """
     import matplotlib
 
@@ -235,124 +248,62 @@ def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, 
     return save_figure(fig, out_stem)
 
 
-#: A probing or baseline record (v1) holds one variant's scores, named without the variant; their
-#: ranges are those of the evaluation's metrics.
-RECORD_RANGES = {"uuas": probe.metric("uuas_plain").range, "dspr": probe.metric("dspr_plain").range}
-
-
-def run_records(run: dict[str, Any]) -> list[tuple[dict, str]]:
-    """Result records v1 for a probing run: one per (probe, representation, test variant).
-
-    Returns
-    -------
-    list of (record, tag)
-        ``tag`` names the probe and representation, for :func:`robust_bench.results.records.write_record`.
-    """
-    out = []
-    for r in run["results"]:
-        rep = r["representation"]
-        details = {
-            "probe": r["probe"],
-            "layer": rep if isinstance(rep, int) else None,
-            "representation": rep_name(rep),
-            "selected_layer": run["selected"][r["probe"]] == rep,
-            "dev_loss": r["dev_loss"],
-            "trial": r["trial"],
-            "train_on": run["train_on"],
-            "training": run["training"],
-            "n_test_sentences": run["n_test"],
-            "n_test_total": run["n_test_total"],
-            "alignment_dropped": run["dropped"],
-            "baselines": {name: by_v[r["variant"]]["uuas"] for name, by_v in run["baselines"].items()},
-            "baselines_dspr": {name: by_v[r["variant"]]["dspr"] for name, by_v in run["baselines"].items()},
-            **r["details"],
-        }
-        rec = make_record(model_id=run["model"], revision=run["model_revision"], config=run["config"], split="test",
-                          corpus_sha256=run["corpus_sha256"], metrics=r["metrics"], ranges=RECORD_RANGES,
-                          seed=run["seed"], variant=r["variant"], details=details)
-        tag = f"{r['probe']}-{rep_name(rep).replace(' ', '')}"
-        out.append((rec, tag))
-    return out
-
-
-def probe_command(model: str, *, repo: str | Path, config: str = "jabberwocky_ewt", settings=None,
-                  revision: str | None = None, device: str = "auto", dtype: str = "auto", pooling: str = "first",
-                  output_dir: str | Path, resume: bool = False, echo: Callable[[str], None] = print) -> list[Path]:
-    """``robust-bench probe``: train probes on a model and score them on plain and Jabberwocky EWT,
-    every layer and probe of ``settings`` (App. B's protocol by default).
-
-    Parameters
-    ----------
-    model : str
-        An encoder: any transformers model id or folder.
-    repo : path-like
-        The dataset repository holding ``config``.
-    config : str
-    settings : robust_bench.experiments.jabberwocky.ProbeSettings, optional
-    revision, device, dtype, pooling
-        Passed to the encoder adapter.
-    output_dir : path-like
-        Records (one per probe, representation and variant) and figures go here; finished searches
-        are kept in ``output_dir/.probe-checkpoints`` until the run ends.
-    resume : bool
-        Continue a killed run from those checkpoints.
-    echo : callable
-
-    Returns
-    -------
-    list of Path
-        The records and figures written.
+def probe_results(model_id: str, details: dict) -> list[dict]:
+    """The per-representation scores a ``probe`` task recorded (its ``run.json`` details), one dict per
+    (representation, variant) in the shape :func:`plot_probe_records` reads: ``model.id``, ``variant``,
+    ``metrics`` (``uuas``, and ``dspr`` for the structural probe) and ``details`` (``probe``, ``layer``,
+    ``representation``, ``selected_layer``, ``baselines``, ``baselines_dspr``, ``dev_loss``, ``trial``,
+    ``train_on`` and the result's own details: punctuation rule, alignment).
 
     Raises
     ------
-    ProbingError, ModelError, NotBuiltError
+    EvaluationError
+        If the details are not a probe task's (no ``results``).
     """
-    output_dir = Path(output_dir)
-    stem = model_slug(model)
-    checkpoints = output_dir / ".probe-checkpoints" / f"{stem}__{config}"
-    if not resume and checkpoints.exists():
-        shutil.rmtree(checkpoints)
-    run = run_probing(model, repo=repo, config=config, settings=settings, revision=revision, device=device,
-                      dtype=dtype, pooling=pooling, checkpoint_dir=checkpoints)
-    if run["resumed"]:
-        echo(f"resumed: {len(run['resumed'])} finished searches read from {checkpoints}")
-    echo(lead_table(run))
-    echo("alignment drops (sentences): " + "; ".join(
-        f"{k}: " + ", ".join(f"{r} {n}" for r, n in v.items()) for k, v in run["dropped"].items()))
-    records = run_records(run)
-    written = [write_record(rec, output_dir, tag=tag) for rec, tag in records]
-    echo(f"encoder forward passes: {run['n_forward']} (0 means every representation came from the cache)")
-    echo(f"wrote {len(records)} result records to {output_dir}")
-    shutil.rmtree(checkpoints, ignore_errors=True)
-    recs = [r for r, _ in records]
-    # a figure per metric that some selected layer reports (the perceptron probe has no DSpr)
-    for metric in ("uuas", "dspr"):
-        if not any(metric in r["metrics"] and r["details"].get("selected_layer") for r in recs):
-            continue
-        paths = plot_probe_records(recs, output_dir / f"{stem}__{config}__{metric}", metric=metric)
-        echo(f"figure: {', '.join(str(p) for p in paths)}")
-        written += paths
-    return written
+    if not isinstance(details, dict) or not isinstance(details.get("results"), list) or "probe" not in details:
+        raise EvaluationError("not the details of a probe task (robust-bench probe or run on jabberwocky_ewt): "
+                              "no 'probe' or 'results'")
+    out = []
+    for r in details["results"]:
+        rep = r["representation"]
+        base = details.get("baselines") or {}
+        out.append({"model": {"id": model_id}, "variant": r["variant"], "metrics": r["metrics"],
+                    "details": {"probe": details["probe"], "layer": rep if isinstance(rep, int) else None,
+                                "representation": rep_name(rep), "selected_layer": rep == details["selected_layer"],
+                                "baselines": {n: v[r["variant"]]["uuas"] for n, v in base.items()},
+                                "baselines_dspr": {n: v[r["variant"]]["dspr"] for n, v in base.items()},
+                                "dev_loss": r["dev_loss"], "trial": r["trial"], "train_on": details.get("train_on"),
+                                **(r.get("details") or {})}})
+    return out
 
 
-def probe_figure(paths: Sequence[str | Path], out: str | Path, *, metric: str = "uuas") -> list[Path]:
-    """``robust-bench probe-figure``: several models' probe records side by side (Fig. 3).
+def probe_figure(run_dirs: Sequence[str | Path], out: str | Path, *, metric: str = "uuas") -> list[Path]:
+    """``robust-bench probe-figure``: several models' probe runs side by side (Fig. 3), from the run folders
+    ``robust-bench probe`` (or ``run`` on a suite with a probe task) wrote.
 
     Raises
     ------
     RunFolderError
-        A file that is not a valid record (naming the file and the field).
+        A folder that is not a run folder (naming the file and the field).
     EvaluationError
-        No selected-layer record with ``metric``, or a probe record's fields of the wrong type.
+        No finished probe task in the folders, no selected-layer result with ``metric``, or a probe task's
+        details of the wrong type.
     """
-    records = [read_record(p) for p in paths]
-    for p, rec in zip(paths, records):
-        if "probe" in (rec.get("details") or {}):       # a probe record: its metrics in their declared ranges
-            try:
-                validate_record(rec, ranges=RECORD_RANGES)
-            except RecordError as exc:
-                raise RunFolderError(str(p), "schema", str(exc)) from None
-    return plot_probe_records(records, out, metric=metric)
+    rows = []
+    for d in run_dirs:
+        manifest = read_manifest(d)
+        for name, state in manifest["tasks"].items():
+            details = state.get("details") or {}
+            if state.get("status") == "done" and "results" in details and "probe" in details:
+                rows += probe_results(manifest["model"], details)
+    if not rows:
+        raise EvaluationError(f"no finished probe task in {', '.join(str(d) for d in run_dirs)}")
+    return plot_probe_records(rows, out, metric=metric)
+
+
+#: a baseline record (v1) holds one variant's scores, named without the variant; their ranges are those of
+#: the evaluation's metrics
+RECORD_RANGES = {"uuas": probe.metric("uuas_plain").range, "dspr": probe.metric("dspr_plain").range}
 
 
 def baselines_command(config: str = "jabberwocky_ewt", *, repo: str | Path, source: str | Path | None = None,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -162,12 +163,16 @@ def run_command(model: str, suite: Suite, tasks: list[Task], *, repo: str | os.P
     """
     out = run_folder(output_dir, model)
     shipped = suite.name in list_suites()
-    if not shipped and not (out / SUITE_FILE).exists():
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out / SUITE_FILE, suite_yaml(suite))
+    if not shipped:
+        text = suite_yaml(suite)
+        if (out / SUITE_FILE).exists():
+            if (out / SUITE_FILE).read_text("utf-8") != text:
+                raise RunError(f"{out} holds a run of another one-task suite ({out / SUITE_FILE}: other options or "
+                               "data); cannot continue it with these, choose another --output-dir")
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(out / SUITE_FILE, text)
         suite = load_suite(out / SUITE_FILE)       # what check will read back
-    elif not shipped:
-        suite = load_suite(out / SUITE_FILE)
     manifest = run_suite(model, suite, repo=repo, out=out, tasks=[t.name for t in tasks], on_task=on_task, **run_kw)
     for t in tasks:
         state = manifest["tasks"].get(t.name, {})
@@ -363,3 +368,84 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
     out, _ = run_command(model, the_suite, tasks, repo=repo, output_dir=output_dir, on_task=report, seed=seed,
                          limit=limit, resume=resume, device=device, dtype=dtype, echo=echo)
     return out, written
+
+
+def probe_command(model: str, *, repo: str | os.PathLike, config: str = "jabberwocky_ewt", settings=None,
+                  revision: str | None = None, device: str = "auto", dtype: str = "auto", pooling: str = "first",
+                  suite: str | os.PathLike | None = None, output_dir: str | os.PathLike, resume: bool = False,
+                  echo: Callable[[str], None] = print) -> tuple[Path, list[Path]]:
+    """``robust-bench probe``: the ``probe`` evaluation (Hall Maudslay & Cotterell, 2021, §4, App. B) as a suite
+    run, one task per probe (``<config>`` for the structural probe, ``<config>_perceptron``), and the per-layer
+    table and Fig. 3 as views of the recorded results (:func:`robust_bench.evaluations.jabberwocky.probe_results`).
+
+    Parameters
+    ----------
+    model : str
+        An encoder: any transformers model id or folder.
+    repo : path-like
+        The dataset repository holding ``config``.
+    config : str
+    settings : robust_bench.experiments.jabberwocky.ProbeSettings, optional
+        App. B's protocol by default; the settings that differ from the suite task's make a derived suite.
+    revision, device, dtype, pooling
+        Passed to the encoder adapter.
+    suite : str or path-like, optional
+        As :func:`command_suite`.
+    output_dir : path-like
+        The run folder is ``OUTPUT_DIR/<model>``; finished probe searches are kept in its ``.partial/`` until
+        their task ends.
+    resume : bool
+        Continue a killed run from them.
+    echo : callable
+
+    Returns
+    -------
+    (Path, list of Path)
+        The run folder, and the tables and figures written into it.
+
+    Raises
+    ------
+    ProbingError, ModelError, NotBuiltError, RunError
+    """
+    from dataclasses import asdict
+
+    from robust_bench.evaluations.jabberwocky import lead_table, plot_probe_records, probe_results
+    from robust_bench.experiments.jabberwocky import ProbeSettings
+
+    s = settings or ProbeSettings()
+    chosen = {k: v for k, v in asdict(s).items() if k not in ("probes", "seed") and v != getattr(ProbeSettings(), k)}
+    if "layers" in chosen:
+        chosen["layers"] = list(chosen["layers"])
+    if pooling != "first":
+        chosen["pooling"] = pooling
+    per_kind = []
+    for kind in s.probes:
+        # the suite's probe task keeps App. B's trials and epochs; a setting the command changes is an option
+        su, ts = command_suite(config, "test", repo=repo, suite=suite, evaluation="probe",
+                               options={"probe": kind, "trials": s.trials, "epochs": s.epochs, **chosen})
+        per_kind.append((su, [replace(t, name=f"{t.name}_{kind}"[:64]) if kind != "structural" else t for t in ts]))
+    tasks = [t for _, ts in per_kind for t in ts]
+    derived = [su for su, _ in per_kind if su.name not in list_suites()]
+    the_suite = replace(derived[0], tasks=tuple(tasks)) if derived else per_kind[0][0]
+    out, written = run_folder(output_dir, model), []
+
+    def views(task, rows, result, handle):
+        run = result.extras["run"]
+        if run.get("resumed"):
+            echo(f"resumed: {len(run['resumed'])} finished searches read back from the run folder")
+        text = lead_table(run)
+        echo(text)
+        echo("alignment drops (sentences): " + "; ".join(
+            f"{k}: " + ", ".join(f"{r} {n}" for r, n in v.items()) for k, v in run["dropped"].items()))
+        echo(f"encoder forward passes: {run['n_forward']} (0 means every representation came from the cache)")
+        written.append(write_view(out, f"{task.name}__layers", text))
+        rows_ = probe_results(model, result.details)
+        for metric in ("uuas", "dspr"):
+            if any(metric in r["metrics"] for r in rows_):
+                written.extend(plot_probe_records(rows_, out / "figures" / f"{task.name}__{metric}", metric=metric))
+
+    # --max-sentences caps every split; on the test split that is the run's limit (the first N sentences)
+    out, _ = run_command(model, the_suite, tasks, repo=repo, output_dir=output_dir, on_task=views, seed=s.seed,
+                         limit=s.max_sentences, resume=resume, revision=revision, device=device, dtype=dtype, echo=echo)
+    return out, written
+
