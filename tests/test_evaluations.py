@@ -157,35 +157,7 @@ def test_the_command_line_only_parses_calls_and_prints():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 commands = [d for d in node.decorator_list if isinstance(d, ast.Call)
                             and isinstance(d.func, ast.Attribute) and d.func.attr == "command"]
-                assert commands, f"{path.name}: {node.name} is not a command; workflows belong in robust_bench.evaluations"
+                assert commands, f"{path.name}: {node.name} is not a command; workflows belong in robust_bench.evaluations or robust_bench.suite.command"
             assert not isinstance(node, ast.ClassDef), f"{path.name}: class {node.name}"
 
 
-@pytest.mark.shared
-def test_run_and_the_lit_command_score_alike(lit_repo, tiny_nli_classifier, tmp_path):
-    """Both front doors call the one contrast-set evaluation: `robust-bench evaluate` reports the
-    metrics that `robust-bench run` records on the same rows."""
-    from robust_bench.evaluations.lit import evaluate_contrast_sets
-    from robust_bench.suite.runner import run_suite
-
-    (tmp_path / "lit.yaml").write_text("""name: litonly
-version: 1
-description: lit_mnli alone.
-tasks:
-- name: lit_mnli
-  config: lit_mnli
-  split: validation_matched
-  interface: sequence-classification
-  evaluation: contrast-set
-  metrics: [acc_ori, acc_ctr, consistency]
-  primary: consistency
-  data_sha256: null
-""")
-    run_suite(str(tiny_nli_classifier), tmp_path / "lit.yaml", repo=lit_repo, out=tmp_path / "run", device="cpu",
-              report=False, echo=lambda m: None)
-    v2 = json.loads((tmp_path / "run" / "records" / "lit_mnli.json").read_text())
-    written = evaluate_contrast_sets(str(tiny_nli_classifier), "lit_mnli", split="validation_matched", device="cpu",
-                                     repo=lit_repo, output_dir=tmp_path / "cmd", echo=lambda m: None)
-    v1 = json.loads(next(p for p in written if p.suffix == ".json").read_text())
-    assert v1["metrics"] == pytest.approx({k: v2["metrics"][k] for k in v1["metrics"]}, abs=1e-9)
-    assert v1["details"]["per_transformation"] and v1["corpus_sha256"] == v2["corpus_sha256"]

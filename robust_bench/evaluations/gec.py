@@ -28,7 +28,7 @@ from robust_bench.data.repository import built_config, write_derived_config
 from robust_bench.models.resolve import load_model
 from robust_bench.perturb.gec import realign_tags, render
 
-__all__ = ["attack", "attack_examples", "attack_command", "check_outcome", "attack_journal",
+__all__ = ["attack", "attack_examples", "check_outcome", "attack_journal",
            "load_examples", "save_adversarial"]
 
 
