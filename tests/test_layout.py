@@ -174,7 +174,7 @@ OVERSIZED_MODULES = {"builders/names.py": 2098,
 OVERSIZED_FUNCTIONS = {"robust_bench/perturb/names.py:plan_swaps": 326,
                        "builders/names.py:_organisation_mentions": 224,
                        "robust_bench/perturb/lit/pairs.py:make_contrast_sets": 203,
-                       "robust_bench/perturb/gec.py:candidate_operations": 192, "robust_bench/suite/runner.py:run_suite": 174,
+                       "robust_bench/perturb/gec.py:candidate_operations": 192, "robust_bench/suite/runner.py:run_suite": 165,
                        "robust_bench/experiments/jabberwocky.py:run_probing": 172,
                        "robust_bench/attacks/treebanks.py:make_attack": 168, "robust_bench/perturb/gec.py:perturb": 167,
                        "robust_bench/models/llm.py:hf_loglikelihoods": 152}

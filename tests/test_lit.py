@@ -1,6 +1,7 @@
 """LIT contrast sets (Li et al., 2020): transformations, label rules, builds, LM ranking, evaluation."""
 
 import json
+import re
 from pathlib import Path
 
 import datasets
@@ -290,20 +291,23 @@ def test_contrast_set_scores_hand_computed():
     assert s["all"]["contrast_consistency"] == 0.25 and s["i;i"]["contrast_consistency"] == 0.0
 
 
-def test_evaluate_command_prints_table_3_and_writes_records(lit_repo, tiny_nli_classifier, tmp_path):
+def test_evaluate_command_prints_table_3_and_writes_a_run(lit_repo, tiny_nli_classifier, tmp_path):
+    """`evaluate` on both splits of a local build (not the suite's pinned data): a run of a derived
+    one-task-per-split suite whose records' consistency equals the metric module's on the same predictions."""
     from robust_bench.models.classifiers import HFClassifier
-    from robust_bench.results.records import validate_record
     from robust_bench.io.task_data import NLI_LABELS
+    from robust_bench.suite.runner import run_folder
 
     out = tmp_path / "results"
     res = CliRunner().invoke(app, ["evaluate", "--model", str(tiny_nli_classifier), "--config", "lit_mnli",
                                    "--repo", str(lit_repo), "--output-dir", str(out)])
     assert res.exit_code == 0, res.output
     assert "Acc@Ori" in res.output and "Consistency" in res.output and "i;i" in res.output
-    records = sorted(out.glob("*.json"))
-    assert len(records) == 2
+    run = run_folder(out, str(tiny_nli_classifier))
+    records = sorted((run / "records").glob("*.json"))
+    assert len(records) == 2 and (run / "suite.yaml").is_file()
     rec = json.loads(records[0].read_text())
-    validate_record(rec)
+    assert rec["schema_version"].startswith("2") and rec["suite"]["name"] == "lit_mnli_command"
     # the record's consistency equals the evaluate module's on the same predictions
     ds = datasets.load_dataset(str(lit_repo), "lit_mnli", split=rec["split"])
     clf = HFClassifier(str(tiny_nli_classifier), NLI_LABELS)
@@ -312,8 +316,9 @@ def test_evaluate_command_prints_table_3_and_writes_records(lit_repo, tiny_nli_c
     got = evaluate.load(metric_path("consistency")).compute(predictions=pc, original_predictions=po, rules=ds["rule"])
     assert rec["metrics"]["consistency"] == pytest.approx(got["consistency"])
     assert rec["metrics"]["acc_ori"] == pytest.approx(float((po == np.asarray(ds["original_label"])).mean()))
-    assert set(rec["details"]["per_transformation"]) <= set(CODES)
-    assert list(out.glob("*.png"))
+    table = (run / "tables" / f"{rec['task']}__table3.txt").read_text()
+    assert all(code in CODES or code == "all" for code in re.findall(r"^  (\S+)\s+\d+", table, re.M))
+    assert list((run / "figures").glob("*__table3.png"))
 
 
 def test_evaluate_command_errors(lit_repo, tmp_path):

@@ -251,25 +251,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         warning = chat_template_warning(public_name(model), llm or LLMSettings())
         if warning:
             echo(f"warning: {warning}")
-    if (out / RUN_FILE).exists():
-        if not resume:
-            raise RunError(f"{out} already holds a run; pass --resume to continue it or choose another --output-dir")
-        manifest = read_manifest(out)
-        theirs = {k: manifest.get(k) for k in ident}
-        if theirs != ident:
-            raise RunError(f"{out} holds a different run ({theirs}); cannot resume it as {ident}")
-        if manifest.get("revision") and handle.revision() != manifest["revision"]:
-            raise RunError(f"{out} holds a run of other weights ({manifest['revision']}) than {model} "
-                           f"({handle.revision()}); cannot resume it")
-        for p in remove_stale_temporaries(out):
-            echo(f"  removed {p.relative_to(out)}, left by the interrupted run")
-        manifest["setup"] = _resumed_setup(out, manifest.get("setup"), found)
-    else:
-        manifest = {**ident, "tasks": {}, "interfaces": list(spec.interfaces), "model_kind": spec.kind}
-    if "setup" not in manifest and found is not None:
-        manifest["setup"] = found
-    if manifest.get("setup") is None:
-        manifest.pop("setup", None)
+    manifest = _opened_manifest(out, ident, spec, handle, resume=resume, found=found, model=model, echo=echo)
     manifest["versions"] = package_versions("datasets", "transformers", "torch", "scipy", "spacy")
     manifest["runtime"] = _runtime(device, dtype, batch_size)
     out.mkdir(parents=True, exist_ok=True)
@@ -336,6 +318,32 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         from robust_bench.leaderboard.report import write_report
 
         write_report(out)
+    return manifest
+
+
+def _opened_manifest(out: Path, ident: dict, spec: ModelSpec, handle: ModelHandle, *, resume: bool, found,
+                     model: str, echo: Callable[[str], None]) -> dict:
+    """The manifest a run starts from: a new one, or, with ``resume``, the one in ``out`` once it is checked to
+    be this run's (same identity, same weights); its ``setup`` the one found (RunError otherwise)."""
+    if (out / RUN_FILE).exists():
+        if not resume:
+            raise RunError(f"{out} already holds a run; pass --resume to continue it or choose another --output-dir")
+        manifest = read_manifest(out)
+        theirs = {k: manifest.get(k) for k in ident}
+        if theirs != ident:
+            raise RunError(f"{out} holds a different run ({theirs}); cannot resume it as {ident}")
+        if manifest.get("revision") and handle.revision() != manifest["revision"]:
+            raise RunError(f"{out} holds a run of other weights ({manifest['revision']}) than {model} "
+                           f"({handle.revision()}); cannot resume it")
+        for p in remove_stale_temporaries(out):
+            echo(f"  removed {p.relative_to(out)}, left by the interrupted run")
+        manifest["setup"] = _resumed_setup(out, manifest.get("setup"), found)
+    else:
+        manifest = {**ident, "tasks": {}, "interfaces": list(spec.interfaces), "model_kind": spec.kind}
+    if "setup" not in manifest and found is not None:
+        manifest["setup"] = found
+    if manifest.get("setup") is None:
+        manifest.pop("setup", None)
     return manifest
 
 
