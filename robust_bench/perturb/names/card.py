@@ -14,8 +14,8 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
     """The coverage section of a ``names_*`` dataset card: per split the examples read, the groups, the
     swapped variants and mentions; the replacement pools; the edits by role; the mentions left unchanged
     by reason (the engine's refusal strings); the automatic checks (:func:`.checks.automatic_checks`);
-    and how the config's mentions were found (Balasubramanian et al., 2020, §2.1 for MRPC and
-    CoNLL-2003, §2.3 for coreference).
+    and how the config's mentions were found (Balasubramanian et al., 2020; §2.3 for
+    coreference).
 
     Parameters
     ----------
@@ -155,8 +155,8 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
 def split_statistics(ds, checks: dict[str, int], source_examples: int | None) -> dict[str, Any]:
     """One split's statistics for the card, recounted from its rows: examples, groups (examples with an
     entity of the type), swapped variants, the share of the type's mentions an edit replaced, edits per
-    variant and by role, refusals by reason (the engine's reason strings, Balasubramanian et al., 2020,
-    §2: a mention left whole rather than swapped wrongly), and the automatic checks.
+    variant and by role, refusals by reason (the engine's reason strings, Balasubramanian et al., 2020:
+    a mention left whole rather than swapped wrongly), and the automatic checks.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """The automatic checks of a built name-swap config (issue 29), recounted from its rows: the errors a
-swap of names (Balasubramanian et al., 2020, §2) must not introduce, counted on the dataset card."""
+swap of names (Balasubramanian et al., 2020) must not introduce, counted on the dataset card."""
 
 from __future__ import annotations
 

@@ -29,6 +29,18 @@ def gold_person_names(coref_file: Path, docs) -> Path | None:
     article precedes: "Sir Walter Elliot", "Mr. Blowers", but not "a man who ..." (a common noun
     phrase) nor the epithets "the Scarlet Pimpernel", "the Lord Chancellor", "the Almighty".
 
+    Parameters
+    ----------
+    coref_file : Path
+        A LitBank coreference file (``.../coref/<name>.conll``).
+    docs : list of CorefDocument
+        Its documents (:func:`robust_bench.io.conll2012.read_conll2012`); their ``entities`` are set.
+
+    Returns
+    -------
+    Path or None
+        The entity file read, or ``None`` when there is none (the documents are left as they are).
+
     Raises
     ------
     EntityLayerError
@@ -80,7 +92,12 @@ _COMMON_SURNAME_RANK = 500
 @lru_cache(maxsize=1)
 def function_words() -> frozenset:
     """English function words (NLTK's stopword list): never a name, and a mention they begin is an
-    epithet ("My Friend", "The Ayah")."""
+    epithet ("My Friend", "The Ayah").
+
+    Returns
+    -------
+    frozenset of str
+    """
     from nltk.corpus import stopwords
 
     return frozenset(stopwords.words("english"))
@@ -89,7 +106,17 @@ def function_words() -> frozenset:
 @lru_cache(maxsize=4096)
 def role_noun(word: str) -> bool:
     """Whether lower-case ``word`` is an English common noun for a person (WordNet lexicographer file
-    noun.person, not an instance): "chancellor", "lawyer", "heir", "dean", "smith"."""
+    noun.person, not an instance): "chancellor", "lawyer", "heir", "dean", "smith".
+
+    Parameters
+    ----------
+    word : str
+        Lower case.
+
+    Returns
+    -------
+    bool
+    """
     from robust_bench.text.wordnet import wordnet as wn
 
     return any(s.lexname() == "noun.person" and not s.instance_hypernyms()
@@ -108,6 +135,21 @@ def name_words(tokens, a: int, b: int, lexicon, real_word) -> list[int]:
     * a surname the lists know is a name only beside one of those or after "Mr."/"Mrs."/"Miss", and
       then with the same exception for role nouns: "John Smith", "Mr. Long", not "the Lord Chancellor";
     * honorifics stay in the span and are kept by the swap.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    a, b : int
+        The mention, ``[a, b)``.
+    lexicon : NameLexicon
+    real_word : callable
+        Whether a lower-case word is an English word
+        (:func:`robust_bench.text.pseudowords.is_real_word_factory`).
+
+    Returns
+    -------
+    list of int
+        Token indices, in order.
     """
     def title(w):
         return w[:1].upper() + w[1:].lower()
@@ -129,6 +171,19 @@ def name_words(tokens, a: int, b: int, lexicon, real_word) -> list[int]:
 
 
 def proper_name(tokens, a: int, b: int) -> bool:
+    """Whether a gold PER mention is a proper name: capitalised words (name particles aside) that no
+    article precedes ("Sir Walter Elliot", not "the Lord Chancellor").
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    a, b : int
+        The mention, ``[a, b)``.
+
+    Returns
+    -------
+    bool
+    """
     words = tokens[a:b]
     if a > 0 and tokens[a - 1].lower() in ("the", "a", "an"):
         return False
@@ -141,7 +196,29 @@ def coref_persons(d, lexicon, nlp, real_word, *, gold_names: bool) -> list[dict]
     its ``entity`` id (``c<cluster>``), ``cluster`` index, name ``mentions`` (:func:`cluster_person_names`) and
     ``gender`` from its pronouns (or ``None``). Names come from the gold entities (``gold_names``: LitBank's
     layer, whose PER mentions are filtered by :func:`name_words`; otherwise OntoNotes PERSON spans), or
-    from ``nlp``'s NER when the corpus has no entities."""
+    from ``nlp``'s NER when the corpus has no entities.
+
+    Parameters
+    ----------
+    d : CorefDocument
+        A coreference document (``tokens``, ``clusters``, ``sentence_starts``, ``entities``).
+    lexicon : NameLexicon
+    nlp : spacy.Language or None
+        An NER pipeline, for a corpus without entities; ``None`` reads ``d.entities``.
+    real_word : callable
+        See :func:`name_words`.
+    gold_names : bool
+        The entities are LitBank's gold layer.
+
+    Returns
+    -------
+    list of dict
+        In cluster order.
+
+    Notes
+    -----
+    Balasubramanian et al. (2020), §2.3: the names of a coreference document's persons are what is swapped.
+    """
     from spacy.tokens import Doc
 
     from robust_bench.text.nlp import map_entity_label
@@ -175,7 +252,17 @@ _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "my", "our", "their", 
 
 @lru_cache(maxsize=4096)
 def is_animal(noun: str) -> bool:
-    """Whether the first WordNet sense of ``noun`` is an animal ("dog", "horse", "pony")."""
+    """Whether the first WordNet sense of ``noun`` is an animal ("dog", "horse", "pony").
+
+    Parameters
+    ----------
+    noun : str
+        Lower case.
+
+    Returns
+    -------
+    bool
+    """
     from robust_bench.text.wordnet import wordnet as wn
 
     senses = wn.synsets(noun, pos="n")
@@ -191,6 +278,25 @@ def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
     "Will") or after "the" ("of the Hudson"), or inside a place, facility, organisation or vessel of
     the gold layer; a gold name with capitalised words that are not names ("Ginger Nut", "Vishnu the
     Preserver"), which would be half swapped; and an animal (a mention such as "the dog": "Buck").
+
+    Parameters
+    ----------
+    d : CorefDocument
+    person : dict
+        From :func:`coref_persons`.
+    roles : dict
+        Name word -> (role, evidence), :func:`robust_bench.perturb.names.roles.name_word_roles`.
+    lexicon : NameLexicon
+
+    Returns
+    -------
+    str or None
+        The reason (counted on the ``names_coref`` card), or ``None``.
+
+    Notes
+    -----
+    Balasubramanian et al. (2020), §2.3: one person's name is replaced per document; these refusals choose
+    which person can be.
     """
     from robust_bench.text.nlp import map_entity_label
 
@@ -234,7 +340,18 @@ def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
 
 def is_human(d, person: dict) -> bool:
     """Whether a person cluster shows that it is human: a title ("Mr.", "Aunt"), a full name of two or
-    more words, or a mention headed by a noun for a person ("the girl", "his wife")."""
+    more words, or a mention headed by a noun for a person ("the girl", "his wife").
+
+    Parameters
+    ----------
+    d : CorefDocument
+    person : dict
+        From :func:`coref_persons`.
+
+    Returns
+    -------
+    bool
+    """
     toks = d.tokens
     if any(m.end - m.start >= 2 or (m.start > 0 and toks[m.start - 1].lower() in HONORIFIC_GENDER)
            for m in person["mentions"]):
@@ -245,7 +362,17 @@ def is_human(d, person: dict) -> bool:
 
 @lru_cache(maxsize=4096)
 def person_noun(noun: str) -> bool:
-    """Whether the first WordNet sense of ``noun`` is a person ("girl", "wife", "gardener")."""
+    """Whether the first WordNet sense of ``noun`` is a person ("girl", "wife", "gardener").
+
+    Parameters
+    ----------
+    noun : str
+        Lower case.
+
+    Returns
+    -------
+    bool
+    """
     from robust_bench.text.wordnet import wordnet as wn
 
     senses = wn.synsets(noun, pos="n")
@@ -255,7 +382,23 @@ def person_noun(noun: str) -> bool:
 def is_person_cluster(tokens, cluster, names, per_tokens: set[int], lexicon) -> bool:
     """A coreference cluster is a person when a name mention overlaps a PER entity and the cluster
     also has a gendered pronoun, an honorific, or a name the name lists know ("Chancery" and
-    "Lincoln 's Inn Hall", tagged PER by a news-trained tagger, have none of these)."""
+    "Lincoln 's Inn Hall", tagged PER by a news-trained tagger, have none of these).
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    cluster : sequence of (int, int)
+        The cluster's mention spans.
+    names : sequence of (int, int, (int, int) or None)
+        Per mention, its span and the name inside it (:func:`robust_bench.perturb.names.roles.person_name_tokens`).
+    per_tokens : set of int
+        Tokens inside a PER entity.
+    lexicon : NameLexicon
+
+    Returns
+    -------
+    bool
+    """
     spans = [n for _, _, n in names if n is not None]
     if not any(any(i in per_tokens for i in range(*n)) for n in spans):
         return False
@@ -270,7 +413,24 @@ def cluster_person_names(tokens, names, per_tokens: set[int], lexicon, *, keep_u
     """The name spans of a person cluster that are really the person's name: a span that overlaps
     a PER entity is cut to the entity ("John Grier" of "the John Grier Home"); a span the tagger
     missed (never, with ``keep_untagged=False``: gold names) is kept only when every word is a word of a tagged span or a name the lists know
-    ("Judy"), not a place or an institution of the same cluster ("the Female Inebriate Asylum")."""
+    ("Judy"), not a place or an institution of the same cluster ("the Female Inebriate Asylum").
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    names : sequence of (int, int, (int, int) or None)
+        As for :func:`is_person_cluster`.
+    per_tokens : set of int
+        Tokens inside a PER entity.
+    lexicon : NameLexicon
+    keep_untagged : bool
+        Keep spans the tagger missed (not for gold names).
+
+    Returns
+    -------
+    list of (int, int)
+        Sorted name spans.
+    """
     tagged, untagged = [], []
     for _, _, n in names:
         if n is None:
@@ -298,6 +458,21 @@ _PLACE_HEADS = {"hotel", "inn", "hall", "park", "street", "road", "river", "poin
 
 
 def pronoun_gender(tokens, cluster) -> str | None:
+    """The gender a coreference cluster's pronouns agree on ("he", "him", "his", "himself"; "she", "her",
+    "hers", "herself"), used as the person's gender (Balasubramanian et al., 2020, §2.3: first names are
+    replaced by first names of the same gender).
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    cluster : sequence of (int, int)
+        The cluster's mention spans; one-token mentions are read.
+
+    Returns
+    -------
+    str or None
+        ``male`` or ``female`` when every gendered pronoun agrees, else ``None``.
+    """
     votes = Counter()
     for a, b in cluster:
         if b - a == 1:

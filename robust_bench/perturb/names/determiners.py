@@ -1,4 +1,4 @@
-"""Articles beside a replaced organisation (Balasubramanian et al., 2020, §2.1, for MRPC): a company
+"""Articles beside a replaced organisation (Balasubramanian et al., 2020, for MRPC): a company
 takes no article ("Boeing"), an institution named with a head noun does ("the Senate"), as the news
 writes each; the indefinite article agrees with the new name's sound ("an SEC filing" -> "a Boeing
 filing")."""
@@ -20,7 +20,20 @@ def needs_the(name: str, article_use: dict | None = None) -> bool | None:
     two or more occurrences have it ("the FBI", "the Pentagon"), dropped when at most a fifth do
     ("NASA", "Congress"), and otherwise the original's article stays. Without that
     evidence, an institution with a head noun does ("the Senate", "the Bank of Japan") and an
-    acronym goes either way: ``None``, the original's article stays."""
+    acronym goes either way: ``None``, the original's article stays.
+
+    Parameters
+    ----------
+    name : str
+        The new organisation's name.
+    article_use : dict, optional
+        From :func:`article_use`.
+
+    Returns
+    -------
+    bool or None
+        ``True`` (needs "the"), ``False`` (takes none) or ``None`` (the original's article stays).
+    """
     words = name.split()
     kind = organisation_kind(name)
     if not is_institution(kind):
@@ -46,7 +59,17 @@ def needs_the(name: str, article_use: dict | None = None) -> bool | None:
 def article_use(names, texts) -> dict[str, tuple[int, int]]:
     """For each name, (occurrences after "the"/"The", occurrences) in ``texts`` (whole words,
     case-sensitive; up to two capitalised modifiers may stand between: "the U.S. Food and Drug
-    Administration"): how the corpus writes it ("the FBI", "NASA")."""
+    Administration"): how the corpus writes it ("the FBI", "NASA").
+
+    Parameters
+    ----------
+    names : iterable of str
+    texts : sequence of str
+
+    Returns
+    -------
+    dict of str to (int, int)
+    """
     import re
 
     out = {}
@@ -82,7 +105,20 @@ def fix_determiners(plan, tokens, token_of, sentence_starts: set[int], article_u
     "Congress passed" -> "the Senate passed", "an SEC filing" -> "a Boeing filing". An article is added
     only to a name heading an argument right after a preposition, a verb or punctuation, never after
     a modifier ("the five-member FCC panel") or inside a name ("Agriculture and Forestry Ministry").
-    Edits the plan's spans in place."""
+    Edits the plan's spans in place.
+
+    Parameters
+    ----------
+    plan : SwapPlan
+        Edited in place.
+    tokens : sequence of str
+    token_of : callable
+        Token index -> :class:`TokenInfo` (or a spaCy token).
+    sentence_starts : set of int
+        Where the sentences start (no article is read across them).
+    article_use : dict, optional
+        See :func:`needs_the`.
+    """
     for (a, b), (words, entity, typ, role) in sorted(plan.spans.items()):
         if typ != "ORG" or not (role in ORGANISATION_KINDS or role.startswith("industry:")) or not words:
             continue

@@ -1,4 +1,4 @@
-"""Organisation names and their kinds (Balasubramanian et al., 2020, §2.1: organisations are replaced
+"""Organisation names and their kinds (Balasubramanian et al., 2020: organisations are replaced
 by organisations): an organisation mention's core name, its kind (a company, or an institution kind
 such as a court or a legislature), and the harvest of institution names from a tagged news corpus."""
 
@@ -22,7 +22,16 @@ _ORG_SUFFIXES = {"corp", "corp.", "corporation", "inc", "inc.", "co", "co.", "lt
 def organisation_core(tokens: Sequence[str]) -> tuple[str, ...]:
     """An organisation mention without a leading article, corporate suffixes, and anything from a
     possessive on (a tagger's "RealNetworks ' Rhapsody" is the organisation RealNetworks), unless only
-    corporate suffixes follow it: then the possessive is the name's ("Kohl 's Corp.", "McDonald 's Corp.")."""
+    corporate suffixes follow it: then the possessive is the name's ("Kohl 's Corp.", "McDonald 's Corp.").
+
+    Parameters
+    ----------
+    tokens : sequence of str
+
+    Returns
+    -------
+    tuple of str
+    """
     toks = list(tokens)
     cut = next((i for i, t in enumerate(toks) if t in _POSSESSIVE), None)
     if cut and toks[cut + 1:] and all(t.lower().rstrip(",") in _ORG_SUFFIXES for t in toks[cut + 1:]):
@@ -86,7 +95,16 @@ ORGANISATION_KINDS = SECTORS + INSTITUTION_KINDS
 def university_name(name: str) -> bool:
     """Whether a name of the kind ``university`` names one as universities are named: "Vanderbilt
     University", "Boston College", "University of Central Florida"; not a team named after one ("University
-    of New Mexico Lobos")."""
+    of New Mexico Lobos").
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    bool
+    """
     words = [w for w in name.split() if w.lower() != "the"]
     return bool(words) and (words[-1] in ("University", "College") or words[0] == "University" and len(words) <= 4)
 
@@ -101,6 +119,14 @@ def organisation_kind(text: str) -> str:
 
     >>> organisation_kind("Alabama Supreme Court"), organisation_kind("Merrill Lynch"), organisation_kind("SEC")
     ('court', 'organisation', 'government body')
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
     """
     words = [w.lower().strip(",").removesuffix(".com") for w in text.split()]     # "CNET News.com": news
     low = " ".join(words)
@@ -156,7 +182,16 @@ def same_organisation(a: str, b: str) -> bool:
     """Whether two names may name one organisation, so that one cannot replace the other: equal but
     for dots ("U.N." and "UN"), one the acronym of the other ("FDA" and "Food and Drug
     Administration"), or the content words of one among the other's ("Supreme Court" and "U.S.
-    Supreme Court")."""
+    Supreme Court").
+
+    Parameters
+    ----------
+    a, b : str
+
+    Returns
+    -------
+    bool
+    """
     x, y = a.replace(".", "").upper(), b.replace(".", "").upper()
     if x == y:
         return True
@@ -171,7 +206,16 @@ _GOVERNMENT_WORDS = dict(_INSTITUTION_KINDS)["government body"]
 
 
 def is_institution(kind: str) -> bool:
-    """Whether ``kind`` is an institution kind (not a company's)."""
+    """Whether ``kind`` is an institution kind (not a company's).
+
+    Parameters
+    ----------
+    kind : str
+
+    Returns
+    -------
+    bool
+    """
     return kind in INSTITUTION_KINDS
 
 
@@ -187,6 +231,14 @@ def is_sports_headline(tokens: Sequence[str]) -> bool:
 
     Their organisations are clubs, mostly named after their town ("Kent", "Lille", "Sydney
     Bulldogs"); harvested as replacements they would put a football club where a court stood.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+
+    Returns
+    -------
+    bool
     """
     head = tokens[:tokens.index("-")] if "-" in tokens[:7] else tokens[:3]
     return any(w.lower() in _SPORTS for w in head)

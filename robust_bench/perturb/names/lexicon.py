@@ -1,4 +1,4 @@
-"""Replacement names by type (Balasubramanian et al., 2020, §2.1: CheckList's name lists): first
+"""Replacement names by type (Balasubramanian et al., 2020: CheckList's name lists): first
 names by gender, surnames, countries and cities, companies by industry and institutions by kind, and
 what they say of a name word (its gender, its likely role)."""
 

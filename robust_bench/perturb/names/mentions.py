@@ -1,4 +1,4 @@
-"""Mentions of names (Balasubramanian et al., 2020, §2): token spans with a coarse type (``PER``,
+"""Mentions of names (Balasubramanian et al., 2020): token spans with a coarse type (``PER``,
 ``ORG``, ``LOC``) and an entity id, read from IOB tags (CoNLL-2003's gold annotation) and linked into
 one entity per person within a document."""
 
@@ -29,6 +29,14 @@ class Mention:
 def mentions_from_tags(tags: Sequence[str]) -> list[Mention]:
     """Entity spans of an IOB2 (or IOB1) tag sequence; each span is its own entity (``e<k>``).
 
+    Parameters
+    ----------
+    tags : sequence of str
+
+    Returns
+    -------
+    list of Mention
+
     Examples
     --------
     >>> [(m.start, m.end, m.type) for m in mentions_from_tags(["B-PER", "I-PER", "O", "B-ORG"])]
@@ -48,7 +56,24 @@ def mentions_from_tags(tags: Sequence[str]) -> list[Mention]:
 
 def link_person_mentions(tokens, mentions: list[Mention]) -> list[Mention]:
     """Mentions of one person within a document share an entity id: a mention whose last word
-    is the last word of a longer mention, or whose words equal it ("Hill" after "Chris Hill")."""
+    is the last word of a longer mention, or whose words equal it ("Hill" after "Chris Hill").
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    mentions : list of Mention
+        Person mentions.
+
+    Returns
+    -------
+    list of Mention
+        In order of position.
+
+    Notes
+    -----
+    Balasubramanian et al. (2020), §2.3: a person's full name, first name alone and last name alone are one
+    person's and change together.
+    """
     out = []
     full: dict[str, str] = {}
     for m in sorted(mentions, key=lambda m: -(m.end - m.start)):
@@ -68,7 +93,7 @@ def link_person_mentions(tokens, mentions: list[Mention]) -> list[Mention]:
 
 
 def document_mentions(sents) -> tuple[list[str], list[int], list[Mention]]:
-    """The tokens and gold mentions of a CoNLL-2003 document (Balasubramanian et al., 2020, §2.1: the
+    """The tokens and gold mentions of a CoNLL-2003 document (Balasubramanian et al., 2020: the
     gold NER tags): every type, so that the others are protected from the swap; each mention its own
     entity (``<type>:<start>``).
 

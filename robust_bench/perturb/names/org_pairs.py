@@ -1,4 +1,4 @@
-"""The organisations of an MRPC pair to swap (Balasubramanian et al., 2020, §2.1: pairs with an
+"""The organisations of an MRPC pair to swap (Balasubramanian et al., 2020: pairs with an
 organisation in both sentences, one mapping for the pair): the tagger's ORG spans that pass
 :mod:`~robust_bench.perturb.names.org_spans`, linked into one entity per organisation, each given one
 kind (an institution kind or a company's industry group) or refused by a named step whose reason the
@@ -21,6 +21,17 @@ from robust_bench.perturb.organisations import (COMPANY, SECTORS, company_key, g
                                                 transport_group)
 
 def entity_key(text: str) -> str:
+    """The entity id of an organisation mention's text: its core name (:func:`organisation_core`).
+
+    Parameters
+    ----------
+    text : str
+        Space-joined tokens.
+
+    Returns
+    -------
+    str
+    """
     return " ".join(organisation_core(text.split()))
 
 
@@ -38,7 +49,20 @@ def is_division(core, shortest, lexicon, known_companies) -> bool:
     """Whether ``core``, a longer name of the company named ``shortest`` in the same pair, names a
     division or a product of it ("Microsoft Developer Network"), not its full name ("Sun Microsystems",
     "Kleiner Perkins Caufield & Byers", "Hewlett-Packard Co."): it adds words, none of them corporate or
-    a sector's, no "&", and neither the lists nor the corpora know it as a company."""
+    a sector's, no "&", and neither the lists nor the corpora know it as a company.
+
+    Parameters
+    ----------
+    core : sequence of str
+    shortest : sequence of str
+        The company's shortest name in the pair.
+    lexicon : NameLexicon
+    known_companies : set of str
+
+    Returns
+    -------
+    bool
+    """
     from robust_bench.perturb.organisations import reveals_industry
 
     extra = list(core[len(shortest):]) if tuple(core[:len(shortest)]) == tuple(shortest) else []
@@ -53,7 +77,7 @@ def is_division(core, shortest, lexicon, known_companies) -> bool:
 def organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_companies,
                           inferred: dict[str, str] | None = None) -> tuple[list[Mention], Counter, set[int]]:
     """The mentions of an MRPC pair to swap, the tagger's mentions refused, by reason, and the sentences
-    (0, 1) that name an organisation, swapped or not (Balasubramanian et al., 2020, §2.1: the paper's
+    (0, 1) that name an organisation, swapped or not (Balasubramanian et al., 2020: the paper's
     filter needs one in each).
 
     Two independent signals must agree that a span is an organisation of a known kind: the NER pipeline's
@@ -137,7 +161,16 @@ NO_INDUSTRY_GROUP = "a company of a known sector but no known industry group"
 
 def not_interchangeable(kind: str) -> str:
     """Why an institution of a kind whose members are not interchangeable is left whole: "<kind> (not
-    interchangeable)"."""
+    interchangeable)".
+
+    Parameters
+    ----------
+    kind : str
+
+    Returns
+    -------
+    str
+    """
     return f"{kind} (not interchangeable)"
 
 
@@ -428,6 +461,11 @@ def industries_by_company(docs, lexicon) -> dict[str, str]:
     -------
     dict of str to str
         :func:`company_key` -> industry group.
+
+    Parameters
+    ----------
+    docs : iterable of spacy.tokens.Doc
+    lexicon : NameLexicon
     """
     votes: dict[str, Counter] = {}
     for d in docs:
@@ -457,7 +495,16 @@ def industries_by_company(docs, lexicon) -> dict[str, str]:
 
 
 def court_level(name: str) -> str:
-    """``supreme`` for a court of last resort ("Supreme Court", "the High Court"), else ``court``."""
+    """``supreme`` for a court of last resort ("Supreme Court", "the High Court"), else ``court``.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+    """
     words = {w.lower() for w in name.split()}
     return "supreme" if words & {"supreme", "high"} else "court"
 
@@ -481,7 +528,16 @@ _INDUSTRY_NOUNS = {"airline": "airlines", "carrier": "airlines", "chipmaker": "s
 
 def industry_anaphor(tokens) -> str | None:
     """The industry group of the company a pair speaks of as "the airline", "the largest airline", "the
-    chipmaker" (nouns of one group only), else ``None``."""
+    chipmaker" (nouns of one group only), else ``None``.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+
+    Returns
+    -------
+    str or None
+    """
     found = set()
     for i, t in enumerate(tokens):
         # "the airline", "the nation's largest airline", "the Sunnyvale, Calif., chipmaker"; not "Bank of
@@ -504,7 +560,18 @@ def link_organisations(tokens, mentions: list[Mention]) -> list[Mention]:
     """Mentions of one organisation in a pair share an entity id: one whose content words are a
     subset of another's ("Kleiner Perkins" and "Kleiner Perkins Caufield & Byers", "Bristol
     University" and "University of Bristol") or an acronym of the other's capitalised words ("FDA"),
-    so both sentences keep naming the same organisation."""
+    so both sentences keep naming the same organisation.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    mentions : list of Mention
+
+    Returns
+    -------
+    list of Mention
+        The same mentions, in the same order, with shared entity ids.
+    """
     def content(m):
         # spellings of one name compare equal: "Albertsons" and "Albertson", "U.S." and "US"
         return frozenset(squash(w).rstrip("s") for w in organisation_core(tokens[m.start:m.end])
@@ -531,7 +598,7 @@ def link_organisations(tokens, mentions: list[Mention]) -> list[Mention]:
 
 def mrpc_pair(d1, d2, types, lexicon, lowercase_words, known_companies, inferred: dict[str, str] | None = None
               ) -> tuple[int, bool, list[Mention], Counter, dict | None]:
-    """One MRPC pair as the swaps need it (Balasubramanian et al., 2020, §2.1: the pairs with an
+    """One MRPC pair as the swaps need it (Balasubramanian et al., 2020: the pairs with an
     organisation in both sentences): its tagged mentions, the mentions to swap
     (:func:`organisation_mentions`) and, when it passes the paper's filter, what the rows and the
     article check (:func:`robust_bench.perturb.names.determiners.fix_determiners`) need.

@@ -1,5 +1,5 @@
-"""Whether a tagger's ORG span is an organisation, and of what kind (Balasubramanian et al., 2020,
-§2.1: MRPC's organisations come from an NER pipeline). Two independent signals must agree: the
+"""Whether a tagger's ORG span is an organisation, and of what kind (Balasubramanian et al., 2020:
+MRPC's organisations come from an NER pipeline). Two independent signals must agree: the
 tagger's label, and a word of the name marking an institution kind or evidence that it is a company
 (the company lists, a corporate suffix, business words beside it). Each refusal is a reason string the
 ``names_mrpc`` card counts."""
@@ -103,7 +103,25 @@ def not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: d
     :data:`_INDEX_WORDS` in it or right after it); one word the training data writes in lower case
     ("Retailers"); an honorific before it ("Mr. Ballmer"); the same words tagged as a person, product,
     law, work or place elsewhere in the pair; or, unless the company lists know it or a corporate
-    suffix follows, a first name at its start ("Lara"), a one-word surname ("Pataki") or a place ("Paris")."""
+    suffix follows, a first name at its start ("Lara"), a one-word surname ("Pataki") or a place ("Paris").
+
+    Parameters
+    ----------
+    ent : spacy.tokens.Span
+        The tagger's ORG span.
+    lexicon : NameLexicon
+    lowercase_words : set of str
+        Words the training data writes in lower case.
+    other_labels : dict of str to set of str
+        The labels of the pair's other entities, by text and word.
+    known_companies : set of str
+        Company keys the corpora vouch for.
+
+    Returns
+    -------
+    str or None
+        The reason (a string the ``names_mrpc`` card counts), or ``None``.
+    """
     words = [t.text for t in ent]
     core = organisation_core(words)
     text = " ".join(core)
@@ -205,7 +223,16 @@ def not_an_organisation(ent, lexicon, lowercase_words: set[str], other_labels: d
 
 def suffix_after(ent) -> bool:
     """Whether a corporate suffix follows the span: "Intel Corp.", "Kroger Co."; not the "co" of
-    "DSP co-processor" (lower case, no full stop)."""
+    "DSP co-processor" (lower case, no full stop).
+
+    Parameters
+    ----------
+    ent : spacy.tokens.Span
+
+    Returns
+    -------
+    bool
+    """
     if ent.end >= len(ent.doc):
         return False
     nxt = ent.doc[ent.end].text
@@ -215,7 +242,16 @@ def suffix_after(ent) -> bool:
 def legislature_name(text: str) -> bool:
     """A one-word name of a legislature of WordNet's, or "House" (the House of Representatives): "Congress",
     "Senate", "Knesset"; words that also read as common nouns or surnames, but not as those when tagged
-    as an organisation. "Assembly" or "Legislature" alone names no one legislature."""
+    as an organisation. "Assembly" or "Legislature" alone names no one legislature.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    bool
+    """
     from robust_bench.perturb.organisations import legislatures
 
     return text in legislatures() or text == "House"
@@ -226,7 +262,18 @@ def mention_organisation_kind(ent, lexicon, known_companies: set[str]) -> str | 
     kind its words mark (:func:`organisation_kind`), else a company sector when something vouches that
     it is a company (the company list, a corporate suffix, the Reuters or MRPC text writing it with one,
     or a word of its name marking a sector); ``None`` when nothing does (an armed group, a news agency,
-    a programme: no kind, no pool)."""
+    a programme: no kind, no pool).
+
+    Parameters
+    ----------
+    ent : spacy.tokens.Span
+    lexicon : NameLexicon
+    known_companies : set of str
+
+    Returns
+    -------
+    str or None
+    """
     words = [t.text for t in ent]
     text = " ".join(organisation_core(words))
     suffixed = words[-1].lower().rstrip(",.") in _COMPANY_SUFFIXES or suffix_after(ent)
@@ -251,7 +298,16 @@ _COMPANY_NAME_WORDS = {"labs", "laboratories", "associates", "partners", "holdin
 def company_form(name: str) -> bool:
     """Whether the form of a name makes it a company's: a web address ("Lindows.com"), two capitalised
     names joined by "&" ("Ernst & Young", "Evans & Sutherland"), or a company word as its last word
-    (:data:`_COMPANY_NAME_WORDS`)."""
+    (:data:`_COMPANY_NAME_WORDS`).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    bool
+    """
     words = name.split()
     if re.search(r"\w\.com$", name, flags=re.I):
         return True
@@ -280,7 +336,16 @@ _COMPANY_VERBS = {"earn", "acquire", "ship", "manufacture", "license", "merge", 
 def business_companies(docs) -> set[str]:
     """Company keys (:func:`company_key`) of the ORG mentions that the words around them make companies
     somewhere in ``docs`` (:func:`in_business`: "SCO shares fell", "Kodak earned"), so that their other
-    mentions count as companies too; names an institution's words mark are left out."""
+    mentions count as companies too; names an institution's words mark are left out.
+
+    Parameters
+    ----------
+    docs : iterable of spacy.tokens.Doc
+
+    Returns
+    -------
+    set of str
+    """
     out = set()
     for doc in docs:
         for e in doc.ents:
@@ -296,7 +361,16 @@ def business_companies(docs) -> set[str]:
 def in_business(ent) -> bool:
     """Whether the words around a mention make it a company in business ("PeopleSoft shares fell",
     "Kodak's earnings", "shares of Enron", "Kodak earned 85 cents"): see :data:`_COMPANY_AFTER`,
-    :data:`_COMPANY_BEFORE` and :data:`_COMPANY_VERBS` (the head of the mention the subject of one)."""
+    :data:`_COMPANY_BEFORE` and :data:`_COMPANY_VERBS` (the head of the mention the subject of one).
+
+    Parameters
+    ----------
+    ent : spacy.tokens.Span
+
+    Returns
+    -------
+    bool
+    """
     doc = ent.doc
     i = ent.end
     if i < len(doc) and doc[i].text in ("'s", "'", "’s"):
@@ -318,7 +392,16 @@ def in_business(ent) -> bool:
 def is_described(ent) -> bool:
     """Whether the sentence describes an organisation mention, so that its industry matters: an apposition
     to it or from it (", an Illinois fund-raiser", "the salvage company, Odyssey"), or a common noun right
-    before it ("rival PeopleSoft", "publishing house HarperCollins", "VC firms Sequoia Capital")."""
+    before it ("rival PeopleSoft", "publishing house HarperCollins", "VC firms Sequoia Capital").
+
+    Parameters
+    ----------
+    ent : spacy.tokens.Span
+
+    Returns
+    -------
+    bool
+    """
     root = ent.root
     if root.dep_ == "appos" or any(c.dep_ == "appos" for c in root.children):
         return True
@@ -329,7 +412,16 @@ def is_described(ent) -> bool:
 @lru_cache(maxsize=4096)
 def common_word(word: str) -> bool:
     """Whether WordNet knows lower-case ``word`` as a common word (a noun, adjective or verb that is not the
-    name of one thing): "united", "sun", "state"; not "reuters", "hamas" (an instance)."""
+    name of one thing): "united", "sun", "state"; not "reuters", "hamas" (an instance).
+
+    Parameters
+    ----------
+    word : str
+
+    Returns
+    -------
+    bool
+    """
     from robust_bench.text.wordnet import wordnet as wn
 
     return any(not s.instance_hypernyms() for s in wn.synsets(word.lower()))
@@ -337,7 +429,16 @@ def common_word(word: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def wordnet_noun(name: str) -> bool:
-    """Whether WordNet knows ``name`` as a noun ("Medicare", "Hamas", "Jeep"; few companies are there)."""
+    """Whether WordNet knows ``name`` as a noun ("Medicare", "Hamas", "Jeep"; few companies are there).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    bool
+    """
     from robust_bench.text.wordnet import wordnet as wn
 
     return bool(wn.synsets(name.replace(" ", "_"), pos="n"))
@@ -347,7 +448,17 @@ def suffixed_companies(sentences) -> set[str]:
     """Company keys (:func:`company_key`) of the names a corpus writes with a corporate suffix at least
     once ("PeopleSoft Inc", "Sun Microsystems Inc", "Merrill Lynch & Co."): up to five capitalised words
     (and "&") before the suffix; also the last word of a longer name ("Kodak" of "Eastman Kodak Co."; a
-    caller still refuses a word that is a person's name or a common word)."""
+    caller still refuses a word that is a person's name or a common word).
+
+    Parameters
+    ----------
+    sentences : iterable of list of str
+        Word lists.
+
+    Returns
+    -------
+    set of str
+    """
     out = set()
     for words in sentences:
         for i, w in enumerate(words):
@@ -372,7 +483,7 @@ def suffixed_companies(sentences) -> set[str]:
 
 
 def institution_counts(docs, lower: Counter) -> Counter:
-    """How often the tagged sentences ``docs`` name each institution (Balasubramanian et al., 2020, §2.1:
+    """How often the tagged sentences ``docs`` name each institution (Balasubramanian et al., 2020:
     organisations are replaced by organisations of their kind): an ORG span counts when its words mark an
     institution kind (:func:`organisation_kind`) and its core name (:func:`organisation_core`) is made of
     capitalised words (and "of", "and", "for", "&") with no digit and no stock-index word; one word the

@@ -225,6 +225,15 @@ def name_word_roles(tokens: Sequence[str], names: Sequence[tuple[int, int]], lex
     tokens : sequence of str
     names : sequence of (int, int)
         Name spans (honorifics stripped; see :func:`person_name_tokens`) of every person of the document.
+
+    Returns
+    -------
+    dict of str to (str, str or None)
+
+    Notes
+    -----
+    Balasubramanian et al. (2020), §2.3: first names are replaced by first names, last names by last names,
+    and "in case of ambiguity, the last name".
     """
     seen: dict[str, Counter] = {}
     shape: dict[str, str] = {}
@@ -256,7 +265,17 @@ def nickname_pairs(first_names: set[str]) -> set[str]:
     """The first names of one person that are a nickname and a full form of each other ("Meg" and
     "Margaret", "Tommy" and "Thomas", after the ``nicknames`` package's list): a swap that keeps the
     relation needs a related pair of replacements, which the lists do not give, so the person is kept.
-    Two people ("Rob Andrew", "Robert Kitson") are swapped each on their own."""
+    Two people ("Rob Andrew", "Robert Kitson") are swapped each on their own.
+
+    Parameters
+    ----------
+    first_names : set of str
+        Lower case.
+
+    Returns
+    -------
+    set of str
+    """
     nn = _nicknamer()
     out = set()
     for w in first_names:

@@ -1,4 +1,4 @@
-"""What a variant's row records of its plan (Balasubramanian et al., 2020, §3: every variant keeps its
+"""What a variant's row records of its plan (Balasubramanian et al., 2020: every variant keeps its
 edits): refusals by reason, mention counts, and offsets in the variant's text (spaces after tokens,
 character offsets per sentence, a document's span map seen from one sentence)."""
 
@@ -23,7 +23,18 @@ class SentenceSpanMap:
 
 def row_refusals(plan, start: int, end: int) -> list[dict]:
     """The refusals of a plan whose span starts in tokens ``[start, end)`` (one sentence of a
-    document), by reason, as the ``refusals`` column; none for the original (``plan`` None)."""
+    document), by reason, as the ``refusals`` column; none for the original (``plan`` None).
+
+    Parameters
+    ----------
+    plan : SwapPlan or None
+    start, end : int
+
+    Returns
+    -------
+    list of dict
+        ``reason`` and ``count``, by reason.
+    """
     if plan is None:
         return []
     why = Counter(r for a, _, r in plan.refused if start <= a < end)
@@ -31,18 +42,54 @@ def row_refusals(plan, start: int, end: int) -> list[dict]:
 
 
 def plan_refusals(plan) -> list[dict]:
-    """A plan's mentions left unchanged, by reason (``SwapPlan.skipped``), as the ``refusals`` column."""
+    """A plan's mentions left unchanged, by reason (``SwapPlan.skipped``), as the ``refusals`` column.
+
+    Parameters
+    ----------
+    plan : SwapPlan
+
+    Returns
+    -------
+    list of dict
+        ``reason`` and ``count``, by reason.
+    """
     return [{"reason": k, "count": int(v)} for k, v in sorted(plan.skipped.items()) if v]
 
 
 def mention_counts(mentions, types, edits) -> dict[str, int]:
-    """Mentions of the swapped types in the example, and how many of them an edit touches."""
+    """Mentions of the swapped types in the example, and how many of them an edit touches.
+
+    Parameters
+    ----------
+    mentions : iterable of Mention
+    types : iterable of str
+    edits : sequence of Edit
+
+    Returns
+    -------
+    dict of str to int
+        ``mentions`` and ``mentions_swapped``.
+    """
     ms = [m for m in mentions if m.type in types]
     hit = sum(1 for m in ms if any(e.start < m.end and e.end > m.start for e in edits))
     return {"mentions": len(ms), "mentions_swapped": hit}
 
 
 def spaces_after(spaces, smap, n_new: int) -> list[str]:
+    """The space after each token of a variant, from the original's (``spaces``, one per original token):
+    a replaced span takes the space after its last original token.
+
+    Parameters
+    ----------
+    spaces : sequence of str
+    smap : SpanMap
+    n_new : int
+        Tokens in the variant.
+
+    Returns
+    -------
+    list of str
+    """
     out = [" "] * n_new
     for i, sp in enumerate(spaces):
         a, b = smap.token(i)
@@ -54,11 +101,31 @@ def spaces_after(spaces, smap, n_new: int) -> list[str]:
 
 
 def render(tokens, spaces) -> str:
+    """A sentence's text from its tokens and the spaces after them (trailing space dropped).
+
+    Parameters
+    ----------
+    tokens, spaces : sequence of str
+
+    Returns
+    -------
+    str
+    """
     return "".join(t + s for t, s in zip(tokens, spaces)).rstrip()
 
 
 def char_offsets(tokens, spaces, n1: int) -> list[tuple[int, int]]:
-    """Character offsets of each token within its own sentence (the first ``n1`` tokens are sentence 1)."""
+    """Character offsets of each token within its own sentence (the first ``n1`` tokens are sentence 1).
+
+    Parameters
+    ----------
+    tokens, spaces : sequence of str
+    n1 : int
+
+    Returns
+    -------
+    list of (int, int)
+    """
     out, pos = [], 0
     for i, (t, s) in enumerate(zip(tokens, spaces)):
         if i == n1:
@@ -70,7 +137,7 @@ def char_offsets(tokens, spaces, n1: int) -> list[tuple[int, int]]:
 
 def pair_variant(pair: dict, plan, article_use: dict | None, train_count, orig_chars: list[tuple[int, int]]
                  ) -> tuple[str, str, list, list[dict], list[dict]]:
-    """One variant of an MRPC pair as its row records it (Balasubramanian et al., 2020, §2.1): the plan
+    """One variant of an MRPC pair as its row records it (Balasubramanian et al., 2020): the plan
     applied after the articles beside each new organisation are put right
     (:func:`~robust_bench.perturb.names.determiners.fix_determiners`), the two sentences rendered with
     the original spacing, and the edits in character offsets within their sentence.
@@ -124,7 +191,7 @@ def pair_variant(pair: dict, plan, article_use: dict | None, train_count, orig_c
 def sentence_variant(r: dict, o: int, tags: list[str], local_mentions, types, res, train_count
                      ) -> tuple[list[str], list[int], list[dict], dict[str, int]]:
     """One sentence of a CoNLL-2003 document's variant as its row records it (Balasubramanian et al.,
-    2020, §2.1: NER tags realigned when a name changes length).
+    2020: NER tags realigned when a name changes length).
 
     Parameters
     ----------

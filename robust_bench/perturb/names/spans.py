@@ -1,4 +1,4 @@
-"""What a swap plan holds and how it is applied (Balasubramanian et al., 2020, §2): the replaced spans
+"""What a swap plan holds and how it is applied (Balasubramanian et al., 2020): the replaced spans
 (:class:`Edit`), the plan (:class:`SwapPlan`), and the map from the original's token spans onto the
 variant's (:class:`SpanMap`) that realigns NER tags and coreference spans when a name has more or
 fewer tokens."""
@@ -105,6 +105,16 @@ def realign_tags(tags: Sequence[str], span_map: SpanMap, n_new: int) -> list[str
     """NER tags of the variant: every original entity span moves to its mapped span (B- then I-);
     tokens outside entities stay ``O``.
 
+    Parameters
+    ----------
+    tags : sequence of str
+    span_map : SpanMap
+    n_new : int
+
+    Returns
+    -------
+    list of str
+
     Raises
     ------
     ValueError
@@ -130,6 +140,11 @@ def apply_swaps(tokens: Sequence[str], plan: SwapPlan) -> tuple[list[str], list[
         In order of position.
     span_map : SpanMap
         Original spans -> variant spans.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    plan : SwapPlan
     """
     new: list[str] = []
     starts = [0] * len(tokens)
@@ -166,6 +181,10 @@ def span_map_from_edits(n_original: int, edits: Sequence[Mapping]) -> SpanMap:
         Tokens in the original.
     edits : sequence of mapping
         The row's ``edits`` (token offsets: ``start``, ``end``, ``new_start``, ``new_end``).
+
+    Returns
+    -------
+    SpanMap
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""The swap plan (Balasubramanian et al., 2020, §2): a replacement for every mention of the given
+"""The swap plan (Balasubramanian et al., 2020): a replacement for every mention of the given
 types, consistent over the whole example or document, drawn so that no replacement collides with a
 name already there and no two entities merge. :func:`plan_swaps` runs its steps in order; each step
 that leaves a mention whole records why (``SwapPlan.skipped`` and ``refused``), in the words the
@@ -33,7 +33,16 @@ _BANNED = NOT_NAME_WORDS | set(HONORIFIC_GENDER) | PARTICLES
 
 
 def squash(text: str) -> str:
-    """Lower case, letters and digits only: "Wal-Mart" and "Walmart" are one name."""
+    """Lower case, letters and digits only: "Wal-Mart" and "Walmart" are one name.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+    """
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
@@ -179,7 +188,16 @@ LOCATION_NOT_IN_THE_LEXICON = "location not in the lexicon"
 
 def no_pool_of_its_kind(kind: str) -> str:
     """Why an organisation is left whole whose kind has too few replacements (see
-    :data:`~robust_bench.perturb.names.lexicon.MIN_ORGANISATION_POOL`): "no pool of its kind (<kind>)"."""
+    :data:`~robust_bench.perturb.names.lexicon.MIN_ORGANISATION_POOL`): "no pool of its kind (<kind>)".
+
+    Parameters
+    ----------
+    kind : str
+
+    Returns
+    -------
+    str
+    """
     return f"no pool of its kind ({kind})"
 
 
