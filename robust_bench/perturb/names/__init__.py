@@ -35,7 +35,8 @@ entities), :mod:`.kinds` (organisation names and kinds), :mod:`.lexicon` (the re
 :mod:`.roles` (person names word by word), :mod:`.swaps` (the plan, step by step), :mod:`.spans`
 (applying a plan, realigning spans); and the builders' steps: :mod:`.org_spans` and :mod:`.org_pairs`
 (MRPC's organisations), :mod:`.determiners` (articles beside a new organisation), :mod:`.coref`
-(the persons of a coreference document), :mod:`.rows` and :mod:`.checks` (what rows and cards record).
+(the persons of a coreference document), :mod:`.rows`, :mod:`.checks` and :mod:`.card` (what rows and cards
+record).
 """
 
 from __future__ import annotations
