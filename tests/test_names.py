@@ -553,13 +553,13 @@ def test_names_coref_takes_person_names_from_the_gold_entity_layer(sources, tmp_
     tokens are not the coreference file's is refused naming both files."""
     import shutil
 
-    from robust_bench.builders.names import _gold_person_names
+    from robust_bench.perturb.names import gold_person_names
     from robust_bench.io.conll2012 import read_conll2012
     from robust_bench.io.litbank_entities import EntityLayerError
 
     f = sources / "litbank/coref/1023_bleak_house_brat.conll"
     docs = read_conll2012(f)
-    assert _gold_person_names(f, docs) == sources / "litbank/entities/tsv/1023_bleak_house_brat.tsv"
+    assert gold_person_names(f, docs) == sources / "litbank/entities/tsv/1023_bleak_house_brat.tsv"
     names = {" ".join(docs[0].tokens[a:b]) for a, b, _ in docs[0].entities}
     assert "Mr. Tangle" in names or "Jarndyce" in names
     assert not {"Lord Chancellor", "Chancellor", "Lord High Chancellor"} & names       # "the Lord Chancellor"
@@ -571,7 +571,7 @@ def test_names_coref_takes_person_names_from_the_gold_entity_layer(sources, tmp_
     lines[2] = "Lincoln\tO\tO\tO\tO\t\n"
     (root / "entities" / "tsv" / f"{f.stem}.tsv").write_text("".join(lines))
     with pytest.raises(EntityLayerError, match=r"token 3 is 'Lincoln'.*1023_bleak_house_brat.conll"):
-        _gold_person_names(root / "coref" / f.name, read_conll2012(root / "coref" / f.name))
+        gold_person_names(root / "coref" / f.name, read_conll2012(root / "coref" / f.name))
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -710,7 +710,7 @@ def org_lexicon(sources):
 def test_organisations_of_an_mrpc_pair(sources, org_lexicon, key, swapped, refused):
     """The MRPC organisation filter on real pairs of MRPC test and the real OntoNotes pipeline: what is swapped,
     and why not."""
-    from robust_bench.builders.names import _organisation_mentions
+    from robust_bench.perturb.names import organisation_mentions
     from robust_bench.io.task_data import read_mrpc
     from robust_bench.text.nlp import load_spacy, ner_model_name
 
@@ -719,11 +719,11 @@ def test_organisations_of_an_mrpc_pair(sources, org_lexicon, key, swapped, refus
     nlp = load_spacy(ner_model_name(), require=("ner",))
     d1, d2 = nlp(row["sentence1"]), nlp(row["sentence2"])
     toks = [t.text for t in d1] + [t.text for t in d2]
-    # the corpora write "SCO Group Inc." and "Enron Corp." (companies), and their votes (see _industries_by_company) make it
+    # the corpora write "SCO Group Inc." and "Enron Corp." (companies), and their votes (see industries_by_company) make it
     # a software company
     known = {"sco", "sco group", "enron"}
     inferred = {"sco": "software", "sco group": "software"}
-    mentions, why, sides = _organisation_mentions(d1, d2, ("ORG",), org_lexicon, set(), known, inferred)
+    mentions, why, sides = organisation_mentions(d1, d2, ("ORG",), org_lexicon, set(), known, inferred)
     assert {" ".join(toks[m.start:m.end]) for m in mentions} == swapped
     if refused:
         assert why[refused] >= 1

@@ -1,0 +1,596 @@
+"""The swap plan (Balasubramanian et al., 2020): a replacement for every mention of the given
+types, consistent over the whole example or document, drawn so that no replacement collides with a
+name already there and no two entities merge. :func:`plan_swaps` runs its steps in order; each step
+that leaves a mention whole records why (``SwapPlan.skipped`` and ``refused``), in the words the
+dataset cards count."""
+
+from __future__ import annotations
+
+import random
+from typing import Iterable, Mapping, Sequence
+
+from robust_bench.perturb.names.kinds import _ORG_SUFFIXES, _POSSESSIVE, organisation_core, organisation_kind, same_organisation
+from robust_bench.perturb.names.lexicon import MIN_INDUSTRY_POOL, MIN_ORGANISATION_POOL, NameLexicon, _plural_name
+from robust_bench.perturb.names.mentions import ENTITY_TYPES, Mention
+from robust_bench.perturb.names.roles import (_NO_FIRST_LAST_TITLES, _ORGANISATION_NOUNS,
+                                              _given_name_only, _is_initial, _particle, _person_spans, _plural_of,
+                                              _pluralise, _surface, _two_role_words, _word_roles, nickname_pairs)
+from robust_bench.perturb.names.spans import SwapPlan
+from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES, is_name_word
+
+def _occurs(words: Sequence[str], lowered_tokens: Sequence[str], token_set: set[str]) -> bool:
+    """Whether the token sequence ``words`` occurs in the document (case-insensitive)."""
+    w = [x.lower() for x in words]
+    if len(w) == 1:
+        return w[0] in token_set
+    if w[0] not in token_set:
+        return False
+    n = len(w)
+    return any(lowered_tokens[i:i + n] == w for i in range(len(lowered_tokens) - n + 1))
+
+
+_BANNED = NOT_NAME_WORDS | set(HONORIFIC_GENDER) | PARTICLES
+
+
+def squash(text: str) -> str:
+    """Lower case, letters and digits only: "Wal-Mart" and "Walmart" are one name.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+    """
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+class _Drawer:
+    """Draws distinct replacements that occur nowhere in the document."""
+
+    def __init__(self, tokens: Sequence[str], rng: random.Random, reserved: Iterable[str] = ()):
+        self.lowered = [t.lower() for t in tokens]
+        self.token_set = set(self.lowered)
+        # the document's words run together up to four at a time, punctuation dropped: "Walmart" is
+        # there when "Wal - Mart" is
+        words = [squash(t) for t in tokens if squash(t)]
+        self.squashed = {"".join(words[i:i + n]) for n in range(1, 5) for i in range(len(words) - n + 1)}
+        self.rng = rng
+        self.used: set[str] = {r.lower() for r in reserved}
+        self.initials: set[str] = set()
+
+    def draw(self, pool: Sequence[str], *, initial: bool = False, tries: int = 200, avoid=None) -> str | None:
+        """A name from ``pool`` not used before and absent from the document; with ``initial``,
+        one whose initial ("S.") is neither used before nor in the document; never one for which
+        ``avoid(name)`` is true."""
+        if not pool:
+            return None
+        for _ in range(tries):
+            cand = pool[self.rng.randrange(len(pool))]
+            key = cand.lower()
+            # surnames that read as titles or function words ("Major", "Young", "Van") would change
+            # how the sentence parses, not only which name it holds
+            if key in self.used or key in _BANNED or _occurs(cand.split(), self.lowered, self.token_set) \
+                    or squash(cand) in self.squashed:
+                continue
+            if avoid is not None and avoid(cand):
+                continue
+            if initial:
+                ini = cand[0].lower() + "."
+                if ini in self.initials or ini in self.token_set or ini in _BANNED:     # "M." reads as Monsieur
+                    continue
+                self.initials.add(ini)
+            self.used.add(key)
+            return cand
+        return None
+
+
+def _person_part(word: str, role: str, word_gender: Mapping[str, str], choose, lexicon, rng) -> str | None:
+    """The replacement of one person-name word, in its shape, a first name from the pool of its gender
+    (``word_gender``: male, female or unisex); ``None`` for a first name without one (it is kept, never
+    flipped) or an exhausted pool."""
+    if role == "first":
+        g = word_gender.get(word.lower())
+        if g is None:
+            return None
+        new = choose(f"first:{word.lower()}", g)
+    else:
+        new = choose(f"last:{word.lower()}", "last")
+    return None if new is None else _surface(word, new)
+
+
+def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: NameLexicon, rng: random.Random, *,
+               types: Iterable[str] = ENTITY_TYPES, gender_hints: Mapping[str, str] | None = None,
+               fixed: Mapping[str, str] | None = None, gold: bool = False,
+               entities: Iterable[str] | None = None, bare: str = "rank",
+               refuse: Mapping[str, str] | None = None) -> SwapPlan:
+    """Choose a replacement for every mention of the given types.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        The whole example or document, flat (all sentences, both segments of a pair).
+    mentions : sequence of Mention
+        Spans into ``tokens``; mentions of one entity share ``entity``.
+    lexicon : NameLexicon
+    rng : random.Random
+        Seeded per example and variant by the caller.
+    types : iterable of str
+        The entity types to swap (the others stay).
+    gender_hints : mapping of str to str, optional
+        Entity id -> ``male`` / ``female`` (for example from the cluster's pronouns); takes
+        precedence over honorifics and the first-name lists.
+    fixed : mapping of str to str, optional
+        ``role:original -> replacement`` choices to use instead of drawing (RESEMBLE's canonical
+        names); still checked for collisions.
+    gold : bool
+        The mentions are gold name annotations (CoNLL-2003 tags): an all-capital mention is a
+        name as it stands. Otherwise (coreference mentions, a tagger's output) an all-capital
+        mention counts only when its words are the entity's own or known names.
+    bare : str
+        How a name word seen only alone is read where nothing else decides: ``rank`` (the list in which it
+        ranks higher; fiction, where people go by their first names) or ``last`` (news: "Clinton said",
+        "Bode 85th"). See :func:`_role_with_evidence`.
+    refuse : mapping of str to str, optional
+        Entities the caller leaves whole, with the reason (recorded like the engine's own refusals).
+    entities : iterable of str, optional
+        Swap only these entities (the paper's coreference documents change one person's name, §2.3);
+        the other mentions still decide the roles of name words, and the words of the swapped names
+        are replaced wherever else they occur ("Jane Bennet" beside "Elizabeth Bennet"). Default: all.
+
+    Returns
+    -------
+    SwapPlan
+        Mentions that cannot be swapped (no name inside, an unknown location, an exhausted list)
+        are left unchanged and counted in ``skipped``.
+    """
+    types = set(types)
+    refuse = dict(refuse or {})
+    state = _Planning(tokens, lexicon, rng, fixed)
+    hints = dict(gender_hints or {})
+    by_entity: dict[str, list[Mention]] = {}
+    for m in sorted(mentions, key=lambda m: (m.start, m.end)):
+        if m.type in types:
+            by_entity.setdefault(m.entity, []).append(m)
+    # persons: the name spans of every entity first, then one role and one replacement per
+    # distinct name word over the whole document
+    person_names = _person_names(state, mentions, by_entity, gold)
+    roles = _word_roles(tokens, person_names, lexicon, bare)
+    two_roles = _two_role_words(tokens, person_names)
+    word_gender, conflicted = _genders_and_conflicts(state, person_names, roles, two_roles, hints, refuse)
+    chosen = None if entities is None else set(entities)
+    _swap_persons(state, person_names, roles, word_gender, conflicted, chosen)
+    org_cores = _swap_organisations_and_places(state, by_entity, chosen)
+    protected = {i for m in mentions if m.type not in types for i in range(m.start, m.end)}
+    _swap_untagged_organisations(state, org_cores, protected)
+    _swap_name_words_elsewhere(state, protected)
+    _agree_indefinite_articles(state)
+    _fix_possessives(state)
+    return state.plan
+
+
+#: Why a mention or a person is left whole: the reasons the dataset cards count (``SwapPlan.skipped``).
+OVERLAPPING_MENTION = "overlapping mention"
+GENDER_DISAGREES = "person whose first name and context disagree on gender"
+FAMILY_NAME_FIRST = "person whose name is written family name first"
+PARTICLE_OUTSIDE_THE_NAME = "a surname whose particle stands outside the tagged name (van Boxmeer)"
+ENDS_IN_A_GIVEN_NAME = "a full name that ends in a given name (Ingeborg Helen)"
+AFTER_A_NOUN_FOR_A_FIRM = "a name after a noun for a firm (bookmakers William Hill)"
+FIRST_NAME_AND_SURNAME = "person with a name word that is another's first name and surname"
+POPE_OR_SAINT = "a pope's or a saint's name"
+NICKNAME_AND_FULL_FORM = "person whose first names are a nickname and its full form"
+FIRST_NAME_OF_UNKNOWN_GENDER = "person with a first name of unknown gender"
+NAME_LIST_EXHAUSTED = "name list exhausted"
+EMPTY_MENTION = "empty mention"
+LOCATION_NOT_IN_THE_LEXICON = "location not in the lexicon"
+
+
+def no_pool_of_its_kind(kind: str) -> str:
+    """Why an organisation is left whole whose kind has too few replacements (see
+    :data:`~robust_bench.perturb.names.lexicon.MIN_ORGANISATION_POOL`): "no pool of its kind (<kind>)".
+
+    Parameters
+    ----------
+    kind : str
+
+    Returns
+    -------
+    str
+    """
+    return f"no pool of its kind ({kind})"
+
+
+class _Planning:
+    """What the steps of one :func:`plan_swaps` share: the tokens, the lexicon, the plan being built, the
+    drawer of replacements, the tokens already replaced, and the owner (entity, role) of each name part."""
+
+    def __init__(self, tokens: Sequence[str], lexicon: NameLexicon, rng: random.Random,
+                 fixed: Mapping[str, str] | None):
+        self.tokens = tokens
+        self.lexicon = lexicon
+        self.rng = rng
+        self.fixed = fixed
+        self.plan = SwapPlan()
+        self.owner: dict[str, tuple[str, str]] = {}     # part key -> (entity, role)
+        self.drawer = _Drawer(tokens, rng, reserved=(fixed or {}).values())
+        self.taken: set[int] = set()
+
+    def choose(self, role_key: str, pool_kind: str, avoid=None) -> str | None:
+        """The replacement of ``role_key`` (``role:original``): the one chosen before, a fixed one, or one
+        drawn from the pool ``pool_kind``; ``None`` when the pool is exhausted."""
+        plan, fixed = self.plan, self.fixed
+        if role_key in plan.mapping:
+            return plan.mapping[role_key]
+        if fixed and role_key in fixed:
+            plan.mapping[role_key] = fixed[role_key]
+            return fixed[role_key]
+        word = role_key.split(":", 1)[1]
+        # an initial stays an initial, and two initials never become one
+        initial = _is_initial(word)
+        r = self.drawer.draw(self.lexicon.pool(pool_kind), initial=initial, avoid=avoid)
+        if r is not None:
+            plan.mapping[role_key] = r
+        return r
+
+    def put(self, a: int, b: int, new: Sequence[str], entity: str, typ: str, role: str) -> None:
+        """Replace tokens ``[a, b)`` by ``new``, unless one of them is replaced already
+        (:data:`OVERLAPPING_MENTION`)."""
+        plan = self.plan
+        if any(i in self.taken for i in range(a, b)):
+            plan.skipped[OVERLAPPING_MENTION] += 1
+            plan.refused.append((a, b, OVERLAPPING_MENTION))
+            return
+        self.taken.update(range(a, b))
+        plan.spans[(a, b)] = (tuple(new), entity, typ, role)
+
+
+def _person_names(state: _Planning, mentions, by_entity, gold: bool) -> dict[str, list[tuple[Mention, tuple[int, int]]]]:
+    """Step 1: the name spans of every person entity (:func:`~robust_bench.perturb.names.roles._person_spans`)."""
+    mentioned = {i for m in mentions for i in range(m.start, m.end)}
+    person_names: dict[str, list[tuple[Mention, tuple[int, int]]]] = {}
+    for entity, ms in by_entity.items():
+        if ms[0].type == "PER":
+            names = _person_spans(state.tokens, ms, state.lexicon, gold, state.plan, mentioned)
+            if names:
+                person_names[entity] = names
+    return person_names
+
+
+class _Person:
+    """One person as the checks of :data:`PERSON_CHECKS` see it."""
+
+    def __init__(self, tokens, names, lexicon, roles, two_roles, context, named):
+        self.tokens, self.names, self.lexicon = tokens, names, lexicon
+        self.roles, self.two_roles, self.context, self.named = roles, two_roles, context, named
+
+
+def _gender_disagrees(p: _Person) -> bool:
+    return bool(p.context in ("male", "female") and p.named - {p.context})
+
+
+def _family_name_first(p: _Person) -> bool:
+    return any(p.lexicon.surname_first(p.tokens[a:b]) for _, (a, b) in p.names)
+
+
+def _particle_outside_the_name(p: _Person) -> bool:
+    # "van Boxmeer" tagged "Boxmeer": the particle would stay before the new surname ("van Ayers")
+    return any(a > 0 and p.tokens[a - 1] in PARTICLES and p.tokens[a - 1].islower() for _, (a, b) in p.names)
+
+
+def _ends_in_a_given_name(p: _Person) -> bool:
+    # "Ingeborg Helen [Markein]": a double first name, or a name the tags cut short
+    return any(b - a > 1 and p.roles.get(p.tokens[b - 1].lower()) == "last"
+               and _given_name_only(p.tokens[b - 1], p.lexicon) for _, (a, b) in p.names)
+
+
+def _after_a_noun_for_a_firm(p: _Person) -> bool:
+    # "UK bookmakers William Hill said": a firm named after its founder
+    return any(a > 0 and p.tokens[a - 1].lower() in _ORGANISATION_NOUNS for _, (a, b) in p.names)
+
+
+def _first_name_and_surname(p: _Person) -> bool:
+    return any(w.lower() in p.two_roles for _, (a, b) in p.names for w in p.tokens[a:b])
+
+
+def _pope_or_saint(p: _Person) -> bool:
+    # "Pope John Paul", "St. Aubert": a papal name or a saint's, not a first name and a surname
+    return any(a > 0 and p.tokens[a - 1].lower() in _NO_FIRST_LAST_TITLES for _, (a, b) in p.names)
+
+
+#: The checks of a person, in order, with the reason each records: the first that holds leaves the
+#: person whole (before the caller's own refusals).
+PERSON_CHECKS = ((GENDER_DISAGREES, _gender_disagrees), (FAMILY_NAME_FIRST, _family_name_first),
+                 (PARTICLE_OUTSIDE_THE_NAME, _particle_outside_the_name),
+                 (ENDS_IN_A_GIVEN_NAME, _ends_in_a_given_name), (AFTER_A_NOUN_FOR_A_FIRM, _after_a_noun_for_a_firm),
+                 (FIRST_NAME_AND_SURNAME, _first_name_and_surname), (POPE_OR_SAINT, _pope_or_saint))
+
+
+def _person_context(tokens, names, hint: str | None) -> str | None:
+    """A person's gender by context: the hint (the cluster's pronouns), else the one gender its honorifics give."""
+    context = hint
+    honorific = {HONORIFIC_GENDER.get(tokens[m.start].lower()) for m, _ in names} - {None}
+    if context is None and len(honorific) == 1:
+        context = honorific.pop()
+    return context
+
+
+def _genders_and_conflicts(state: _Planning, person_names, roles, two_roles, hints, refuse
+                           ) -> tuple[dict[str, str], dict[str, str]]:
+    """Step 2: the gender of each first-name word: its own where names-dataset (or the one list holding it)
+    states one, so that "Benito" and "Alessandra" of two Mussolinis each keep theirs; otherwise the person's
+    context (the cluster's pronouns, else an honorific); otherwise a name of either gender ("unisex"). A
+    person that a check of :data:`PERSON_CHECKS` or the caller (``refuse``) leaves whole gets none.
+
+    Returns word -> pool kind, and entity -> why it is left whole."""
+    tokens, lexicon, plan = state.tokens, state.lexicon, state.plan
+    word_gender: dict[str, str] = {}
+    conflicted: dict[str, str] = {}                 # entity -> why it is left whole
+    unisex = bool(lexicon.pool("unisex"))
+    for entity, names in person_names.items():
+        context = _person_context(tokens, names, hints.get(entity))
+        firsts = list(dict.fromkeys(w for _, (a, b) in names for k, w in enumerate(tokens[a:b])
+                                    if roles.get(w.lower()) == "first" and not _particle(w, k, b - a)
+                                    and not _plural_of(w, roles)))
+        named = {g for w in firsts if (g := lexicon.gender_of(w.title())) in ("male", "female")}
+        person = _Person(tokens, names, lexicon, roles, two_roles, context, named)
+        why = next((reason for reason, check in PERSON_CHECKS if check(person)), None)
+        if why is not None:
+            conflicted[entity] = why
+            continue
+        if entity in refuse:
+            conflicted[entity] = refuse[entity]
+            continue
+        gender = context if context in ("male", "female") else next(iter(named)) if len(named) == 1 else None
+        plan.genders[entity] = gender or "unknown"
+        _first_name_pools(lexicon, firsts, context, unisex, word_gender)
+    return word_gender, conflicted
+
+
+def _first_name_pools(lexicon, firsts, context, unisex: bool, word_gender: dict[str, str]) -> None:
+    """The pool of each first-name word of one person (see :func:`_genders_and_conflicts`), unless an
+    earlier person set it."""
+    for w in firsts:
+        own = lexicon.gender_of(w.title())
+        pool = own if own in ("male", "female") else context if context in ("male", "female") else \
+            "unisex" if unisex else None
+        if pool == "unisex" and own == "either":
+            # a name of either gender by one leaning the same way ("Joan" by "Sydney", "Nic" by "Casey")
+            share = lexicon.facts[w.title()].female
+            leaning = f"unisex-{'female' if share >= 0.5 else 'male'}"
+            if len(lexicon.pool(leaning)) >= 5:
+                pool = leaning
+        if pool is not None:
+            word_gender.setdefault(w.lower(), pool)
+
+
+def _person_refusal(tokens, entity: str, names, conflicted: Mapping[str, str], roles, word_gender) -> str | None:
+    """Why a whole person is left unchanged: half a name swapped ("Davor Pina", "Meg Smith") is
+    not a name, so a first name that cannot be swapped keeps the surname too."""
+    if entity in conflicted:
+        return conflicted[entity]
+    related = nickname_pairs({w.lower() for _, (a, b) in names for w in tokens[a:b]
+                              if roles.get(w.lower()) == "first"})
+    for _, (a, b) in names:
+        for k, w in enumerate(tokens[a:b]):
+            if _particle(w, k, b - a) or roles[w.lower()] != "first" or _plural_of(w, roles):
+                continue
+            if w.lower() in related:
+                return NICKNAME_AND_FULL_FORM
+            if w.lower() not in word_gender:
+                return FIRST_NAME_OF_UNKNOWN_GENDER
+    return None
+
+
+def _person_parts(state: _Planning, names, roles, word_gender) -> list[tuple[int, int, str | None, str, str]]:
+    """Every part of one person's names with its replacement (``None`` where none can be drawn):
+    (start, end, replacement, role, original word)."""
+    tokens = state.tokens
+    parts = []
+    for m, (a, b) in names:
+        particles = None                    # where a run of particles before the current word began
+        for k, w in enumerate(tokens[a:b]):
+            if _particle(w, k, b - a):
+                particles = k if particles is None else particles
+                continue
+            start, particles = (a + (particles if particles is not None else k)), None
+            role = roles[w.lower()]
+            if role != "last":
+                start = a + k               # "de" before a first name stays
+            base = _plural_of(w, roles)
+            if base is not None:        # "the Woodhouses" beside "Woodhouse": the family, one surname
+                single = _person_part(base, "last", word_gender, state.choose, state.lexicon, state.rng)
+                new = None if single is None else _pluralise(_surface(w, single))
+                role = "last"
+            else:
+                new = _person_part(w, role, word_gender, state.choose, state.lexicon, state.rng)
+            # a surname's particles go with it: "van Boxmeer", "Van Tassel" -> "Madera" (a particle
+            # left before another surname reads as half a name)
+            parts.append((start, a + k + 1, new, role, w))
+    return parts
+
+
+def _swap_persons(state: _Planning, person_names, roles, word_gender, conflicted, chosen) -> None:
+    """Step 3: every person (of ``chosen``, if given) that no refusal leaves whole, part by part; a person
+    whose part cannot be drawn is left whole (:data:`NAME_LIST_EXHAUSTED`), never half swapped."""
+    tokens, plan = state.tokens, state.plan
+    for entity, names in person_names.items():
+        if chosen is not None and entity not in chosen:
+            continue
+        why = _person_refusal(tokens, entity, names, conflicted, roles, word_gender)
+        if why is not None:
+            plan.skipped[why] += len(names)
+            plan.refused += [(a, b, why) for _, (a, b) in names]
+            continue
+        # every part first: a person whose part cannot be drawn is left whole, never half swapped
+        before = set(plan.mapping)
+        parts = _person_parts(state, names, roles, word_gender)
+        if any(part[2] is None for part in parts):
+            for key in set(plan.mapping) - before:
+                del plan.mapping[key]
+            plan.skipped[NAME_LIST_EXHAUSTED] += len(names)
+            plan.refused += [(a, b, NAME_LIST_EXHAUSTED) for _, (a, b) in names]
+            continue
+        for start, end, new, role, w in parts:
+            state.owner.setdefault(f"{role}:{w.lower()}", (entity, role))
+            state.put(start, end, (new,), entity, "PER", role)
+
+
+def _core_spans(state: _Planning, ms, typ: str) -> list[tuple[int, int, tuple[str, ...], bool]]:
+    """The spans of an organisation's or a place's mentions to replace: (start, end, core name, whether a
+    corporate suffix's full stop ends the sentence); a mention without a core is left (:data:`EMPTY_MENTION`)."""
+    tokens, plan = state.tokens, state.plan
+    spans = []
+    for m in ms:
+        words = list(tokens[m.start:m.end])
+        core = organisation_core(words) if typ == "ORG" else tuple(
+            w for w in words if w not in _POSSESSIVE and w.lower() != "the")
+        if not core:
+            plan.skipped[EMPTY_MENTION] += 1
+            continue
+        off = next(i for i in range(len(words)) if tuple(words[i:i + len(core)]) == core)
+        end = m.start + off + len(core)
+        # the corporate suffix goes with the name: "Oracle Corp." by "Symantec", not "Symantec Corp."
+        # (each company has its own: "Texas Instruments Inc.")
+        while typ == "ORG" and end < len(tokens) and tokens[end].lower() in _ORG_SUFFIXES \
+                and (tokens[end][:1].isupper() or tokens[end].endswith(".")):
+            end += 1
+        # a suffix whose full stop ends the sentence keeps it there ("... sold it to BMC Software Inc.")
+        stop = end > m.start + off + len(core) and tokens[end - 1].endswith(".") and (
+            end == len(tokens) or tokens[end][:1].isupper())
+        spans.append((m.start + off, end, core, stop))
+    return spans
+
+
+def _swap_organisation(state: _Planning, entity: str, ms, spans, org_cores: list) -> None:
+    """One organisation, one replacement: "Kleiner Perkins" and "Kleiner Perkins Caufield & Byers" of one
+    entity both become "Hyundai"; the kind follows the longest name, and a kind with too small a pool is
+    never replaced by another kind (:func:`no_pool_of_its_kind`)."""
+    lexicon, plan = state.lexicon, state.plan
+    canonical = " ".join(max((c for _, _, c, _ in spans), key=len))
+    kind = next((m.kind for m in ms if m.kind), None) or organisation_kind(canonical)
+    if kind == "organisation":
+        kind = lexicon.company_sector(canonical)
+    if len(lexicon.pool(kind)) < (MIN_INDUSTRY_POOL if kind.startswith("industry:") else MIN_ORGANISATION_POOL):
+        # never another kind: "the Securities and Exchange Commission" for "the Nasdaq" says something else
+        plan.skipped[no_pool_of_its_kind(kind)] += len(spans)
+        return
+    names = {" ".join(c) for _, _, c, _ in spans}
+    new = state.choose(f"organisation:{canonical.lower()}", kind,
+                       avoid=lambda cand: any(same_organisation(cand, n) for n in names))
+    if new is None:
+        plan.skipped[NAME_LIST_EXHAUSTED] += len(spans)
+        return
+    for a, b, core, stop in spans:
+        words = new.split()
+        state.put(a, b, words[:-1] + [words[-1] + "."] if stop and not words[-1].endswith(".") else words,
+                  entity, "ORG", kind)
+        org_cores.append((core, new, entity, kind))
+
+
+def _swap_places(state: _Planning, entity: str, typ: str, spans) -> None:
+    """Each mention of a place the lexicon knows as a country or a city, by one of its kind
+    (:data:`LOCATION_NOT_IN_THE_LEXICON` otherwise)."""
+    for a, b, core, _ in spans:
+        text = " ".join(core)
+        kind = state.lexicon.location_kind(text)
+        if kind is None:
+            state.plan.skipped[LOCATION_NOT_IN_THE_LEXICON] += 1
+            continue
+        new = state.choose(f"{kind}:{text.lower()}", kind)
+        if new is None:
+            state.plan.skipped[NAME_LIST_EXHAUSTED] += 1
+            continue
+        state.put(a, b, new.split(), entity, typ, kind)
+
+
+def _swap_organisations_and_places(state: _Planning, by_entity, chosen) -> list[tuple[tuple[str, ...], str, str, str]]:
+    """Step 4: organisations whole, places by kind. Returns (core, replacement, entity, kind) of every
+    replaced organisation mention."""
+    org_cores: list[tuple[tuple[str, ...], str, str, str]] = []     # (core, replacement, entity, kind)
+    for entity, ms in by_entity.items():
+        typ = ms[0].type
+        if typ == "PER" or (chosen is not None and entity not in chosen):
+            continue
+        spans = _core_spans(state, ms, typ)
+        if typ == "ORG" and spans:
+            _swap_organisation(state, entity, ms, spans, org_cores)
+            continue
+        _swap_places(state, entity, typ, spans)
+    return org_cores
+
+
+def _swap_untagged_organisations(state: _Planning, org_cores, protected: set[int]) -> None:
+    """Step 5: an organisation's name where the tagger missed it is the same organisation."""
+    tokens, taken = state.tokens, state.taken
+    for core, new, entity, kind in sorted(set(org_cores), key=lambda x: (-len(x[0]), x)):
+        n = len(core)
+        for i in range(len(tokens) - n + 1):
+            if tuple(tokens[i:i + n]) == core and not any(j in taken or j in protected for j in range(i, i + n)):
+                state.put(i, i + n, new.split(), entity, "ORG", kind)
+            elif n == 1 and tokens[i] == core[0] + "s" and i not in taken and i not in protected:
+                # "Microsofts security unit" (an apostrophe dropped): the same company
+                *head, last = new.split()
+                state.put(i, i + 1, (*head, last + ("'" if last.endswith("s") else "s")), entity, "ORG", kind)
+
+
+def _swap_name_words_elsewhere(state: _Planning, protected: set[int]) -> None:
+    """Step 6: the same name elsewhere in the document is the same name: every capitalised occurrence of a
+    replaced first or last name outside other entities' mentions is replaced too, so no trace of the old
+    name is left ("Jarndyce and Jarndyce" beside "Tom Jarndyce")."""
+    tokens, taken, plan, owner = state.tokens, state.taken, state.plan, state.owner
+    parts = {k.split(":", 1)[1]: (k, v) for k, v in plan.mapping.items() if k.split(":", 1)[0] in ("first", "last")}
+    surnames = {word: "last" for word, (k, _) in parts.items() if k.startswith("last:")}
+    if not parts:
+        return
+    for i, w in enumerate(tokens):
+        if i in taken or i in protected or not is_name_word(w, gold=True):
+            continue
+        hit = parts.get(w.lower())
+        plural = False
+        if hit is None and w.endswith("s"):   # "the Wilsons", "the Woodhouses": the family, same surname
+            base = _plural_of(w, surnames)
+            hit, plural = (parts[base.lower()], True) if base else (None, False)
+        if hit is None:
+            continue
+        key, new = hit
+        if plural:
+            entity, role = owner.get(key, ("", "last"))
+            state.put(i, i + 1, (_pluralise(_surface(w[:-1], new)),), entity, "PER", role)
+            continue
+        entity, role = owner.get(key, ("", key.split(":", 1)[0]))
+        state.put(i, i + 1, (_surface(w, new),), entity, "PER", role)
+
+
+def _agree_indefinite_articles(state: _Planning) -> None:
+    """Step 7: "a Santa Claus" -> "an Aimee Sharkey": the indefinite article agrees with the new name's sound."""
+    from robust_bench.perturb.checks import indefinite_article
+
+    tokens, taken, plan = state.tokens, state.taken, state.plan
+    for (a, b), (words, entity, typ, role) in sorted(plan.spans.items()):
+        if a > 0 and words and tokens[a - 1].lower() in ("a", "an") and (a - 1) not in taken \
+                and words[0][:1].isalpha() and not any(x <= a - 1 < y for x, y in plan.spans):
+            article = indefinite_article(words[0])
+            if tokens[a - 1].lower() != article:
+                plan.spans[(a - 1, a)] = ((article.capitalize() if tokens[a - 1][0].isupper() else article,),
+                                          entity, typ, "article")
+
+
+def _fix_possessives(state: _Planning) -> None:
+    """Step 8: a bare possessive apostrophe follows a name ending in s: "Hastings '" -> "Rusnock 's" (after
+    another name it is a closing quotation mark: "‘ How odd , ’ said Good ’"); a company whose name is a
+    plural takes one: "Apple Computer 's" -> "Advanced Micro Devices '"."""
+    tokens, taken, plan = state.tokens, state.taken, state.plan
+    for (a, b), (words, entity, typ, role) in list(plan.spans.items()):
+        if words and b < len(tokens) and tokens[b] in ("'", "’") and b not in taken \
+                and tokens[b - 1].lower().endswith("s") and not words[-1].lower().endswith("s"):
+            taken.add(b)
+            plan.spans[(b, b + 1)] = (("'s",), entity, typ, "possessive")
+        elif typ == "ORG" and words and b < len(tokens) and tokens[b] in ("'s", "’s") and b not in taken \
+                and words[-1].endswith(("'s", "’s")):
+            taken.add(b)                # "Dillard's" + "'s": the name's own possessive serves
+            plan.spans[(b, b + 1)] = ((), entity, typ, "possessive")
+        elif typ == "ORG" and words and b < len(tokens) and tokens[b] in ("'s", "’s") and b not in taken \
+                and _plural_name(words[-1]):
+            taken.add(b)
+            plan.spans[(b, b + 1)] = (("'" if tokens[b] == "'s" else "’",), entity, typ, "possessive")
