@@ -2,9 +2,10 @@
 
 Every module of this room (``gec``, ``names``, ``treebanks``, ``lit``, ``jabberwocky``) is one
 family's evaluation: the function that turns a model and a task's rows into per-example log entries,
-which ``robust-bench run`` calls (the grammatical-error, LIT and Jabberwocky commands call it too; the
-names command and the live parser attack still score through their own paths, issue 52), and the
-workflow of that command.
+which ``robust-bench run`` calls, and the views of the paper's tables computed from its log. The
+grammatical-error, LIT and Jabberwocky commands are runs of it too (:mod:`robust_bench.suite.command`:
+a one-task suite, the same log and v2 record); the names command and the live parser attack still score
+through their own paths and write v1 records (issue 52).
 Its :class:`Evaluation` declares, in one place,
 
 * its name, as suites and records call it, and the family it scores;

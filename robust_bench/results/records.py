@@ -1,8 +1,10 @@
 """Result records: the JSON every robust-bench evaluation emits.
 
-v1 (``result_record.schema.json``): one model on one config split, written by the per-family
-commands. v2 (``result_record_v2.schema.json``): one model on one task of a suite version, written
-by ``robust-bench run``, with intervals and the per-example log's hash. JSON Schema 2020-12.
+v1 (``result_record.schema.json``): one model on one config split, written by the names command, the
+live parser attack and ``baselines`` (to go, issue 52). v2 (``result_record_v2.schema.json``): one model
+on one task of a suite version, written by ``robust-bench run`` and the commands that are runs of it
+(``attack``, ``evaluate --config lit_*``, ``probe``), with intervals and the per-example log's hash.
+JSON Schema 2020-12.
 
 A metric's range is declared once, with the metric, by the evaluation that reports it
 (:mod:`robust_bench.evaluations`); the writers pass those ranges here, and a record is checked
