@@ -530,6 +530,9 @@ def validate_run(run_dir: str | Path, suite: Suite, *, model_id: str | None = No
         for k, v in expect.items():
             if rec[k] != v:
                 raise SubmissionError(w, k, f"{ascii(rec[k])[:100]} differs from {v!r} (the suite or run.json)")
+        if (rec.get("details") or {}).get("options", task.options) != task.options:
+            raise SubmissionError(w, "details.options", f"{ascii(rec['details']['options'])[:100]} are not the options "
+                                                        f"suite {suite.name} v{suite.version} gives task {task.name}")
         if {k: rec["model"].get(k) for k in ("id", "revision")} != {"id": manifest["model"],
                                                                     "revision": manifest.get("revision")}:
             raise SubmissionError(w, "model", "differs from run.json's model and revision")

@@ -66,11 +66,12 @@ def probe(
     from robust_bench.suite.command import probe_command
 
     try:
-        out, _ = probe_command(model, repo=repo, config=config, settings=settings, revision=revision, device=device,
-                               dtype=dtype, pooling=pooling, suite=suite, output_dir=output_dir, resume=resume,
-                               echo=typer.echo)
-        typer.echo(f"run folder: {out} (records, per-example logs, report; tables/ and figures/ hold the per-layer "
-                   "table and Fig. 3)")
+        outs, _ = probe_command(model, repo=repo, config=config, settings=settings, revision=revision,
+                                device=device, dtype=dtype, pooling=pooling, suite=suite, output_dir=output_dir,
+                                resume=resume, echo=typer.echo)
+        for out in outs:
+            typer.echo(f"run folder: {out} (record, per-example log, report; tables/ and figures/ hold the "
+                       "per-layer table and Fig. 3)")
     except RobustBenchError as exc:
         fail(exc)
 

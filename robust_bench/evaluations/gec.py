@@ -219,7 +219,7 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     EvalOutput
         One entry per row; details: the search, the budget, where the candidate edits came from
         (``candidates``; with ``parse``, the ``pipelines``), ``agree_with`` and ``max_attacked`` where
-        set. ``extras``: ``run`` (what :func:`robust_bench.attacks.gec.run_attack` or ``run_ner_attack``
+        set, and the search's ``summary`` (Table 4's counts). ``extras``: ``run`` (what :func:`robust_bench.attacks.gec.run_attack` or ``run_ner_attack``
         returned, None when nothing was attacked) and ``target`` (the adapter attacked), for the command's
         report.
 
@@ -252,7 +252,7 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
         target = model.tagger(names, label_map)
         entries, run = attack_examples(target, rows, task.config, agree_with=[h.tagger(names, label_map) for h in others],
                                        **kw)
-        return EvalOutput(entries, details, extras={"run": run, "target": target})
+        return EvalOutput(entries, _with_summary(details, run), extras={"run": run, "target": target})
     if task.config not in TASKS:
         raise EvaluationError(f"task {task.name!r}: no attack fields for config {task.config!r}; "
                               f"known: {', '.join(TASKS)}")
@@ -262,6 +262,7 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
         journal = attack_journal(Path(work) / "attacks.jsonl", {
             "model": model.id, "revision": model.revision(), "config": task.config, "split": task.split,
             "search": search, "budget": budget, "seed": seed, "ids": input_sha256(*uids),
+            "inputs": input_sha256(*(tuple(r[f] for f in TASKS[task.config][0]) for r in rows)),
             **{k: o[k] for k in ("max_attacked", "agree_with", "candidates", "label_map") if o.get(k)}})
     target = task_classifier(model, labels, task, repo, seed, label_map)
     try:
@@ -270,7 +271,17 @@ def attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     finally:
         if journal is not None:
             journal.close()
-    return EvalOutput(entries, details, extras={"run": run, "target": target})
+    return EvalOutput(entries, _with_summary(details, run), extras={"run": run, "target": target})
+
+
+def _with_summary(details: dict, run) -> dict:
+    """The details with the search's summary (attacked, successes, queries, modified share, error types in
+    successful attacks: Table 4), deterministic, so that ``run.json`` keeps what the command's report prints."""
+    if run is None:
+        return details
+    keep = ("examples", "attacked", "successes", "modified_share_mean", "queries_mean", "queries_median",
+            "error_types_in_successes")
+    return {**details, "summary": {k: run["summary"][k] for k in keep if k in run["summary"]}}
 
 
 def load_examples(repo: str | Path, config: str, split: str | None = None, limit: int | None = None):

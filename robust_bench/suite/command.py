@@ -20,8 +20,10 @@ Which suite a command runs:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -71,16 +73,19 @@ def command_suite(config: str, splits: str | list[str], *, repo: str | os.PathLi
     -------
     (Suite, list of Task)
         The (shipped family) suite and its tasks when every split is one of its tasks, the options are the
-        tasks' own and the data built in ``repo`` are the pinned ones; else a suite ``<config>_command`` (version 1; a task keeps the pinned hash where its
-        split is the shipped task's; the family suite's setup) and its tasks, one per split, named
-        ``<config>`` for the shipped split and ``<config>_<split>`` for another.
+        tasks' own (a task's options contain the requested ones) and the data built in ``repo`` are the pinned
+        ones; else a derived suite ``<config>_command_<hash>`` (named by a hash of its tasks, so that runs with
+        other options or data are runs of other suites; version 1; the family suite's setup; a task keeps the
+        pinned hash where the data built in ``repo`` are the pinned split's) and its tasks, one per split,
+        named ``<config>`` (``<config>_<split>`` when there are several splits and the split is not the
+        shipped task's).
 
     Raises
     ------
     UnknownConfigError
         If no builder owns ``config``.
     SuiteError
-        If the family has several evaluations and none is named.
+        If the family has several evaluations and none is named, or none is ``evaluation``.
     """
     splits = [splits] if isinstance(splits, str) else list(splits)
     family = get_config(config).family
@@ -95,50 +100,59 @@ def command_suite(config: str, splits: str | list[str], *, repo: str | os.PathLi
         from robust_bench.data.repository import built_config
 
         built = {sp: f["sha256"] for sp, f in built_config(repo, config)["files"].items()}
-    same = {sp: next((t for t in shipped.tasks if fits(t) and t.split == sp
+    # the suite's own task: its config and split, options that contain the requested ones, the pinned data
+    same = {sp: next((t for t in shipped.tasks if fits(t) and t.split == sp and {**t.options, **opts} == t.options
                       and (not t.data_sha256 or not built or built.get(sp) == t.data_sha256)), None) for sp in splits}
-    if all(t is not None and {**t.options, **opts} == t.options for t in same.values()):
+    if all(t is not None for t in same.values()):
         return shipped, list(same.values())
-    base = next((t for t in shipped.tasks if fits(t)), None) or next(
+    base = next((t for t in shipped.tasks if fits(t) and {**t.options, **opts} == t.options), None) or next(
+        (t for t in shipped.tasks if fits(t)), None) or next(
         (t for t in shipped.tasks if t.family == family and (evaluation is None or t.evaluation == evaluation)), None)
     evaluation = evaluation or (base.evaluation if base is not None else None)
-    if evaluation is None:
-        names = [e.name for e in evaluations() if e.family == family]
-        if len(names) != 1:
-            raise SuiteError(f"family {family!r} has evaluations {names}; name one")
-        evaluation = names[0]
-    ev = next(e for e in evaluations() if e.name == evaluation)
-    if base is not None and base.evaluation == evaluation:
+    named = [e for e in evaluations() if e.family == family and (evaluation is None or e.name == evaluation)]
+    if len(named) != 1:
+        raise SuiteError(f"family {family!r} has evaluations {[e.name for e in evaluations() if e.family == family]}"
+                         f"; {'name one' if evaluation is None else f'none is {evaluation!r}'}")
+    ev = named[0]
+    if base is not None and base.evaluation == ev.name:
         metrics, primary, base_opts = base.metrics, base.primary, dict(base.options)
     else:
         metrics = tuple(MetricSpec(m.name, m.higher_is_better, m.range, m.formula) for m in ev.metrics)
         primary, base_opts = metrics[0].name, {}
-    stem = config.replace("-", "_").lower()
+    stem = re.sub(r"[^a-z0-9_]", "_", config.lower())
     tasks = []
     for sp in splits:
-        hit = same[sp]
+        pinned = next((t for t in shipped.tasks if fits(t) and t.split == sp and t.data_sha256
+                       and (not built or built.get(sp) == t.data_sha256)), None)
         own = base is not None and base.config == config and base.split == sp
-        name = stem if own or (base is None or base.config != config) and len(splits) == 1 else f"{stem}_{sp}"
-        tasks.append(Task(name=re.sub(r"[^a-z0-9_]", "_", name)[:64], family=family, config=config, split=sp,
+        name = stem if own or len(splits) == 1 else f"{stem}_{re.sub(r'[^a-z0-9_]', '_', sp.lower())}"
+        tasks.append(Task(name=name[:64], family=family, config=config, split=sp,
                           interface=interface or (base.interface if base is not None else "sequence-classification"),
-                          evaluation=evaluation, metrics=metrics, primary=primary,
-                          data_sha256=hit.data_sha256 if hit else None, examples=hit.examples if hit else None,
+                          evaluation=ev.name, metrics=metrics, primary=primary,
+                          data_sha256=pinned.data_sha256 if pinned else None,
+                          examples=pinned.examples if pinned else None,
                           options={**base_opts, **opts}, setup=base.setup if base is not None else ()))
     how = ", ".join(f"{k}={v!r}" for k, v in sorted(opts.items())) or "its defaults"
     if any(t is None for t in same.values()) and built:
-        how += " (a split the suite does not score, or data other than the suite pins)"
-    suite = Suite(name=f"{stem}_command"[:64], version=1,
-                  description=f"robust-bench's family command on {config} ({', '.join(splits)}) with {how}: derived "
-                              f"from suite {shipped.name} v{shipped.version}; not the benchmark's protocol (not ranked).",
-                  tasks=tuple(tasks), source="", setup=shipped.setup, prompts=shipped.prompts)
-    return suite, tasks
+        how += " (or a split the suite does not score, or data other than the suite pins)"
+    draft = Suite(name="draft", version=1, description="", tasks=tuple(tasks), setup=shipped.setup)
+    # the derived suite is named by its content: two commands with other options or data are other suites
+    digest = hashlib.sha256(suite_yaml(draft).encode("utf-8")).hexdigest()[:8]
+    derived = Suite(name=f"{stem[:46]}_command_{digest}", version=1,
+                    description=f"robust-bench's family command on {config} ({', '.join(splits)}) with {how}: derived "
+                                f"from suite {shipped.name} v{shipped.version}; not the benchmark's protocol (not "
+                                "ranked).", tasks=tuple(tasks), source="", setup=shipped.setup, prompts=shipped.prompts)
+    return derived, tasks
 
 
 def run_command(model: str, suite: Suite, tasks: list[Task], *, repo: str | os.PathLike, output_dir: str | os.PathLike,
-                on_task: Callable[[Task, Any, EvalOutput, ModelHandle], None] | None = None,
+                on_task: Callable[[Path, Task, Any, EvalOutput, ModelHandle], None] | None = None,
                 **run_kw) -> tuple[Path, dict]:
-    """Run ``tasks`` of ``suite`` for ``model`` into ``OUTPUT_DIR/<model>`` (:func:`run_suite`), writing
-    ``suite.yaml`` there first when the suite is not a shipped one.
+    """Run ``tasks`` of ``suite`` for ``model`` (:func:`run_suite`) into the command's run folder,
+    ``OUTPUT_DIR/<model>/<tasks>`` for a shipped suite's tasks, ``OUTPUT_DIR/<model>/<derived suite>`` otherwise,
+    so that commands on other configs or with other options do not meet; a derived suite is written there as
+    ``suite.yaml`` once the run has started (``check`` reads it). A folder this call created is removed again
+    when no task finished.
 
     Parameters
     ----------
@@ -147,7 +161,7 @@ def run_command(model: str, suite: Suite, tasks: list[Task], *, repo: str | os.P
         From :func:`command_suite`.
     repo, output_dir : path-like
     on_task : callable, optional
-        As :func:`run_suite`'s: the command's paper tables.
+        ``on_task(run_folder, task, rows, result, handle)``: the command's paper tables (:func:`run_suite`).
     **run_kw
         Passed to :func:`run_suite` (seed, limit, resume, device, dtype, batch_size, echo...).
 
@@ -158,26 +172,35 @@ def run_command(model: str, suite: Suite, tasks: list[Task], *, repo: str | os.P
 
     Raises
     ------
-    RunError, SetupError, LLMError
+    RunError
+        A task that failed or was skipped (with its reason), or as :func:`run_suite`.
+    SetupError, LLMError
         As :func:`run_suite`.
     """
-    out = run_folder(output_dir, model)
-    shipped = suite.name in list_suites()
-    if not shipped:
-        text = suite_yaml(suite)
-        if (out / SUITE_FILE).exists():
-            if (out / SUITE_FILE).read_text("utf-8") != text:
-                raise RunError(f"{out} holds a run of another one-task suite ({out / SUITE_FILE}: other options or "
-                               "data); cannot continue it with these, choose another --output-dir")
-        else:
-            out.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(out / SUITE_FILE, text)
-        suite = load_suite(out / SUITE_FILE)       # what check will read back
-    manifest = run_suite(model, suite, repo=repo, out=out, tasks=[t.name for t in tasks], on_task=on_task, **run_kw)
-    for t in tasks:
-        state = manifest["tasks"].get(t.name, {})
-        if state.get("status") != "done":
-            raise RunError(f"{t.name}: {state.get('status', 'not run')}: {state.get('reason', '')}".rstrip(": "))
+    shipped = suite.name in list_suites() and load_suite(suite.name) == suite
+    out = run_folder(output_dir, model) / (suite.name if not shipped else "_".join(t.name for t in tasks)[:120])
+    created = not out.exists()
+
+    def save_suite() -> None:
+        if not shipped and not (out / SUITE_FILE).exists():
+            atomic_write_text(out / SUITE_FILE, suite_yaml(suite))
+
+    def views(task, rows, result, handle):
+        save_suite()
+        if on_task is not None:
+            on_task(out, task, rows, result, handle)
+
+    try:
+        manifest = run_suite(model, suite, repo=repo, out=out, tasks=[t.name for t in tasks], on_task=views, **run_kw)
+        save_suite()
+        for t in tasks:
+            state = manifest["tasks"].get(t.name, {})
+            if state.get("status") != "done":
+                raise RunError(f"{t.name}: {state.get('status', 'not run')}: {state.get('reason', '')}".rstrip(": "))
+    except BaseException:
+        if created and out.exists() and not any((out / "records").glob("*.json")):
+            shutil.rmtree(out, ignore_errors=True)
+        raise
     return out, manifest
 
 
@@ -189,11 +212,16 @@ def write_view(run_dir: str | os.PathLike, name: str, text: str) -> Path:
     return path
 
 
-def _splits(repo, config: str, split: str | None) -> list[str]:
+def _splits(repo, config: str, split: str | None, suite=None) -> list[str]:
+    """``split``, else the splits the (family) suite scores of ``config``, else every built split."""
     from robust_bench.data.repository import built_config
 
     files = built_config(repo, config, split)["files"]
-    return [split] if split else list(files)
+    if split:
+        return [split]
+    scored = [t.split for t in (load_suite(suite) if suite else _family_suite(get_config(config).family)).tasks
+              if t.config == config and t.split in files]
+    return list(dict.fromkeys(scored)) or list(files)
 
 
 def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None, label_map: dict | None = None,
@@ -210,7 +238,7 @@ def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None,
     config : str
         ``lit_mnli``, ``lit_snli`` or an extended LIT config, built in ``repo``.
     split : str, optional
-        One split (default: every split of the config, one task each).
+        One split (default: the split the suite scores, else every split of the config, one task each).
     label_map : dict, optional
         Model label -> dataset label, where the names differ (the run is then a derived suite's).
     device, dtype, batch_size, seed, resume
@@ -218,7 +246,7 @@ def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None,
     suite : str or path-like, optional
         As :func:`command_suite`.
     repo, output_dir : path-like
-        The run folder is ``OUTPUT_DIR/<model>``.
+        The run folder is under ``OUTPUT_DIR/<model>/`` (:func:`run_command`).
     echo : callable
 
     Returns
@@ -235,12 +263,11 @@ def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None,
 
     if get_config(config).family != "lit":
         raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli) and name swaps; got {config!r}")
-    suite, tasks = command_suite(config, _splits(repo, config, split), repo=repo, suite=suite,
+    suite, tasks = command_suite(config, _splits(repo, config, split, suite), repo=repo, suite=suite,
                                  options={"label_map": label_map})
     written: list[Path] = []
-    out = run_folder(output_dir, model)
 
-    def table(task, rows, result, handle):
+    def table(out, task, rows, result, handle):
         scores = table3(list(rows["transformation"]), result.examples)
         text = format_table(scores, title=f"{model} on {config}/{task.split} (LIT, Table 3; percentages)")
         echo(text)
@@ -317,10 +344,10 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
     options = {"search": search, "budget": budget, "max_attacked": max_attacked, "agree_with": list(agree_with) or None,
                "candidates": None if candidates == "stored" else candidates, "label_map": label_map}
     the_suite, tasks = command_suite(config, split, repo=repo, suite=suite, options=options)
-    out, written = run_folder(output_dir, model), []
+    written: list[Path] = []
     t0 = time.perf_counter()
 
-    def report(task, rows, result, handle):
+    def report(out, task, rows, result, handle):
         run, target = result.extras.get("run"), result.extras.get("target")
         ner = "ner_tags" in rows.column_names
         cols = log_columns(result.examples)
@@ -375,8 +402,9 @@ def probe_command(model: str, *, repo: str | os.PathLike, config: str = "jabberw
                   suite: str | os.PathLike | None = None, output_dir: str | os.PathLike, resume: bool = False,
                   echo: Callable[[str], None] = print) -> tuple[Path, list[Path]]:
     """``robust-bench probe``: the ``probe`` evaluation (Hall Maudslay & Cotterell, 2021, §4, App. B) as a suite
-    run, one task per probe (``<config>`` for the structural probe, ``<config>_perceptron``), and the per-layer
-    table and Fig. 3 as views of the recorded results (:func:`robust_bench.evaluations.jabberwocky.probe_results`).
+    run per probe (the structural probe's is the ``jabberwocky`` suite's task ``<config>`` under App. B's
+    settings; the perceptron probe's, ``<config>_perceptron``, a derived suite's), and the per-layer table and
+    Fig. 3 as views of the recorded results (:func:`robust_bench.evaluations.jabberwocky.probe_results`).
 
     Parameters
     ----------
@@ -392,16 +420,16 @@ def probe_command(model: str, *, repo: str | os.PathLike, config: str = "jabberw
     suite : str or path-like, optional
         As :func:`command_suite`.
     output_dir : path-like
-        The run folder is ``OUTPUT_DIR/<model>``; finished probe searches are kept in its ``.partial/`` until
-        their task ends.
+        The run folders are under ``OUTPUT_DIR/<model>/`` (:func:`run_command`); finished probe searches are
+        kept in their ``.partial/`` until their task ends.
     resume : bool
         Continue a killed run from them.
     echo : callable
 
     Returns
     -------
-    (Path, list of Path)
-        The run folder, and the tables and figures written into it.
+    (list of Path, list of Path)
+        The run folders (one per probe), and the tables and figures written into them.
 
     Raises
     ------
@@ -418,18 +446,9 @@ def probe_command(model: str, *, repo: str | os.PathLike, config: str = "jabberw
         chosen["layers"] = list(chosen["layers"])
     if pooling != "first":
         chosen["pooling"] = pooling
-    per_kind = []
-    for kind in s.probes:
-        # the suite's probe task keeps App. B's trials and epochs; a setting the command changes is an option
-        su, ts = command_suite(config, "test", repo=repo, suite=suite, evaluation="probe",
-                               options={"probe": kind, "trials": s.trials, "epochs": s.epochs, **chosen})
-        per_kind.append((su, [replace(t, name=f"{t.name}_{kind}"[:64]) if kind != "structural" else t for t in ts]))
-    tasks = [t for _, ts in per_kind for t in ts]
-    derived = [su for su, _ in per_kind if su.name not in list_suites()]
-    the_suite = replace(derived[0], tasks=tuple(tasks)) if derived else per_kind[0][0]
-    out, written = run_folder(output_dir, model), []
+    written: list[Path] = []
 
-    def views(task, rows, result, handle):
+    def views(out, task, rows, result, handle):
         run = result.extras["run"]
         if run.get("resumed"):
             echo(f"resumed: {len(run['resumed'])} finished searches read back from the run folder")
@@ -444,8 +463,18 @@ def probe_command(model: str, *, repo: str | os.PathLike, config: str = "jabberw
             if any(metric in r["metrics"] for r in rows_):
                 written.extend(plot_probe_records(rows_, out / "figures" / f"{task.name}__{metric}", metric=metric))
 
-    # --max-sentences caps every split; on the test split that is the run's limit (the first N sentences)
-    out, _ = run_command(model, the_suite, tasks, repo=repo, output_dir=output_dir, on_task=views, seed=s.seed,
-                         limit=s.max_sentences, resume=resume, revision=revision, device=device, dtype=dtype, echo=echo)
-    return out, written
-
+    outs = []
+    for kind in s.probes:
+        # one run per probe: the suite's (structural) task keeps App. B's trials and epochs, so that the default
+        # is the jabberwocky suite's task; the perceptron probe, which no suite scores, is a derived suite's
+        su, ts = command_suite(config, "test", repo=repo, suite=suite, evaluation="probe",
+                               options={"probe": kind, "trials": s.trials, "epochs": s.epochs, **chosen})
+        if su.name not in list_suites() and kind != "structural":
+            ts = [replace(t, name=f"{t.name}_{kind}"[:64]) for t in ts]
+            su = replace(su, tasks=tuple(ts))
+        # --max-sentences caps every split; on the test split that is the run's limit (the first N sentences)
+        out, _ = run_command(model, su, ts, repo=repo, output_dir=output_dir, on_task=views, seed=s.seed,
+                             limit=s.max_sentences, resume=resume, revision=revision, device=device, dtype=dtype,
+                             echo=echo)
+        outs.append(out)
+    return outs, written

@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
-from robust_bench.benchmarks import Suite, load_suite
+from robust_bench.benchmarks import Suite, list_suites, load_suite
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.results.runs import RunFolderError, log_columns, read_manifest
 from robust_bench.scoring.intervals import mcnemar_difference, paired_difference
@@ -58,9 +58,12 @@ def _validated(run: Path, suite: Suite | str | None) -> tuple[Suite, dict[str, d
     try:
         manifest = read_manifest(run)
         name, version = manifest["suite"]["name"], manifest["suite"]["version"]
-        # a family command's one-task suite travels in the run folder (robust_bench.suite.command)
+        # a family command's derived suite travels in its run folder (robust_bench.suite.command): read only
+        # when run.json names it, and never in place of a shipped suite
         local = run / "suite.yaml"
-        chosen = suite if isinstance(suite, Suite) else load_suite(suite or (local if local.is_file() else name))
+        derived = (not suite and name not in list_suites() and local.is_file()
+                   and load_suite(local).name == name)
+        chosen = suite if isinstance(suite, Suite) else load_suite(suite or (local if derived else name))
         if (chosen.name, chosen.version) != (name, version):
             raise GateError(f"{run / 'run.json'}: the run used suite {name!r} v{version}, the suite given is "
                             f"{chosen.name!r} v{chosen.version}")

@@ -158,8 +158,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
               tasks: Sequence[str] | None = None, limit: int | None = None, resume: bool = False,
               shard: tuple[int, int] | None = None, seed: int = 0, revision: str | None = None,
               device: str = "auto", dtype: str = "auto", batch_size: int = 64, report: bool = True,
-              llm=None, setup: str = "suite", prompts: str = "default",
-              on_task: Callable[[Task, Any, EvalOutput, ModelHandle], None] | None = None,
+              llm=None, setup: str = "suite", prompts: str = "default", on_task: Callable | None = None,
               echo: Callable[[str], None] = print) -> dict:
     """Score ``model`` on every task of ``suite`` that fits it; write the run folder ``out``.
 
@@ -202,10 +201,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
         (:func:`robust_bench.scoring.sensitivity.prompt_sensitivity`). The records, which rank, are those of
         lm-eval's own prompt.
     on_task : callable, optional
-        ``on_task(task, rows, result, handle)``, called once a task's log (and, unsharded, its record) is
-        written: the rows scored, the evaluation's :class:`~robust_bench.evaluations.EvalOutput` (its
-        examples in the rows' order, its ``extras``) and the model handle. A family command computes its
-        paper's tables from it (:mod:`robust_bench.suite.command`).
+        ``on_task(task, rows, result, handle)`` once a task's files are written (the rows, the
+        :class:`~robust_bench.evaluations.EvalOutput` with ``extras``): a command's tables; an error is a warning.
 
     Returns
     -------
@@ -309,8 +306,11 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
             echo(f"  {task.name}: shard {shard[0] + 1}/{shard[1]}, {len(result.examples)} examples "
                  f"({entry['wall_seconds']:.1f} s)")
         write_manifest(out, manifest)
-        if on_task is not None:
-            on_task(task, data.rows, result, handle)
+        if on_task is not None:  # a command's tables: an error is a warning, the run's files stay whole
+            try:
+                on_task(task, data.rows, result, handle)
+            except Exception as exc:  # noqa: BLE001
+                echo(f"  {task.name}: warning: the command's tables were not made: {type(exc).__name__}: {exc}")
     if prompts == "all":
         _score_prompt_templates(handle, suite, selected, manifest, out=out, repo=repo, limit=limit, seed=seed,
                                 echo=echo)
