@@ -139,13 +139,13 @@ def test_attack_command_on_gec_sst2(gec_repo, sst2_classifier, tmp_path):
                     "--repo", str(repo), "--output-dir", str(tmp_path / "results")])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "attack success rate" in proc.stdout and "success vs budget: 15%" in proc.stdout
-    run = run_folder(tmp_path / "results", str(model))
+    (run,) = run_folder(tmp_path / "results", str(model)).iterdir()
     rec = json.loads((run / "records" / "gec_sst2.json").read_text())
     assert rec["schema_version"].startswith("2") and rec["suite"]["name"] == "grammatical_errors"
     log = [json.loads(x)["outcome"] for x in (run / "logs" / "gec_sst2.jsonl").open()]
     attacked, successes = sum(o["attacked"] for o in log), sum(o["success"] for o in log)
     assert 0 <= rec["metrics"]["attack_success_rate"] <= 1 and attacked >= 1
-    assert rec["metrics"]["attack_success_rate"] == successes / attacked
+    assert rec["metrics"]["attack_success_rate"] == pytest.approx(successes / attacked)
     adv = datasets.load_dataset(str(repo), f"adv_{model_slug(str(model))}_gec_sst2_greedy", split="validation")
     assert len(adv) == attacked and sum(adv["success"]) == successes
     assert (run / "tables" / "gec_sst2__attack.txt").is_file()

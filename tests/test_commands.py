@@ -24,6 +24,12 @@ def _invoke(args):
     return res.output
 
 
+def _folder(out, model):
+    """The one run folder a command wrote under ``out`` (OUTPUT_DIR/<model>/<tasks or derived suite>)."""
+    (folder,) = run_folder(out, model).iterdir()
+    return folder
+
+
 def _records(run) -> dict:
     return {p.stem: json.loads(p.read_text()) for p in sorted((run / "records").glob("*.json"))}
 
@@ -45,7 +51,7 @@ def test_the_lit_command_is_a_run_that_submit_and_check_take(smoke_repo, models,
     out = _invoke(["evaluate", "--model", models["nli"], "--config", "lit_mnli", "--split", "validation_matched",
                    "--suite", suites / "lit.yaml", "--repo", repo, "--output-dir", tmp_path / "cmd"])
     assert "Acc@Ori" in out and "Consistency" in out
-    cmd = run_folder(tmp_path / "cmd", models["nli"])
+    cmd = _folder(tmp_path / "cmd", models["nli"])
     rec = _records(cmd)["lit_mnli"]
     assert rec["schema_version"].startswith("2") and rec["suite"] == {"name": "lit", "version": 2}
     assert not (cmd / "suite.yaml").exists() and list((cmd / "tables").glob("lit_mnli__table3.txt"))
@@ -72,9 +78,14 @@ def test_a_command_on_other_options_runs_a_derived_unranked_suite(smoke_repo, mo
             "entailment=entailment,neutral=neutral,contradiction=contradiction"]
     _invoke([*args, "--output-dir", tmp_path / "a"])
     _invoke([*args, "--output-dir", tmp_path / "b", "--batch-size", "7"])
-    a, b = run_folder(tmp_path / "a", models["nli"]), run_folder(tmp_path / "b", models["nli"])
-    assert (a / "suite.yaml").is_file() and _records(a)["lit_mnli"]["suite"]["name"] == "lit_mnli_command"
+    a, b = _folder(tmp_path / "a", models["nli"]), _folder(tmp_path / "b", models["nli"])
+    assert (a / "suite.yaml").is_file() and _records(a)["lit_mnli"]["suite"]["name"].startswith("lit_mnli_command_")
     _invoke(["check", "--baseline", a, "--candidate", b])
+    # other options are another derived suite: check refuses to compare them
+    _invoke(["evaluate", "--model", models["nli"], "--config", "lit_mnli", "--split", "validation_mismatched",
+             "--suite", suites / "lit.yaml", "--repo", repo, "--output-dir", tmp_path / "c"])
+    res = CliRunner().invoke(app, ["check", "--baseline", str(a), "--candidate", str(_folder(tmp_path / "c", models["nli"]))])
+    assert res.exit_code == 2 and "lit_mnli_command_" in res.output, res.output
     with pytest.raises(SubmissionError, match="lit_mnli_command"):      # the leaderboard takes the lit suite only
         _submitted(a, suites / "lit.yaml", tmp_path, "tiny/nli")
 
@@ -92,12 +103,15 @@ def test_the_attack_command_is_a_run_that_submit_and_check_take(smoke_repo, smok
                    "--limit", 40, "--no-curve", "--suite", suites / "grammatical_errors.yaml", "--repo", copy,
                    "--output-dir", tmp_path / "cmd"])
     assert "attack success rate" in out and "adversarial examples: config" in out
-    cmd = run_folder(tmp_path / "cmd", models["nli"])
+    cmd = _folder(tmp_path / "cmd", models["nli"])
     rec = _records(cmd)["gec_mnli"]
     assert rec["schema_version"].startswith("2") and rec["suite"]["name"] == "grammatical_errors"
     smoke = _records(smoke_runs["nli"][0])["gec_mnli"]
     assert rec["log_sha256"] == smoke["log_sha256"] and rec["metrics"] == smoke["metrics"]
     assert (cmd / "tables" / "gec_mnli__attack.txt").is_file()
+    state = json.loads((cmd / "run.json").read_text())["tasks"]["gec_mnli"]
+    assert state["details"]["summary"]["attacked"] == sum(json.loads(x)["outcome"]["attacked"]
+                                                          for x in (cmd / "logs" / "gec_mnli.jsonl").open())
     sub, _ = _submitted(cmd, suites / "grammatical_errors.yaml", tmp_path, "tiny/nli")
     assert set(sub.records) == {"gec_mnli"}
     _invoke(["check", "--baseline", cmd, "--candidate", cmd, "--suite", suites / "grammatical_errors.yaml"])

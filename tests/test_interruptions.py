@@ -74,24 +74,24 @@ def test_a_killed_attack_resumes_to_the_uninterrupted_records(gec_repo, sst2_cla
     common = ["attack", "--model", str(model), "--config", "gec_sst2", "--search", "beam", "--no-curve",
               "--repo", str(repo)]
     _run([*common, "--output-dir", str(tmp_path / "whole")])
-    whole_dir = run_folder(tmp_path / "whole", str(model))
+    (whole_dir,) = run_folder(tmp_path / "whole", str(model)).iterdir()
     whole = json.loads((whole_dir / "records" / "gec_sst2.json").read_text())
     attacked = sum(json.loads(x)["outcome"]["attacked"] for x in (whole_dir / "logs" / "gec_sst2.jsonl").open())
     cut = tmp_path / "cut"
     k = run_killed([*common, "--output-dir", str(cut)], "robust_bench.attacks.search:AttackJournal.add", seed=15,
                    most=attacked - 1)
-    folder = run_folder(cut, str(model))
+    (folder,) = run_folder(cut, str(model)).iterdir()
     assert not list((folder / "records").glob("*.json")), "killed before the record"
     journal = folder / ".partial" / "gec_sst2" / "attacks.jsonl"
     finished = _lines(journal) - 1          # the first line names the attack
     assert finished == k
-    shutil.copytree(folder, tmp_path / "cut2" / folder.name)
+    shutil.copytree(run_folder(cut, str(model)), run_folder(tmp_path / "cut2", str(model)))
     _run([*common, "--output-dir", str(cut), "--resume"])
     assert not journal.exists(), "the journal is removed once the record is written"
     resumed = json.loads((folder / "records" / "gec_sst2.json").read_text())
     assert _strip(resumed) == _strip(whole)
     # a journal of another attack is refused, never mixed in
-    other = tmp_path / "cut2" / folder.name / ".partial" / "gec_sst2" / "attacks.jsonl"
+    other = run_folder(tmp_path / "cut2", str(model)) / folder.name / ".partial" / "gec_sst2" / "attacks.jsonl"
     other.write_text(json.dumps({"robust_bench_attack_journal": 1, "budget": 0.3}) + "\n")
     proc = run_cli([*common, "--output-dir", str(tmp_path / "cut2"), "--resume"])
     assert proc.returncode == 2 and "is the journal of another attack" in proc.stderr, proc.stderr
@@ -106,23 +106,25 @@ def test_a_killed_probe_run_resumes_to_the_uninterrupted_records(tiny_models, bu
     from robust_bench.suite.runner import run_folder
 
     cut = tmp_path / "cut"
-    run = run_folder(cut, str(tiny_models["bert"]))
-    folder = run / ".partial"
+    root = run_folder(cut, str(tiny_models["bert"]))      # a run per probe under it
     unit = "robust_bench.experiments.jabberwocky:_Checkpoint.put"
     k = run_killed([*common, "--output-dir", str(cut)], unit, seed=7, most=3, env=env)
-    assert not list((run / "records").glob("*.json")), "killed before the records"
-    kept = len([p for p in folder.rglob("*.json") if p.name != "state.json"])
+    assert not list(root.rglob("records/*.json")), "killed before the records"
+    kept = len([p for p in root.rglob(".partial/**/*.json") if p.name != "state.json"])
     assert kept == k
     out = _run([*common, "--output-dir", str(cut), "--resume"], env)
     assert f"resumed: {kept} finished searches" in out
-    assert not list(folder.rglob("*.json")), "checkpoints are removed once the records are written"
+    assert not list(root.rglob(".partial/**/*.json")), "checkpoints are removed once the records are written"
 
     def recs(d):
-        return {p.name: _strip(json.loads(p.read_text())) for p in sorted((Path(d) / "records").glob("*.json"))}
+        return {p.parent.parent.name + "/" + p.name: _strip(json.loads(p.read_text()))
+                for p in sorted(Path(d).rglob("records/*.json"))}
 
-    assert recs(run) == recs(run_folder(tmp_path / "whole", str(tiny_models["bert"]))) and len(recs(run)) == 2
-    # other settings under --resume are refused, not mixed
+    assert recs(root) == recs(run_folder(tmp_path / "whole", str(tiny_models["bert"]))) and len(recs(root)) == 2
+    # other settings under --resume are another (derived) suite: they run in their own folder, never mixed
     run_killed([*common, "--output-dir", str(tmp_path / "cut2")], unit, seed=8, most=3, env=env)
-    proc = run_cli([*common[:-2], "--max-sentences", "90", "--output-dir", str(tmp_path / "cut2"), "--resume"],
-                   env={**os.environ, **env})
-    assert proc.returncode == 2 and "holds a run of another one-task suite" in proc.stderr, proc.stderr
+    killed = {p.parent.name for p in run_folder(tmp_path / "cut2", str(tiny_models["bert"])).iterdir()
+              for p in [p / "run.json"]}
+    _run([*common[:-2], "--max-sentences", "90", "--output-dir", str(tmp_path / "cut2"), "--resume"], env)
+    after = {p.name for p in run_folder(tmp_path / "cut2", str(tiny_models["bert"])).iterdir()}
+    assert killed < after and len(after - killed) == 2

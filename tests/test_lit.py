@@ -292,8 +292,8 @@ def test_contrast_set_scores_hand_computed():
 
 
 def test_evaluate_command_prints_table_3_and_writes_a_run(lit_repo, tiny_nli_classifier, tmp_path):
-    """`evaluate` on both splits of a local build (not the suite's pinned data): a run of a derived
-    one-task-per-split suite whose records' consistency equals the metric module's on the same predictions."""
+    """`evaluate` on a local build (not the suite's pinned data): a run of a derived suite on the split the
+    lit suite scores, whose record's consistency equals the metric module's on the same predictions."""
     from robust_bench.models.classifiers import HFClassifier
     from robust_bench.io.task_data import NLI_LABELS
     from robust_bench.suite.runner import run_folder
@@ -303,11 +303,12 @@ def test_evaluate_command_prints_table_3_and_writes_a_run(lit_repo, tiny_nli_cla
                                    "--repo", str(lit_repo), "--output-dir", str(out)])
     assert res.exit_code == 0, res.output
     assert "Acc@Ori" in res.output and "Consistency" in res.output and "i;i" in res.output
-    run = run_folder(out, str(tiny_nli_classifier))
+    (run,) = run_folder(out, str(tiny_nli_classifier)).iterdir()
     records = sorted((run / "records").glob("*.json"))
-    assert len(records) == 2 and (run / "suite.yaml").is_file()
+    assert len(records) == 1 and (run / "suite.yaml").is_file()       # the split the lit suite scores
     rec = json.loads(records[0].read_text())
-    assert rec["schema_version"].startswith("2") and rec["suite"]["name"] == "lit_mnli_command"
+    assert rec["schema_version"].startswith("2") and rec["suite"]["name"].startswith("lit_mnli_command_")
+    assert rec["split"] == "validation_matched"
     # the record's consistency equals the evaluate module's on the same predictions
     ds = datasets.load_dataset(str(lit_repo), "lit_mnli", split=rec["split"])
     clf = HFClassifier(str(tiny_nli_classifier), NLI_LABELS)

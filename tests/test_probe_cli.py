@@ -19,17 +19,18 @@ def run(args, cwd, env):
     return proc.stdout
 
 
-def records(run):
-    """The per-layer results a probe run recorded (run.json), by (probe, representation, variant); each task's
-    v2 record is there too."""
-    manifest = json.loads((Path(run) / "run.json").read_text())
+def records(root):
+    """The per-layer results the probe runs under ``root`` (OUTPUT_DIR/<model>: a run per probe) recorded in
+    run.json, by (probe, representation, variant); each task's v2 record is there too."""
     out = {}
-    for task, state in manifest["tasks"].items():
-        rec = json.loads((Path(run) / "records" / f"{task}.json").read_text())
-        assert rec["schema_version"].startswith("2") and rec["model"]["revision"].startswith("local-")
-        for r in probe_results(manifest["model"], state["details"]):
-            r["n_test_scored"] = state["details"]["n_test_scored"]
-            out[(r["details"]["probe"], r["details"]["representation"], r["variant"])] = r
+    for run in sorted(Path(root).iterdir()):
+        manifest = json.loads((run / "run.json").read_text())
+        for task, state in manifest["tasks"].items():
+            rec = json.loads((run / "records" / f"{task}.json").read_text())
+            assert rec["schema_version"].startswith("2") and rec["model"]["revision"].startswith("local-")
+            for r in probe_results(manifest["model"], state["details"]):
+                r["n_test_scored"] = state["details"]["n_test_scored"]
+                out[(r["details"]["probe"], r["details"]["representation"], r["variant"])] = r
     return out
 
 
@@ -65,10 +66,10 @@ def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):
     assert sum(rec["details"]["selected_layer"] for rec in recs.values()) == 4
     for metric in ("uuas", "dspr"):
         for ext in ("png", "svg"):
-            assert list((r1 / "figures").glob(f"jabberwocky_ewt__{metric}.{ext}"))
-    assert (r1 / "tables" / "jabberwocky_ewt_perceptron__layers.txt").is_file()
+            assert list(r1.glob(f"*/figures/jabberwocky_ewt__{metric}.{ext}"))
+    assert list(r1.glob("*/tables/jabberwocky_ewt_perceptron__layers.txt"))
     # several runs plot together
-    fig = run(["probe-figure", str(r1), "--out", str(tmp_path / "fig"),
+    fig = run(["probe-figure", *map(str, sorted(r1.iterdir())), "--out", str(tmp_path / "fig"),
                "--metric", "uuas"], tmp_path, env)
     assert (tmp_path / "fig.png").is_file() and (tmp_path / "fig.svg").is_file() and "figure:" in fig
     # same seed, same numbers; the second run reads every representation from the cache

@@ -177,12 +177,12 @@ def run_command(model: str, suite: Suite, tasks: list[Task], *, repo: str | os.P
     SetupError, LLMError
         As :func:`run_suite`.
     """
-    shipped = suite.name in list_suites() and load_suite(suite.name) == suite
-    out = run_folder(output_dir, model) / (suite.name if not shipped else "_".join(t.name for t in tasks)[:120])
+    derived = not suite.source          # made by command_suite, not read from a shipped suite or a file
+    out = run_folder(output_dir, model) / (suite.name if derived else "_".join(t.name for t in tasks)[:120])
     created = not out.exists()
 
     def save_suite() -> None:
-        if not shipped and not (out / SUITE_FILE).exists():
+        if derived and not (out / SUITE_FILE).exists():
             atomic_write_text(out / SUITE_FILE, suite_yaml(suite))
 
     def views(task, rows, result, handle):
