@@ -104,22 +104,7 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     budget = error_budget(len(tokens), error_rate)
     if not tokens:
         return PerturbationResult((), (), (), 0, 0, "empty segment")
-    # Nn, SVA, Vform and Wchoice need a lemminflect or WordNet look-up per position, the engine's
-    # main cost, so their positions are resolved only when drawn: a drawn position without an
-    # operation is dropped and another drawn; a type left without positions is dropped and the
-    # type drawn again. This rejection sampling picks types and positions with exactly the
-    # probabilities of generating all operations upfront.
-    # Confusion-set types are resolved per site in the same way (a site always has operations,
-    # so nothing is rejected there unless fitted weights rule all of them out).
-    prot = set(protected)
-    lazy: dict[str, dict[tuple[str, int], list[Operation] | None]] = {
-        kind: {("tok", i): None for i in _LAZY[kind][0](tokens, prot | set(unsure))} for kind in types if kind in _LAZY}
-    eager_types = [t for t in types if t not in _LAZY]
-    ops, sites = candidate_operations(tokens, protected=prot, no_insert_before=no_insert_before, types=eager_types,
-                                      sites_only=True, unsure=unsure)
-    for kind, where, i in sites:
-        lazy.setdefault(kind, {})[(where, i)] = None
-    lazy = {k: v for k, v in lazy.items() if v}
+    ops, lazy = _operations_and_sites(tokens, set(protected), no_insert_before, types, unsure)
     if not ops and not lazy:
         return PerturbationResult(tuple(words), tuple(spaces), (), budget, 0, "no applicable operation")
     by_type: dict[str, list[Operation]] = {}
@@ -134,46 +119,14 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
     uniform = conf.uniform_weights
     dead: set[str] = set()
     while spent < budget:
-        left = budget - spent
-        avail: dict[str, list[Operation] | None] = {}
-        for kind in ERROR_TYPES:
-            if conf.type_weight(kind) <= 0 or kind in dead:
-                continue
-            if kind in lazy:
-                # lazily resolved operations are single-token edits (cost 1)
-                if any(_site_free(site, touched, gaps) and (v is None or v) for site, v in lazy[kind].items()):
-                    avail[kind] = None
-                continue
-            lst = by_type.get(kind)
-            if not lst:
-                continue
-            ok = [op for op in lst if op.cost <= left and not _conflicts(op, touched, gaps)
-                  and (uniform or conf.op_weight(op) > 0)]
-            if ok:
-                avail[kind] = ok
+        avail = _available(conf, uniform, lazy, by_type, dead, touched, gaps, budget - spent)
         if not avail:
             break
         kinds = list(avail)
         kind = rng.choices(kinds, weights=[conf.type_weight(k) for k in kinds])[0]
         if kind in lazy:
-            cands = None
-            table = lazy[kind]
-            while True:
-                open_sites = [st for st, v in table.items() if _site_free(st, touched, gaps) and (v is None or v)]
-                if not open_sites:
-                    break
-                site = rng.choice(open_sites)
-                if table[site] is None:
-                    where, i = site
-                    made = (_LAZY[kind][1](tokens[i], i, refusals, tokens) if kind in _LAZY
-                            else _site_ops(tokens, (kind, where, i)))
-                    table[site] = [o for o in made if (uniform or conf.op_weight(o) > 0)
-                                   and (o.type, o.position, o.replacement) not in banned]
-                    if kind == "Wchoice":
-                        wchoice_sizes.append(len(table[site]))
-                if table[site]:
-                    cands = table[site]
-                    break
+            cands = _drawn_site_ops(tokens, rng, kind, lazy[kind], conf, uniform, banned, touched, gaps, refusals,
+                                    wchoice_sizes)
             if cands is None:
                 dead.add(kind)
                 continue
@@ -182,39 +135,116 @@ def perturb(tokens: Sequence[Token], rng: random.Random, *, error_rate: float = 
             pos = rng.choice(positions)
             cands = [op for op in avail[kind] if op.position == pos]
         op = rng.choice(cands) if uniform else rng.choices(cands, weights=[conf.op_weight(o) for o in cands])[0]
-        if undoes_error(tokens, edits, op):
-            # together with an earlier edit it makes correct English with another meaning ("the companies
-            # want" -> "the company wants", "a plan" -> "the plans")
-            _count(refusals, "still_an_error")
-            cands.remove(op)
-            if kind not in lazy:
-                by_type[kind].remove(op)
-            continue
-        if crowded(edits, op):
-            # a third edit within two tokens of two others ("a spur of the moment" -> "spurs moment")
-            _count(refusals, "edit_spread")
-            cands.remove(op)
-            if kind not in lazy:
-                by_type[kind].remove(op)
-            continue
-        if articles_after(words, spaces, edits, op) > base_articles:
-            # the edit would leave a/an before a word of the other sound ("an mechanism", "a effort")
-            _count(refusals, "article_agreement")
+        refused = _refusal(tokens, words, spaces, edits, op, base_articles)
+        if refused is not None:
+            _count(refusals, refused)
             cands.remove(op)
             if kind not in lazy:
                 by_type[kind].remove(op)
             continue
         edits.append(op.as_edit())
         spent += op.cost
-        if op.operation == INSERT:
-            gaps.add(op.position)
-        elif op.operation == SWAP:
-            touched.update((op.position, op.position + 1))
-        else:
-            touched.add(op.position)
+        _mark(op, touched, gaps)
     if not edits and not ops and not any(v for table in lazy.values() for v in table.values()):
         return PerturbationResult(tuple(words), tuple(spaces), (), budget, 0, "no applicable operation")
     new_words, new_spaces = apply_edits(words, spaces, edits)
     reason = None if edits else "no operation fits the budget"
     return PerturbationResult(tuple(new_words), tuple(new_spaces), tuple(edits), budget, spent, reason,
                               tuple(wchoice_sizes))
+
+
+def _operations_and_sites(tokens: Sequence[Token], prot: set[int], no_insert_before: Iterable[int],
+                          types: Sequence[str], unsure: Iterable[int]):
+    """The eager operations (Worder's swaps), and per lazily resolved type its sites, each still unresolved
+    (``None``); types without sites are left out."""
+    # Nn, SVA, Vform and Wchoice need a lemminflect or WordNet look-up per position, the engine's
+    # main cost, so their positions are resolved only when drawn: a drawn position without an
+    # operation is dropped and another drawn; a type left without positions is dropped and the
+    # type drawn again. This rejection sampling picks types and positions with exactly the
+    # probabilities of generating all operations upfront.
+    # Confusion-set types are resolved per site in the same way (a site always has operations,
+    # so nothing is rejected there unless fitted weights rule all of them out).
+    lazy: dict[str, dict[tuple[str, int], list[Operation] | None]] = {
+        kind: {("tok", i): None for i in _LAZY[kind][0](tokens, prot | set(unsure))} for kind in types if kind in _LAZY}
+    eager_types = [t for t in types if t not in _LAZY]
+    ops, sites = candidate_operations(tokens, protected=prot, no_insert_before=no_insert_before, types=eager_types,
+                                      sites_only=True, unsure=unsure)
+    for kind, where, i in sites:
+        lazy.setdefault(kind, {})[(where, i)] = None
+    lazy = {k: v for k, v in lazy.items() if v}
+    return ops, lazy
+
+
+def _available(conf: Confusions, uniform: bool, lazy: dict, by_type: dict[str, list[Operation]], dead: set[str],
+               touched: set[int], gaps: set[int], left: int) -> dict[str, list[Operation] | None]:
+    """The types that can still place an edit within ``left`` tokens of budget: for an eager type its
+    operations that fit, for a lazy one ``None`` (it has a free site not yet found empty)."""
+    avail: dict[str, list[Operation] | None] = {}
+    for kind in ERROR_TYPES:
+        if conf.type_weight(kind) <= 0 or kind in dead:
+            continue
+        if kind in lazy:
+            # lazily resolved operations are single-token edits (cost 1)
+            if any(_site_free(site, touched, gaps) and (v is None or v) for site, v in lazy[kind].items()):
+                avail[kind] = None
+            continue
+        lst = by_type.get(kind)
+        if not lst:
+            continue
+        ok = [op for op in lst if op.cost <= left and not _conflicts(op, touched, gaps)
+              and (uniform or conf.op_weight(op) > 0)]
+        if ok:
+            avail[kind] = ok
+    return avail
+
+
+def _drawn_site_ops(tokens: Sequence[Token], rng: random.Random, kind: str,
+                    table: dict[tuple[str, int], list[Operation] | None], conf: Confusions, uniform: bool,
+                    banned: set, touched: set[int], gaps: set[int], refusals: MutableMapping[str, int] | None,
+                    wchoice_sizes: list[int]) -> list[Operation] | None:
+    """A lazy type's operations at a site drawn among its free ones, resolved when first drawn (a site
+    without operations is dropped and another drawn); None when no free site has any."""
+    cands = None
+    while True:
+        open_sites = [st for st, v in table.items() if _site_free(st, touched, gaps) and (v is None or v)]
+        if not open_sites:
+            break
+        site = rng.choice(open_sites)
+        if table[site] is None:
+            where, i = site
+            made = (_LAZY[kind][1](tokens[i], i, refusals, tokens) if kind in _LAZY
+                    else _site_ops(tokens, (kind, where, i)))
+            table[site] = [o for o in made if (uniform or conf.op_weight(o) > 0)
+                           and (o.type, o.position, o.replacement) not in banned]
+            if kind == "Wchoice":
+                wchoice_sizes.append(len(table[site]))
+        if table[site]:
+            cands = table[site]
+            break
+    return cands
+
+
+def _refusal(tokens: Sequence[Token], words: Sequence[str], spaces: Sequence[bool], edits: Sequence[dict],
+             op: Operation, base_articles: int) -> str | None:
+    """The check that refuses a drawn operation, if one does."""
+    if undoes_error(tokens, edits, op):
+        # together with an earlier edit it makes correct English with another meaning ("the companies
+        # want" -> "the company wants", "a plan" -> "the plans")
+        return "still_an_error"
+    if crowded(edits, op):
+        # a third edit within two tokens of two others ("a spur of the moment" -> "spurs moment")
+        return "edit_spread"
+    if articles_after(words, spaces, edits, op) > base_articles:
+        # the edit would leave a/an before a word of the other sound ("an mechanism", "a effort")
+        return "article_agreement"
+    return None
+
+
+def _mark(op: Operation, touched: set[int], gaps: set[int]) -> None:
+    """Record the tokens (or the gap) an applied operation modified."""
+    if op.operation == INSERT:
+        gaps.add(op.position)
+    elif op.operation == SWAP:
+        touched.update((op.position, op.position + 1))
+    else:
+        touched.add(op.position)
