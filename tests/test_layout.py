@@ -171,7 +171,6 @@ def test_the_evaluations_room_imports_at_the_top():
 OVERSIZED_MODULES: dict[str, int] = {}
 OVERSIZED_FUNCTIONS = {"robust_bench/suite/runner.py:run_suite": 165,
                        "robust_bench/experiments/jabberwocky.py:run_probing": 172,
-                       "robust_bench/attacks/treebanks.py:make_attack": 168,
                        "robust_bench/models/llm.py:hf_loglikelihoods": 152}
 
 
