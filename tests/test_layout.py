@@ -168,11 +168,8 @@ def test_the_evaluations_room_imports_at_the_top():
 
 #: modules over 1,200 lines and functions over 150 lines that predate the limit (issue 52, item 2), with the
 #: size each may not exceed: they are to be split, and none may grow or be joined by another
-OVERSIZED_MODULES = {"robust_bench/perturb/gec.py": 1488, "robust_bench/perturb/treebanks.py": 1324}
-OVERSIZED_FUNCTIONS = {"robust_bench/perturb/gec.py:candidate_operations": 192, "robust_bench/suite/runner.py:run_suite": 165,
-                       "robust_bench/experiments/jabberwocky.py:run_probing": 172,
-                       "robust_bench/attacks/treebanks.py:make_attack": 168, "robust_bench/perturb/gec.py:perturb": 167,
-                       "robust_bench/models/llm.py:hf_loglikelihoods": 152}
+OVERSIZED_MODULES: dict[str, int] = {}
+OVERSIZED_FUNCTIONS = {"robust_bench/suite/runner.py:run_suite": 165}
 
 
 def test_no_module_over_1200_lines_and_no_function_over_150():

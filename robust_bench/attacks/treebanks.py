@@ -658,16 +658,7 @@ def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None =
         If a language model asked for by name cannot be loaded.
     """
     from robust_bench.io.sources import sha256_file
-    from robust_bench.models.lm import DEFAULT_LM, DEFAULT_MLM, CausalLMScorer, MaskedLMFiller
-    from robust_bench.models.loader import ModelError
-    from robust_bench.models.taggers import SpacyPosTagger
-    from robust_bench.perturb.checks import ZIPF_FLOOR
-    from robust_bench.perturb.treebanks import (MAX_SENSE_RANK, MAX_ZIPF_DROP, MAX_SUBSTITUTE_SENSE_RANK, MIN_COSINE,
-                                                MLM_TOP_K, MAX_PPL_INCREASE, EmbeddingFilter,
-                                                EmbeddingGenerator, FrequencyFilter, GrammarFilter,
-                                                MaskedLMGenerator, MeaningFilter, PerplexityFilter, PosFilter,
-                                                SememeGenerator, SubstituteError, VerbFrames,
-                                                WordNetGenerator, load_word_vectors)
+    from robust_bench.perturb.treebanks import SubstituteError, load_word_vectors
 
     gen_names, gen_explicit = _names(generators, GENERATORS, "generator")
     flt_names, flt_explicit = _names(filters, FILTERS, "filter")
@@ -675,31 +666,57 @@ def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None =
                    "lambda_arc": LAMBDA_ARC, "budget_rate": BUDGET_RATE, "unavailable": {},
                    "requested": {"generators": "auto" if not gen_explicit else gen_names,
                                  "filters": "auto" if not flt_explicit else flt_names}}
-
-    def unavailable(what: str, why: str, explicit: bool):
-        if explicit:
-            raise SubstituteError(f"{what} was asked for but cannot run: {why}")
-        setup["unavailable"][what] = why
-
     vec = None
     needs_vectors = "embedding" in gen_names or "embedding" in flt_names
     if needs_vectors and vectors:
         vec = load_word_vectors(vectors)
         setup["vectors"] = {"file": vec.name, "sha256": sha256_file(vectors), "words": len(vec)}
     no_vectors = vectors_unavailable or "no word-vector file given (--vectors)"
+    gens = _attack_generators(gen_names, gen_explicit, setup, vec, no_vectors, hownet=hownet, mlm=mlm, device=device,
+                              seed=seed)
+    if not gens:
+        raise SubstituteError("no candidate generator can run: " + "; ".join(f"{k}: {v}" for k, v in setup["unavailable"].items()))
+    flts, thresholds = _attack_filters(flt_names, flt_explicit, setup, vec, no_vectors, tagger_model=tagger_model,
+                                       frames=frames, meaning=meaning, grammar_checker=grammar_checker, lm=lm,
+                                       device=device)
+    setup["generators"] = [g.name for g in gens]
+    setup["filters"] = [f.name for f in flts]
+    setup["thresholds"] = thresholds
+    return ParserAttack(parser, gens, flts, rule=rule), setup
+
+
+def _unavailable(setup: dict, what: str, why: str, explicit: bool):
+    """Record why a generator or filter left out of an ``"auto"`` attack cannot run; one asked for by name
+    must run."""
+    from robust_bench.perturb.treebanks import SubstituteError
+
+    if explicit:
+        raise SubstituteError(f"{what} was asked for but cannot run: {why}")
+    setup["unavailable"][what] = why
+
+
+def _attack_generators(gen_names: list[str], gen_explicit: bool, setup: dict, vec, no_vectors: str, *, hownet, mlm,
+                       device: str, seed: int) -> list:
+    """The generators of :func:`make_attack` that run, in :data:`GENERATORS` order, their models recorded
+    in ``setup``."""
+    from robust_bench.models.lm import DEFAULT_MLM, MaskedLMFiller
+    from robust_bench.models.loader import ModelError
+    from robust_bench.perturb.treebanks import (MAX_SENSE_RANK, MAX_SUBSTITUTE_SENSE_RANK, MLM_TOP_K, EmbeddingGenerator,
+                                                MaskedLMGenerator, SememeGenerator, SubstituteError, WordNetGenerator)
+
     gens = []
     for name in gen_names:
         if name == "sememe":
             try:
                 gens.append(SememeGenerator(hownet))
             except SubstituteError as exc:
-                unavailable("generator sememe", str(exc), gen_explicit)
+                _unavailable(setup, "generator sememe", str(exc), gen_explicit)
         elif name == "synonym":
             gens.append(WordNetGenerator())
             setup["synonym"] = {"max_sense_rank": MAX_SENSE_RANK, "max_substitute_sense_rank": MAX_SUBSTITUTE_SENSE_RANK}
         elif name == "embedding":
             if vec is None:
-                unavailable("generator embedding", no_vectors, gen_explicit)
+                _unavailable(setup, "generator embedding", no_vectors, gen_explicit)
             else:
                 gens.append(EmbeddingGenerator(vec))
         else:
@@ -708,12 +725,26 @@ def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None =
             except ModelError as exc:
                 if gen_explicit or mlm:
                     raise
-                unavailable("generator mlm", str(exc).splitlines()[0], False)
+                _unavailable(setup, "generator mlm", str(exc).splitlines()[0], False)
                 continue
             setup["mlm"] = {"model": filler.model_id, "revision": filler.revision}
             gens.append(MaskedLMGenerator(filler, seed=seed))
-    if not gens:
-        raise SubstituteError("no candidate generator can run: " + "; ".join(f"{k}: {v}" for k, v in setup["unavailable"].items()))
+    return gens
+
+
+def _attack_filters(flt_names: list[str], flt_explicit: bool, setup: dict, vec, no_vectors: str, *, tagger_model,
+                    frames, meaning, grammar_checker, lm, device: str) -> tuple[list, dict]:
+    """The filters of :func:`make_attack` that run, in :data:`FILTERS` order, and their thresholds; their
+    models recorded in ``setup``."""
+    from robust_bench.io.sources import sha256_file
+    from robust_bench.models.lm import DEFAULT_LM, CausalLMScorer
+    from robust_bench.models.loader import ModelError
+    from robust_bench.models.taggers import SpacyPosTagger
+    from robust_bench.perturb.checks import ZIPF_FLOOR
+    from robust_bench.perturb.treebanks import (MAX_PPL_INCREASE, MAX_ZIPF_DROP, MIN_COSINE, EmbeddingFilter,
+                                                FrequencyFilter, GrammarFilter, MeaningFilter, PerplexityFilter,
+                                                PosFilter, VerbFrames)
+
     flts = []
     thresholds: dict = {}
     for name in flt_names:
@@ -731,7 +762,7 @@ def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None =
             flts.append(PosFilter(tagger, frames=vf))
         elif name == "embedding":
             if vec is None:
-                unavailable("filter embedding", no_vectors, flt_explicit)
+                _unavailable(setup, "filter embedding", no_vectors, flt_explicit)
             else:
                 flts.append(EmbeddingFilter(vec))
                 thresholds["embedding"] = {"min_cosine": MIN_COSINE}
@@ -740,7 +771,7 @@ def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None =
                 f = MeaningFilter(meaning)
                 f.meaning._encoder()
             except OSError as exc:
-                unavailable("filter meaning", str(exc), flt_explicit)
+                _unavailable(setup, "filter meaning", str(exc), flt_explicit)
                 continue
             flts.append(f)
             thresholds["meaning"] = {"model": f.meaning.model, "sentence_cosine": f.meaning.sentence_threshold,
@@ -757,12 +788,9 @@ def make_attack(parser: Parser, *, vectors: str | None = None, mlm: str | None =
             except ModelError as exc:
                 if flt_explicit or lm:
                     raise
-                unavailable("filter perplexity", str(exc).splitlines()[0], False)
+                _unavailable(setup, "filter perplexity", str(exc).splitlines()[0], False)
                 continue
             setup["lm"] = {"model": scorer.model_id, "revision": scorer.revision}
             thresholds["perplexity"] = {"max_increase": MAX_PPL_INCREASE}
             flts.append(PerplexityFilter(scorer))
-    setup["generators"] = [g.name for g in gens]
-    setup["filters"] = [f.name for f in flts]
-    setup["thresholds"] = thresholds
-    return ParserAttack(parser, gens, flts, rule=rule), setup
+    return flts, thresholds

@@ -218,13 +218,7 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
     from robust_bench.models.encoders import EncoderAdapter
 
     s = settings or ProbeSettings()
-    if s.train_on not in VARIANTS:
-        raise ProbingError(f"train_on must be one of {VARIANTS}, got {s.train_on!r}")
-    bad = [p for p in s.probes if p not in PROBES]
-    if bad:
-        raise ProbingError(f"unknown probes {bad}; choose from {PROBES}")
-    if s.variant not in TRAINING_VARIANTS:
-        raise ProbingError(f"variant must be one of {TRAINING_VARIANTS}, got {s.variant!r}")
+    _check_settings(s)
     repo = Path(repo)
     splits, meta = _load_splits(repo, config, s.max_sentences, s.max_train_sentences, test_indices)
     adapter = EncoderAdapter(model, revision=revision, device=device, dtype=dtype, pooling=pooling,
@@ -257,14 +251,7 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
         vecs = [np.asarray(r.sentence(pos[k])) for k in idx]
         return vecs, [splits[split].heads[k] for k in idx], [splits[split].punct[k] for k in idx]
 
-    fast = None
-    if s.static_vectors:
-        vectors, vdim = load_static_vectors(s.static_vectors)
-        fast = {}
-        for (sp, v), r in reps.items():
-            kept = r[layers[0]].kept if sp != "test" else np.asarray(common_sorted)
-            fp, oov = _fast_pos(adapter, vectors, vdim, splits[sp].words[v], kept)
-            fast[(sp, v)] = (fp, [splits[sp].heads[k] for k in kept], [splits[sp].punct[k] for k in kept], oov)
+    fast = _static_features(s, adapter, splits, reps, layers, common_sorted)
 
     def data_for(rep, split, variant):
         if rep == "fast+pos":
@@ -281,41 +268,12 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
         "settings": {k: v for k, v in vars(s).items()}, "layers": list(layers), "precision": precision,
         "test_indices": None if test_indices is None else [int(i) for i in test_indices],
         "per_sentence": per_sentence}) if checkpoint_dir is not None else None
-    results = []
-    for rep in reps_list:
-        data = None  # the layer's padded features, shared by both probes
-        for kind in s.probes:
-            name = f"{kind}-{rep}"
-            done = checkpoint.get(name) if checkpoint else None
-            if done is not None:
-                results += done
-                continue
-            if data is None:
-                tr_x, tr_h, _ = data_for(rep, "train", train_var)
-                dv_x, dv_h, _ = data_for(rep, "validation", train_var)
-                data = prepare_search_data(tr_x, tr_h, dv_x, dv_h, device=train_device, precision=precision)
-            trials = sample_trials(s.trials, data[0].dim, seed=s.seed)
-            best, _all = random_search(kind, None, None, None, None, trials, epochs=s.epochs,
-                                       batch_size=s.batch_size, patience=s.patience, seed=s.seed,
-                                       device=train_device, progress=progress, variant=s.variant,
-                                       precision=precision, data=data)
-            entries = []
-            for v in test_variants:
-                te_x, te_h, te_p = data_for(rep, "test", v)
-                scored = _score(kind, best.proj, te_x, te_h, te_p, splits["test"].punctuation_rule, per_sentence)
-                entries.append({"probe": kind, "representation": rep, "variant": v, "dev_loss": best.dev_loss,
-                                "trial": {"lr": best.trial.lr, "rank": best.trial.rank,
-                                          "dropout": best.trial.dropout, "epochs": best.epochs},
-                                **scored})
-            if checkpoint:
-                checkpoint.put(name, entries)
-            results += entries
+    results = _train_and_score(s, reps_list, test_variants, data_for, checkpoint, splits["test"].punctuation_rule,
+                               train_device=train_device, precision=precision, per_sentence=per_sentence,
+                               progress=progress)
     # the order of an uninterrupted run: by probe, then representation
     results.sort(key=lambda r: (s.probes.index(r["probe"]), reps_list.index(r["representation"])))
-    selected = {}
-    for kind in s.probes:
-        cands = [r for r in results if r["probe"] == kind and isinstance(r["representation"], int)]
-        selected[kind] = min(cands, key=lambda r: (r["dev_loss"], r["representation"]))["representation"]
+    selected = _selected_layers(results, s.probes)
     test = splits["test"]
     heads = [test.heads[k] for k in common_sorted]
     upos = [test.upos[k] for k in common_sorted]
@@ -344,6 +302,76 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
                      "batch_size": s.batch_size, "patience": s.patience},
         "resumed": sorted(checkpoint.reused) if checkpoint else [],
     }
+
+
+def _check_settings(s: ProbeSettings) -> None:
+    """Refuse settings with an unknown ``train_on`` variant, probe or training variant (``variant``)."""
+    if s.train_on not in VARIANTS:
+        raise ProbingError(f"train_on must be one of {VARIANTS}, got {s.train_on!r}")
+    bad = [p for p in s.probes if p not in PROBES]
+    if bad:
+        raise ProbingError(f"unknown probes {bad}; choose from {PROBES}")
+    if s.variant not in TRAINING_VARIANTS:
+        raise ProbingError(f"variant must be one of {TRAINING_VARIANTS}, got {s.variant!r}")
+
+
+def _static_features(s: ProbeSettings, adapter, splits, reps, layers, common_sorted):
+    """The ``fast+pos`` representation of every embedded split and variant (static vectors with the
+    model's POS features), or None without static vectors."""
+    fast = None
+    if s.static_vectors:
+        vectors, vdim = load_static_vectors(s.static_vectors)
+        fast = {}
+        for (sp, v), r in reps.items():
+            kept = r[layers[0]].kept if sp != "test" else np.asarray(common_sorted)
+            fp, oov = _fast_pos(adapter, vectors, vdim, splits[sp].words[v], kept)
+            fast[(sp, v)] = (fp, [splits[sp].heads[k] for k in kept], [splits[sp].punct[k] for k in kept], oov)
+    return fast
+
+
+def _train_and_score(s: ProbeSettings, reps_list: list[Any], test_variants, data_for, checkpoint, punctuation_rule, *,
+                     train_device: str, precision: str, per_sentence: bool, progress: bool) -> list[dict]:
+    """Per representation and probe, the random search on the training variant and the scores of its best
+    probe on each test variant; a search the checkpoint holds is taken from it."""
+    results = []
+    for rep in reps_list:
+        data = None  # the layer's padded features, shared by both probes
+        for kind in s.probes:
+            name = f"{kind}-{rep}"
+            done = checkpoint.get(name) if checkpoint else None
+            if done is not None:
+                results += done
+                continue
+            if data is None:
+                tr_x, tr_h, _ = data_for(rep, "train", s.train_on)
+                dv_x, dv_h, _ = data_for(rep, "validation", s.train_on)
+                data = prepare_search_data(tr_x, tr_h, dv_x, dv_h, device=train_device, precision=precision)
+            trials = sample_trials(s.trials, data[0].dim, seed=s.seed)
+            best, _all = random_search(kind, None, None, None, None, trials, epochs=s.epochs,
+                                       batch_size=s.batch_size, patience=s.patience, seed=s.seed,
+                                       device=train_device, progress=progress, variant=s.variant,
+                                       precision=precision, data=data)
+            entries = []
+            for v in test_variants:
+                te_x, te_h, te_p = data_for(rep, "test", v)
+                scored = _score(kind, best.proj, te_x, te_h, te_p, punctuation_rule, per_sentence)
+                entries.append({"probe": kind, "representation": rep, "variant": v, "dev_loss": best.dev_loss,
+                                "trial": {"lr": best.trial.lr, "rank": best.trial.rank,
+                                          "dropout": best.trial.dropout, "epochs": best.epochs},
+                                **scored})
+            if checkpoint:
+                checkpoint.put(name, entries)
+            results += entries
+    return results
+
+
+def _selected_layers(results: list[dict], probes) -> dict:
+    """Per probe, the layer whose probe has the lowest development loss (the lower layer on a tie)."""
+    selected = {}
+    for kind in probes:
+        cands = [r for r in results if r["probe"] == kind and isinstance(r["representation"], int)]
+        selected[kind] = min(cands, key=lambda r: (r["dev_loss"], r["representation"]))["representation"]
+    return selected
 
 
 class _Checkpoint:

@@ -488,9 +488,32 @@ def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int,
 
     import torch
 
+    tok, model = lm.tokenizer, lm.model
+    distinct, plan = _encoded_requests(lm, tok, requests, truncated)
+    device = lm.device
+    batches = _scored_batches(distinct, plan, batch_size, device)
+
+    keep = "logits_to_keep" in inspect.signature(model.forward).parameters
+    sums = torch.zeros(len(requests), dtype=torch.float32, device=device)
+    with torch.inference_mode():
+        for start, width, ids, index in batches:
+            ids, index = ids.to(device, non_blocking=True), index.to(device, non_blocking=True)
+            logits = model(ids, **({"logits_to_keep": width - start} if keep else {})).logits
+            logits = logits[:, -(width - start):]
+            if logits.shape[1] != width - start:
+                raise LLMError(f"{type(model).__name__} gave logits for {logits.shape[1]} positions, "
+                               f"not the {width - start} asked for")
+            picked = logits[index[0], index[1]].float()                  # (tokens scored, vocab)
+            lp = picked.gather(1, index[2, :, None])[:, 0] - torch.logsumexp(picked, dim=1)
+            sums.index_add_(0, index[3], lp)
+    return sums.cpu().tolist()
+
+
+def _encoded_requests(lm, tok, requests: Sequence[tuple[str, str]], truncated: list[int] | None):
+    """The requests as lm-eval encodes them (:func:`hf_loglikelihoods`): the distinct model inputs, and per
+    request the index of its input and its continuation's tokens."""
     from lm_eval.models.utils import has_bos_prefix
 
-    tok, model = lm.tokenizer, lm.model
     bos = tok.decode(lm.prefix_token_id)
     kwargs = {} if lm.add_bos_token is None else {"add_special_tokens": lm.add_bos_token}
 
@@ -538,6 +561,14 @@ def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int,
         seq = tuple((ctx_enc + cont_enc)[-(max_length + 1):][:-1])
         plan.append((inputs.setdefault(seq, len(inputs)), cont_enc))
     distinct = list(inputs)
+    return distinct, plan
+
+
+def _scored_batches(distinct: list[tuple[int, ...]], plan: list, batch_size: int, device) -> list:
+    """The batches of :func:`hf_loglikelihoods`, built before the first forward pass: per batch the first
+    position scored, the width, the padded ids and the index of each token scored."""
+    import torch
+
     # the positions each input must score: as many as its longest continuation
     need = [0] * len(distinct)
     by_input: dict[int, list[int]] = {}
@@ -548,7 +579,6 @@ def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int,
 
     # every batch's tensors before the first forward pass: padded ids, the first position scored,
     # and (row, column from that position, target token, request) of each token scored
-    device = lm.device
     gpu = torch.device(device).type == "cuda"
     batches = []
     for b in range(0, len(order), batch_size):
@@ -569,21 +599,8 @@ def hf_loglikelihoods(lm, requests: Sequence[tuple[str, str]], batch_size: int,
                 index[3] += [r] * n
         pair = (torch.from_numpy(ids), torch.tensor(index, dtype=torch.long))
         batches.append((start, width, *(t.pin_memory() if gpu else t for t in pair)))
+    return batches
 
-    keep = "logits_to_keep" in inspect.signature(model.forward).parameters
-    sums = torch.zeros(len(requests), dtype=torch.float32, device=device)
-    with torch.inference_mode():
-        for start, width, ids, index in batches:
-            ids, index = ids.to(device, non_blocking=True), index.to(device, non_blocking=True)
-            logits = model(ids, **({"logits_to_keep": width - start} if keep else {})).logits
-            logits = logits[:, -(width - start):]
-            if logits.shape[1] != width - start:
-                raise LLMError(f"{type(model).__name__} gave logits for {logits.shape[1]} positions, "
-                               f"not the {width - start} asked for")
-            picked = logits[index[0], index[1]].float()                  # (tokens scored, vocab)
-            lp = picked.gather(1, index[2, :, None])[:, 0] - torch.logsumexp(picked, dim=1)
-            sums.index_add_(0, index[3], lp)
-    return sums.cpu().tolist()
 
 class LLMBackend:
     """One lm-eval model object and what robust-bench asks of it.
