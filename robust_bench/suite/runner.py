@@ -283,29 +283,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
             write_manifest(out, manifest)
             continue
         revision = revision or handle.revision()
-        log_sha = write_log(out / "logs" / f"{task.name}.jsonl", result.examples)
-        shutil.rmtree(work, ignore_errors=True)
-        entry = {"status": "done", "n_examples": len(result.examples), "n_asked": data.n_asked,
-                 "corpus_sha256": data.corpus_sha256,
-                 "log_sha256": log_sha, "details": result.details, "wall_seconds": round(time.perf_counter() - start, 2)}
-        asked = handle.llm_setup(task.name)
-        if asked is not None:
-            entry["llm"] = asked = {**asked, "wall_seconds": entry["wall_seconds"]}
-        manifest["tasks"][task.name] = entry
-        manifest["revision"] = revision
-        if shard is None:
-            rec = record_from_log(task, suite, sorted(result.examples, key=lambda e: e["id"]), log_sha256=log_sha,
-                                  model_id=ident["model"], revision=revision, corpus_sha256=data.corpus_sha256,
-                                  seed=seed, limit=limit, llm=asked)
-            write_task_record(out, task.name, rec)
-            m = rec["metrics"][task.primary]
-            lo, hi = rec["intervals"][task.primary]
-            echo(f"  {task.name}: {task.primary} {_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}] on {len(result.examples)} examples "
-                 f"({entry['wall_seconds']:.1f} s)")
-        else:
-            echo(f"  {task.name}: shard {shard[0] + 1}/{shard[1]}, {len(result.examples)} examples "
-                 f"({entry['wall_seconds']:.1f} s)")
-        write_manifest(out, manifest)
+        _write_task(out, suite, task, result, data, handle, manifest, revision=revision, seed=seed, limit=limit,
+                    shard=shard, seconds=time.perf_counter() - start, work=work, echo=echo)
         if on_task is not None:  # a command's tables: an error is a warning, the run's files stay whole
             try:
                 on_task(task, data.rows, result, handle)
@@ -319,6 +298,36 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
 
         write_report(out)
     return manifest
+
+
+def _write_task(out: Path, suite: Suite, task: Task, result: EvalOutput, data: _TaskData, handle: ModelHandle,
+                manifest: dict, *, revision, seed: int, limit, shard, seconds: float, work: Path,
+                echo: Callable[[str], None]) -> None:
+    """A finished task's files: its log (then its partial results go), its entry in ``run.json`` and, unsharded,
+    its record; one line said."""
+    log_sha = write_log(out / "logs" / f"{task.name}.jsonl", result.examples)
+    shutil.rmtree(work, ignore_errors=True)
+    entry = {"status": "done", "n_examples": len(result.examples), "n_asked": data.n_asked,
+             "corpus_sha256": data.corpus_sha256, "log_sha256": log_sha, "details": result.details,
+             "wall_seconds": round(seconds, 2)}
+    asked = handle.llm_setup(task.name)
+    if asked is not None:
+        entry["llm"] = asked = {**asked, "wall_seconds": entry["wall_seconds"]}
+    manifest["tasks"][task.name] = entry
+    manifest["revision"] = revision
+    if shard is None:
+        rec = record_from_log(task, suite, sorted(result.examples, key=lambda e: e["id"]), log_sha256=log_sha,
+                              model_id=manifest["model"], revision=revision, corpus_sha256=data.corpus_sha256,
+                              seed=seed, limit=limit, llm=asked)
+        write_task_record(out, task.name, rec)
+        m = rec["metrics"][task.primary]
+        lo, hi = rec["intervals"][task.primary]
+        echo(f"  {task.name}: {task.primary} {_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}] on {len(result.examples)} examples "
+             f"({entry['wall_seconds']:.1f} s)")
+    else:
+        echo(f"  {task.name}: shard {shard[0] + 1}/{shard[1]}, {len(result.examples)} examples "
+             f"({entry['wall_seconds']:.1f} s)")
+    write_manifest(out, manifest)
 
 
 def _opened_manifest(out: Path, ident: dict, spec: ModelSpec, handle: ModelHandle, *, resume: bool, found,
