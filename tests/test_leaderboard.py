@@ -495,7 +495,7 @@ def test_verify_marks_a_genuine_submission_verified_and_flags_forged_predictions
     repo, suites = smoke_repo
     store = tmp_path / "store"
     shutil.copytree(board["store"], store)
-    suite = LocalStore(store).suites()[("smoke", 2)]
+    suite = LocalStore(store).suites()[("smoke", 3)]
     cmd = ["leaderboard", "verify", "--store", str(store), "--repo", str(repo), "--model", models["nli"]]
 
     genuine = run([*cmd, "tiny/nli-clf", "--sample", "12", "--seed", "3"], tmp_path, check=False)
