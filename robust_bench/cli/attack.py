@@ -41,8 +41,8 @@ def attack(
                                                             "grammatical_errors); other options or data make a "
                                                             "derived, unranked one-task suite."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository; adversarial examples go there too."),
-    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="The run folder is OUTPUT_DIR/<model>: v2 "
-                                                                          "record, log, report, the paper's tables."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Run folders go under OUTPUT_DIR/<model>/: "
+                                                                          "v2 records, logs, report, the paper's tables."),
 ) -> None:
     """Worst-case grammatical-error attack on a classifier or tagger: a run of the suite's task (v2 record,
     per-example log, report) and the paper's report (success rate, queries, error types, budget curve)."""

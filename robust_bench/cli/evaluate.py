@@ -40,8 +40,8 @@ def evaluate_cmd(
                                                             "shipped suite); other options or data make a derived, "
                                                             "unranked one-task suite."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built config."),
-    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="The run folder is OUTPUT_DIR/<model>: v2 "
-                                                                          "records, logs, report, the paper's tables."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Run folders go under OUTPUT_DIR/<model>/: "
+                                                                          "v2 records, logs, report, the paper's tables."),
 ) -> None:
     """Acc@Ori, Acc@Ctr and consistency per transformation on a LIT contrast set (Table 3), or a
     name-swap config's original, worst, best, random and stability scores (Table 3)."""

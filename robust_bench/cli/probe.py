@@ -41,8 +41,8 @@ def probe(
     suite: Optional[str] = typer.Option(None, "--suite", help="The suite whose task this is (default: jabberwocky); "
                                                             "other settings or data make a derived, unranked suite."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the config."),
-    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="The run folder is OUTPUT_DIR/<model>: v2 "
-                                                                          "records, logs, report, the paper's tables."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Run folders go under OUTPUT_DIR/<model>/: "
+                                                                          "v2 records, logs, report, the paper's tables."),
 ) -> None:
     """Train structural and perceptron probes on a model and score them on plain and Jabberwocky EWT."""
     check_model("--model", model)

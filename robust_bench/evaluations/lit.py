@@ -112,7 +112,7 @@ def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOut
                              {"original": labels[po[k]], "contrast": labels[pc[k]]},
                              {"original": labels[go], "contrast": labels[gc]},
                              _outcome(po[k], pc[k], go, gc, rules[k]), llm_traces(clf, (ori[k], ctr[k]))))
-    per_code = table3(list(rows["transformation"]), out)
+    per_code = table3(list(rows["transformation"]), out) if out else {}        # an empty shard has no table
     return EvalOutput(out, {"rows": len(rows), "consistency_excluded": sum(1 - e["outcome"]["counted"] for e in out),
                             "per_transformation": {k: {m: (None if isinstance(x, float) and x != x else x)
                                                        for m, x in v.items()}            # NaN: undefined

@@ -129,7 +129,8 @@ def command_suite(config: str, splits: str | list[str], *, repo: str | os.PathLi
         tasks.append(Task(name=name[:64], family=family, config=config, split=sp,
                           interface=interface or (base.interface if base is not None else "sequence-classification"),
                           evaluation=ev.name, metrics=metrics, primary=primary,
-                          data_sha256=pinned.data_sha256 if pinned else None,
+                          # the pinned data, else the data built here (so the derived suite's name covers them)
+                          data_sha256=pinned.data_sha256 if pinned else built.get(sp),
                           examples=pinned.examples if pinned else None,
                           options={**base_opts, **opts}, setup=base.setup if base is not None else ()))
     how = ", ".join(f"{k}={v!r}" for k, v in sorted(opts.items())) or "its defaults"
@@ -149,10 +150,10 @@ def run_command(model: str, suite: Suite, tasks: list[Task], *, repo: str | os.P
                 on_task: Callable[[Path, Task, Any, EvalOutput, ModelHandle], None] | None = None,
                 **run_kw) -> tuple[Path, dict]:
     """Run ``tasks`` of ``suite`` for ``model`` (:func:`run_suite`) into the command's run folder,
-    ``OUTPUT_DIR/<model>/<tasks>`` for a shipped suite's tasks, ``OUTPUT_DIR/<model>/<derived suite>`` otherwise,
+    ``OUTPUT_DIR/<model>/<suite>__<tasks>`` for a suite's tasks, ``OUTPUT_DIR/<model>/<derived suite>`` otherwise,
     so that commands on other configs or with other options do not meet; a derived suite is written there as
     ``suite.yaml`` once the run has started (``check`` reads it). A folder this call created is removed again
-    when no task finished.
+    when the run fails having kept nothing (no log, no partial results that ``--resume`` would read).
 
     Parameters
     ----------
@@ -178,8 +179,14 @@ def run_command(model: str, suite: Suite, tasks: list[Task], *, repo: str | os.P
         As :func:`run_suite`.
     """
     derived = not suite.source          # made by command_suite, not read from a shipped suite or a file
-    out = run_folder(output_dir, model) / (suite.name if derived else "_".join(t.name for t in tasks)[:120])
+    out = run_folder(output_dir, model) / (suite.name if derived else
+                                           f"{suite.name}__{'_'.join(t.name for t in tasks)}"[:120])
     created = not out.exists()
+    if created:     # made here and only here: a second command started at the same time stops, deleting nothing
+        try:
+            out.mkdir(parents=True, exist_ok=False)
+        except FileExistsError:
+            raise RunError(f"{out} was made by another command meanwhile; choose another --output-dir") from None
 
     def save_suite() -> None:
         if derived and not (out / SUITE_FILE).exists():
@@ -197,8 +204,9 @@ def run_command(model: str, suite: Suite, tasks: list[Task], *, repo: str | os.P
             state = manifest["tasks"].get(t.name, {})
             if state.get("status") != "done":
                 raise RunError(f"{t.name}: {state.get('status', 'not run')}: {state.get('reason', '')}".rstrip(": "))
-    except BaseException:
-        if created and out.exists() and not any((out / "records").glob("*.json")):
+    except Exception:
+        # a folder made by this call that kept nothing (no log, no partial results a --resume would read) goes
+        if created and not any(out.glob("logs/*")) and not any(p.is_file() for p in out.glob(".partial/**/*")):
             shutil.rmtree(out, ignore_errors=True)
         raise
     return out, manifest
@@ -400,7 +408,7 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
 def probe_command(model: str, *, repo: str | os.PathLike, config: str = "jabberwocky_ewt", settings=None,
                   revision: str | None = None, device: str = "auto", dtype: str = "auto", pooling: str = "first",
                   suite: str | os.PathLike | None = None, output_dir: str | os.PathLike, resume: bool = False,
-                  echo: Callable[[str], None] = print) -> tuple[Path, list[Path]]:
+                  echo: Callable[[str], None] = print) -> tuple[list[Path], list[Path]]:
     """``robust-bench probe``: the ``probe`` evaluation (Hall Maudslay & Cotterell, 2021, §4, App. B) as a suite
     run per probe (the structural probe's is the ``jabberwocky`` suite's task ``<config>`` under App. B's
     settings; the perceptron probe's, ``<config>_perceptron``, a derived suite's), and the per-layer table and
@@ -469,7 +477,7 @@ def probe_command(model: str, *, repo: str | os.PathLike, config: str = "jabberw
         # is the jabberwocky suite's task; the perceptron probe, which no suite scores, is a derived suite's
         su, ts = command_suite(config, "test", repo=repo, suite=suite, evaluation="probe",
                                options={"probe": kind, "trials": s.trials, "epochs": s.epochs, **chosen})
-        if su.name not in list_suites() and kind != "structural":
+        if not su.source and kind != "structural":
             ts = [replace(t, name=f"{t.name}_{kind}"[:64]) for t in ts]
             su = replace(su, tasks=tuple(ts))
         # --max-sentences caps every split; on the test split that is the run's limit (the first N sentences)
