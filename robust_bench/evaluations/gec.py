@@ -24,12 +24,12 @@ from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, Toler
 from robust_bench.scoring import entity_counts
 from robust_bench.attacks.gec import (AttackError, TASKS, attack_pipelines, run_attack, run_ner_attack)
 from robust_bench.attacks.search import AttackJournal
-from robust_bench.data.repository import built_config, write_derived_config
+from robust_bench.data.repository import write_derived_config
 from robust_bench.models.resolve import load_model
 from robust_bench.perturb.gec import realign_tags, render
 
 __all__ = ["attack", "attack_examples", "check_outcome", "attack_journal",
-           "load_examples", "save_adversarial"]
+           "save_adversarial"]
 
 
 _CLASSIFIERS_ONLY = ("--max-attacked and --resume are for classification configs; gec_conll2003 attacks every "
@@ -282,28 +282,6 @@ def _with_summary(details: dict, run) -> dict:
     keep = ("examples", "attacked", "successes", "modified_share_mean", "queries_mean", "queries_median",
             "error_types_in_successes")
     return {**details, "summary": {k: run["summary"][k] for k in keep if k in run["summary"]}}
-
-
-def load_examples(repo: str | Path, config: str, split: str | None = None, limit: int | None = None):
-    """Rows of a ``gec_*`` config (its original fields and labels), and the label names.
-
-    Raises
-    ------
-    NotBuiltError
-        If the config is not built or has no such split.
-    AttackError
-        If the config is not a sequence-classification config.
-    """
-    import datasets
-
-    if config not in TASKS and config != "gec_conll2003":
-        raise AttackError(f"attacks run on {', '.join(TASKS)} and gec_conll2003; got {config!r}")
-    meta = built_config(repo, config, split or None)
-    split = split or next(iter(meta["files"]))
-    ds = datasets.load_dataset(str(repo), config, split=split)
-    if limit is not None:
-        ds = ds.select(range(min(limit, len(ds))))
-    return ds, split, meta
 
 
 def save_adversarial(run: dict[str, Any], *, repo: str | Path, name: str, model: str, revision: str, config: str,

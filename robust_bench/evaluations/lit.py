@@ -27,15 +27,13 @@ import numpy as np
 from robust_bench import RobustBenchError
 from robust_bench.evaluations import (EvalOutput, Metric, input_sha256, llm_traces, log_entry, ratio,
                                       register_evaluation, task_classifier, unit_ids)
-from robust_bench.data.registry import UnknownConfigError, get_config
-from robust_bench.data.repository import built_config
 from robust_bench.io.fileio import save_figure
 from robust_bench.perturb.lit.pairs import CODES
 from robust_bench.results.runs import log_columns
 from robust_bench.scoring import consistency_details
 from robust_bench.scoring.intervals import metric_value
 
-__all__ = ["contrast_set", "check_outcome", "load_contrast_sets", "table3", "contrast_set_scores", "format_table",
+__all__ = ["contrast_set", "check_outcome", "table3", "contrast_set_scores", "format_table",
            "plot_scores", "LitEvalError"]
 
 
@@ -117,36 +115,7 @@ def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOut
                             "per_transformation": {k: {m: (None if isinstance(x, float) and x != x else x)
                                                        for m, x in v.items()}            # NaN: undefined
                                                    for k, v in per_code.items() if k != "all"}},
-                      extras={"classifier": clf})
-
-
-def load_contrast_sets(repo: str | Path, config: str, split: str | None = None) -> tuple[dict, dict]:
-    """The splits of a built ``lit_*`` config (all of them, or ``split``), and its metadata.
-
-    Returns
-    -------
-    sets : dict of str to datasets.Dataset
-    meta : dict
-        The config's ``metadata.json``.
-
-    Raises
-    ------
-    LitEvalError
-        If the config is not a LIT config.
-    robust_bench.data.repository.NotBuiltError
-        If it is not built in ``repo``, or has no such split.
-    """
-    import datasets
-
-    try:
-        family = get_config(config).family
-    except UnknownConfigError:
-        family = None
-    if family != "lit":
-        raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli); got {config!r}")
-    meta = built_config(repo, config, split)
-    splits = [split] if split else list(meta["files"])
-    return {sp: datasets.load_dataset(str(repo), config, split=sp) for sp in splits}, meta
+                      extras={"classifier": clf, "table3": per_code})
 
 
 def table3(codes: Sequence[str], entries: Sequence[dict]) -> dict:

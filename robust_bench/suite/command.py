@@ -267,7 +267,7 @@ def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None,
     LitEvalError, NotBuiltError, ModelError, RunError
         A config that is not LIT, not built, a model that cannot be loaded, a task that failed.
     """
-    from robust_bench.evaluations.lit import LitEvalError, format_table, plot_scores, table3
+    from robust_bench.evaluations.lit import LitEvalError, format_table, plot_scores
 
     if get_config(config).family != "lit":
         raise LitEvalError(f"evaluate scores LIT contrast sets (lit_mnli, lit_snli) and name swaps; got {config!r}")
@@ -276,7 +276,7 @@ def evaluate_contrast_sets(model: str, config: str, *, split: str | None = None,
     written: list[Path] = []
 
     def table(out, task, rows, result, handle):
-        scores = table3(list(rows["transformation"]), result.examples)
+        scores = result.extras["table3"]       # the evaluation's own Table 3 of these rows
         text = format_table(scores, title=f"{model} on {config}/{task.split} (LIT, Table 3; percentages)")
         echo(text)
         clf = result.extras.get("classifier")

@@ -250,7 +250,15 @@ def coref_persons(d, lexicon, nlp, real_word, *, gold_names: bool) -> list[dict]
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "my", "our", "their", "this", "that", "your", "its"})
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
+def _first_noun_sense(noun: str) -> str | None:
+    """The WordNet lexicographer file of the first noun sense of ``noun`` (``noun.animal``...), or None."""
+    from robust_bench.text.wordnet import wordnet as wn
+
+    senses = wn.synsets(noun, pos="n")
+    return senses[0].lexname() if senses else None
+
+
 def is_animal(noun: str) -> bool:
     """Whether the first WordNet sense of ``noun`` is an animal ("dog", "horse", "pony").
 
@@ -263,10 +271,7 @@ def is_animal(noun: str) -> bool:
     -------
     bool
     """
-    from robust_bench.text.wordnet import wordnet as wn
-
-    senses = wn.synsets(noun, pos="n")
-    return bool(senses) and senses[0].lexname() == "noun.animal"
+    return _first_noun_sense(noun) == "noun.animal"
 
 
 def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
@@ -360,7 +365,6 @@ def is_human(d, person: dict) -> bool:
                for a, b in d.clusters[person["cluster"]])
 
 
-@lru_cache(maxsize=4096)
 def person_noun(noun: str) -> bool:
     """Whether the first WordNet sense of ``noun`` is a person ("girl", "wife", "gardener").
 
@@ -373,10 +377,7 @@ def person_noun(noun: str) -> bool:
     -------
     bool
     """
-    from robust_bench.text.wordnet import wordnet as wn
-
-    senses = wn.synsets(noun, pos="n")
-    return bool(senses) and senses[0].lexname() == "noun.person"
+    return _first_noun_sense(noun) == "noun.person"
 
 
 def is_person_cluster(tokens, cluster, names, per_tokens: set[int], lexicon) -> bool:
