@@ -26,8 +26,8 @@ from robust_bench.data.citations import BALASUBRAMANIAN_2020
 from robust_bench.data.registry import register_builder
 from robust_bench.io.sources import SourceFile, SourceNotFoundError, describe_read, resolve_sources, sha256_file
 from robust_bench.io.task_data import CONLL2003_TAGS, MRPC_LABELS, read_conll2003, read_mrpc
-from robust_bench.perturb.names import (NameLexicon, apply_swaps, article_use, automatic_checks, business_companies,
-                                        char_offsets, choose_target, coref_persons, coverage_notes,
+from robust_bench.perturb.names import (RANDOM_COPIES, NameLexicon, apply_swaps, article_use, automatic_checks,
+                                        business_companies, char_offsets, choose_target, coref_persons, coverage_notes,
                                         document_mentions, gold_person_names, harvest_organisations,
                                         industries_by_company, institution_counts, is_institution,
                                         is_sports_headline, link_document_persons, mention_counts, mrpc_pair,
@@ -66,7 +66,6 @@ _CONLL_TRAIN = SourceFile("conll2003/train.txt", f"{_CONLL_HUB}/train/0000.parqu
 _MSR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
 _LITBANK = "https://github.com/dbamman/litbank/archive/refs/heads/master.zip"
 _VERSION = datasets.Version("2.2.0")
-_RANDOM_COPIES = 10
 #: An institution tagged in MRPC train joins the pool of its kind from this many mentions (a single
 #: mention may be a tagging accident).
 _MRPC_MIN_INSTITUTION_COUNT = 2
@@ -319,7 +318,7 @@ class NameSwaps(RobustBenchBuilder):
         self._train_ngrams = None if sents is None else Counter(
             tuple(w.lower() for w in s[i:i + n]) for s in sents for n in range(1, 5) for i in range(len(s) - n + 1))
         self._train_cache = None            # the examples' workers need the counts, not the sentences
-        self.provenance.update({"budget": cfg.budget, "random_copies": _RANDOM_COPIES, "types": list(cfg.types),
+        self.provenance.update({"budget": cfg.budget, "random_copies": RANDOM_COPIES, "types": list(cfg.types),
                                 "spacy_model": _spacy_name(cfg.spacy_model) if cfg.task != "conll2003" else None})
         if cfg.task == "coref":
             from robust_bench.io.conll2012 import read_conll2012
@@ -386,7 +385,7 @@ class NameSwaps(RobustBenchBuilder):
 
     # ---- generation ----------------------------------------------------------------------------
     def _variants(self, split: str) -> list[int]:
-        return list(range(1, _RANDOM_COPIES + 1)) if split == "random" else list(range(0, self.config.budget + 1))
+        return list(range(1, RANDOM_COPIES + 1)) if split == "random" else list(range(0, self.config.budget + 1))
 
     def _rng(self, split: str, group: str, variant: int) -> random.Random:
         stream = "random" if split == "random" else "swap"
@@ -565,7 +564,7 @@ class NameSwaps(RobustBenchBuilder):
         return out
 
     def coverage_notes(self, stats: dict[str, Any]) -> str:
-        return coverage_notes(self.config, stats, self.provenance, _RANDOM_COPIES)
+        return coverage_notes(self.config, stats, self.provenance, RANDOM_COPIES)
 
 
 def _hash_files(files) -> str:

@@ -115,3 +115,67 @@ def test_the_attack_command_is_a_run_that_submit_and_check_take(smoke_repo, smok
     sub, _ = _submitted(cmd, suites / "grammatical_errors.yaml", tmp_path, "tiny/nli")
     assert set(sub.records) == {"gec_mnli"}
     _invoke(["check", "--baseline", cmd, "--candidate", cmd, "--suite", suites / "grammatical_errors.yaml"])
+
+
+def name_reader(pairs):
+    """A paraphrase 'classifier' that reads the names (as tests/test_names.py's): equivalent when the first
+    capitalised word after the first of sentence 1 has an even length, so a swap can flip it."""
+    import numpy as np
+
+    out = []
+    for s1, _ in pairs:
+        caps = [w for w in s1.split()[1:] if w[:1].isupper()]
+        out.append([0.2, 0.8] if not caps or len(caps[0]) % 2 == 0 else [0.7, 0.3])
+    return np.asarray(out)
+
+
+name_reader.robust_bench_interface = "sequence-classification"
+name_reader.robust_bench_labels = ["not_equivalent", "equivalent"]
+
+
+def test_the_names_command_is_a_run_that_submit_and_check_take(smoke_repo, models, build_any, tmp_path):
+    """`evaluate --config names_*`: on names_conll2003 the named_entity_swaps suite's task (submit stores it, check
+    passes it); `--random` adds Table 3's random row as declared metrics (random_mean_f1, random_sd_f1) of a
+    derived suite (check compares two runs of it); RESEMBLE on names_mrpc is a run of its own; names_coref is scored by the CoNLL F1 of its own evaluation, the original over the clusters its
+    variants swap."""
+    repo, suites = smoke_repo
+    ner = suites / "named_entity_swaps.yaml"
+    out = _invoke(["evaluate", "--model", models["tagger"], "--config", "names_conll2003", "--suite", ner,
+                   "--repo", repo, "--output-dir", tmp_path / "cmd"])
+    assert "D_worst" in out and "random " not in out
+    cmd = _folder(tmp_path / "cmd", models["tagger"])
+    rec = _records(cmd)["names_conll2003"]
+    assert rec["suite"]["name"] == "named_entity_swaps" and set(rec["metrics"]) == {
+        "original_f1", "worst_f1", "best_f1", "stability"}
+    assert (cmd / "tables" / "names_conll2003__table3.txt").is_file()
+    sub, _ = _submitted(cmd, ner, tmp_path, "tiny/tagger")
+    assert set(sub.records) == {"names_conll2003"}
+    _invoke(["check", "--baseline", cmd, "--candidate", cmd, "--suite", ner])
+
+    out = _invoke(["evaluate", "--model", models["tagger"], "--config", "names_conll2003", "--suite", ner, "--random",
+                   "--repo", repo, "--output-dir", tmp_path / "random"])
+    assert "random " in out
+    rnd = _folder(tmp_path / "random", models["tagger"])
+    rec = _records(rnd)["names_conll2003"]
+    assert rec["suite"]["name"].startswith("names_conll2003_command_") and 0 <= rec["metrics"]["random_sd_f1"] <= 0.5
+    assert rec["metrics"]["original_f1"] == _records(cmd)["names_conll2003"]["metrics"]["original_f1"]
+    line = json.loads(next((rnd / "logs" / "names_conll2003.jsonl").open()))
+    assert {f"tp_random_{c}" for c in range(1, 11)} <= set(line["outcome"])
+    _invoke(["check", "--baseline", rnd, "--candidate", rnd])
+
+    runs = _invoke(["evaluate", "--model", f"callable:{__name__}:name_reader", "--config", "names_mrpc", "--suite", ner,
+                    "--resemble", "1", "--repo", repo, "--output-dir", tmp_path / "mrpc"])
+    assert "canonical names:" in runs
+    folders = sorted(run_folder(tmp_path / "mrpc", f"callable:{__name__}:name_reader").iterdir())
+    assert len(folders) == 2
+    resembled = next(f for f in folders if (f / "suite.yaml").exists())
+    state = json.loads((resembled / "run.json").read_text())["tasks"]["names_mrpc"]
+    assert state["details"]["resemble"]["m"] == 1 and len(state["details"]["resemble"]["canonical"]) == 1
+
+    coref = build_any("names_coref")
+    _invoke(["evaluate", "--config", "names_coref", "--random", "--repo", coref, "--output-dir", tmp_path / "coref"])
+    run = _folder(tmp_path / "coref", "rule-based")
+    rec = _records(run)["names_coref"]
+    assert set(rec["metrics"]) >= {"original_conll_f1", "worst_conll_f1", "random_mean_conll_f1", "stability"}
+    assert rec["metrics"]["original_conll_f1"] > 0        # scored over the clusters its variants swap
+    _invoke(["check", "--baseline", run, "--candidate", run])

@@ -28,6 +28,9 @@ def evaluate_cmd(
                                                                     "or a CoNLL-2012 file/folder of system output."),
     resemble: Optional[str] = typer.Option(None, "--resemble", help="names_mrpc: also score RESEMBLE with M canonical "
                                                                   "names, comma-separated values of M (e.g. 1,3)."),
+    random: bool = typer.Option(False, "--random/--no-random", help="names_*: also score the random split's 10 "
+                                                                    "copies (Table 3's random row; a derived, "
+                                                                    "unranked suite)."),
     temperature: float = typer.Option(2.0, "--temperature", help="RESEMBLE's T (Eq. 2)."),
     confidence: float = typer.Option(0.9, "--annotator-confidence", help="RESEMBLE's P(z=ẑ|x) for an annotator "
                                                                         "without probabilities (spaCy)."),
@@ -44,21 +47,26 @@ def evaluate_cmd(
                                                                           "v2 records, logs, report, the paper's tables."),
 ) -> None:
     """Acc@Ori, Acc@Ctr and consistency per transformation on a LIT contrast set (Table 3), or a
-    name-swap config's original, worst, best, random and stability scores (Table 3)."""
+    name-swap config's original, worst, best, (random) and stability scores (Table 3): a run folder each."""
     check_positive("--batch-size", batch_size)
     check("--temperature", math.isfinite(temperature) and temperature > 0, f"must be a positive number, got {temperature}")
     check_fraction("--annotator-confidence", confidence)
     check_output_dir("--output-dir", output_dir)
+    parts = [x.strip() for x in resemble.split(",")] if resemble else []
+    check("--resemble", all(x.isdigit() and int(x) > 0 for x in parts), f"must be positive integers M, got {resemble!r}")
     try:
         from robust_bench.data.registry import get_config
 
         if get_config(config).family == "named_entity_swaps":
-            from robust_bench.evaluations.names import evaluate_name_swaps
+            from robust_bench.suite.command import names_command
 
-            evaluate_name_swaps(config=config, model=model, spacy_model=spacy_model, predictor=predictor,
-                                resemble=resemble, temperature=temperature, confidence=confidence,
-                                label_map=parse_label_map(label_map), device=device, dtype=dtype,
-                                batch_size=batch_size, repo=repo, output_dir=output_dir, echo=typer.echo)
+            outs, _ = names_command(config, model=model, spacy_model=spacy_model, predictor=predictor, random=random,
+                                    resemble=[int(x) for x in parts], temperature=temperature, confidence=confidence,
+                                    label_map=parse_label_map(label_map), device=device, dtype=dtype,
+                                    batch_size=batch_size, suite=suite, repo=repo, output_dir=output_dir,
+                                    echo=typer.echo)
+            for out in outs:
+                typer.echo(f"run folder: {out} (records, per-example logs, report; tables/ and figures/ hold Table 3)")
             return
         if model is None:
             raise typer.BadParameter("--model is required for lit_* configs")

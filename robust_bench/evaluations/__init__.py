@@ -3,9 +3,8 @@
 Every module of this room (``gec``, ``names``, ``treebanks``, ``lit``, ``jabberwocky``) is one
 family's evaluation: the function that turns a model and a task's rows into per-example log entries,
 which ``robust-bench run`` calls, and the views of the paper's tables computed from its log. The
-grammatical-error, LIT and Jabberwocky commands are runs of it too (:mod:`robust_bench.suite.command`:
-a one-task suite, the same log and v2 record); the names command and the live parser attack still score
-through their own paths and write v1 records (issue 52).
+family commands (``evaluate``, ``attack``, ``probe``...) are runs of it too (:mod:`robust_bench.suite.command`:
+a one-task suite, the same log and v2 record).
 Its :class:`Evaluation` declares, in one place,
 
 * its name, as suites and records call it, and the family it scores;
@@ -76,11 +75,15 @@ class Metric:
         Its direction; the attack success rate is the exception that says so (lower is more robust).
     range : (float, float)
         The values it can take: fractions in [0, 1], rank correlations in [-1, 1].
+    option : str, optional
+        The task option without which the evaluation does not log its fields (``random``: the random
+        copies of name swaps); a task that lists the metric must set it.
     """
     name: str
     formula: Formula
     higher_is_better: bool = True
     range: tuple[float, float] = (0.0, 1.0)
+    option: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,27 +1,28 @@
-"""Named-entity swaps (Balasubramanian et al., 2020, Alg. 1 and Table 3): the ``name-swaps``
-evaluation, ``robust-bench evaluate --config names_*``, and the RESEMBLE defence (§4, Eq. 2).
+"""Named-entity swaps (Balasubramanian et al., 2020, Alg. 1 and Table 3): the ``name-swaps`` and
+``coref-name-swaps`` evaluations (which ``robust-bench run`` and ``robust-bench evaluate --config names_*``
+run, :func:`robust_bench.suite.command.names_command`), the RESEMBLE defence (§4, Eq. 2) and Table 3's views.
 
 A group is a source example and its B swapped variants (variant 0 is the original); the group is one
 example of the log. Every row of a split is predicted once, in one batched call (no input is scored
-twice), and reported as the paper does:
+twice), and reported as the paper does, each quantity a declared metric over the log:
 
-* **original**: the task F1 on the variant-0 rows;
-* **worst / best**: per group, the swapped variant with the lowest / highest per-example score
-  (:func:`robust_bench.scoring.worst_best_rows`), scored as a set (D_worst, D_best);
-* **random**: the mean and standard deviation over the 10 copies of the ``random`` split;
+* **original** (``original_f1``): the task F1 on the variant-0 rows;
+* **worst / best** (``worst_f1``, ``best_f1``): per group, the swapped variant with the lowest / highest
+  per-example score (:func:`robust_bench.scoring.worst_best_rows`), scored as a set (D_worst, D_best);
+* **random** (``random_mean_f1``, ``random_sd_f1``, with the task option ``random``): the mean and standard
+  deviation of the F1 over the 10 copies of the ``random`` split;
 * **stability**: the share of groups whose prediction is the same for the original and all variants.
 
 The task metric is the F1 of the positive class for MRPC (as the paper) and entity F1 (seqeval's
-entities) for NER, both 2Σtp / (2Σtp + Σfp + Σfn) over the log's counts (the evaluation's declared
-formulas, which ``robust-bench run`` uses too); for coreference it is MUC, B³, CEAFe, CoNLL F1 and
-LEA over the gold clusters of the swapped entities, pooled over documents
-(:mod:`robust_bench.scoring.coref`), which the suites do not score.
+entities) for NER, both 2Σtp / (2Σtp + Σfp + Σfn) over the log's counts; for coreference
+(``names_coref``, ``coref-name-swaps``) it is the CoNLL F1 (``original_conll_f1``...; mean of MUC, B³
+and CEAFe F1 from their pooled counts, :mod:`robust_bench.scoring.coref`) over the gold clusters of the
+swapped entities (§2.3), LEA and the other metrics of the originals in the run's details.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -29,27 +30,31 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from robust_bench import RobustBenchError
-from robust_bench.evaluations import (CommandTask, EvalOutput, EvaluationError, Metric, f1, input_sha256, llm_traces, log_entry,
+from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, f1, input_sha256, llm_traces, log_entry,
                                       pair_or_tagger_task_type, ratio, register_evaluation, task_classifier)
 from robust_bench.scoring import entity_counts, group_stability, stability_details, worst_best_rows
 from robust_bench.data.registry import UnknownConfigError, get_config
 from robust_bench.data.repository import built_config
 from robust_bench.io.fileio import save_figure
-from robust_bench.models.resolve import load_model
-from robust_bench.perturb.names import mentions_from_tags, span_map_from_edits
+from robust_bench.perturb.names import RANDOM_COPIES, mentions_from_tags, span_map_from_edits
 from robust_bench.perturb.organisations import SECTORS
-from robust_bench.results.records import make_record, model_slug, write_record
-from robust_bench.scoring.coref import coref_scores, restrict_to_clusters
-from robust_bench.scoring.intervals import metric_value
+from robust_bench.scoring.coref import coref_counts, coref_scores, restrict_to_clusters
+from robust_bench.scoring.intervals import Formula, metric_value
 from robust_bench.text.nlp import load_spacy, map_entity_label, ner_model_name
 
-__all__ = ["name_swaps", "NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref",
+__all__ = ["name_swaps", "coref_name_swaps", "conll", "table3_extras", "NameEvalError", "load_name_sets", "score_classifier", "score_tagger", "score_coref",
            "format_table", "Resemble", "resemble_mixture", "canonical_candidates", "choose_canonical_names",
-           "entity_kind", "plot_frequency", "plot_spread", "canonical_entities", "evaluate_name_swaps"]
+           "entity_kind", "plot_frequency", "plot_spread", "canonical_entities"]
 
 
 class NameEvalError(RobustBenchError, ValueError):
     """The config is not a built ``names_*`` config, or lacks a split."""
+
+
+#: the log's field stems of an F1 and of a CoNLL F1 (MUC, B³, CEAFe: recall and precision numerators and
+#: denominators, the order of :class:`~robust_bench.scoring.intervals.Formula`'s ``conll_f1``)
+_F1_FIELDS = ("tp", "fp", "fn")
+_COREF_FIELDS = tuple(f"{m}_{k}" for m in ("muc", "bcub", "ceafe") for k in ("rn", "rd", "pn", "pd"))
 
 
 def _positive(labels: Sequence[str]) -> int:
@@ -58,53 +63,70 @@ def _positive(labels: Sequence[str]) -> int:
 
 
 def _rows_scored(rows, preds, *, positive: int | None = None) -> dict[str, list]:
-    """Per row of a ``names_*`` split and its predictions: the task metric's (tp, fp, fn), the
-    per-example score that picks D_worst and D_best (correct for a classifier, the sentence's entity
-    F1 for a tagger, 1.0 with no entity on either side), the canonical prediction that stability
-    compares, and the prediction and gold label as the log shows them."""
+    """Per row of a ``names_*`` split and its predictions: the task metric's (tp, fp, fn) (``fields``
+    names them), the per-example score that picks D_worst and D_best (correct for a classifier, the
+    sentence's entity F1 for a tagger, 1.0 with no entity on either side), the canonical prediction that
+    stability compares, and the prediction and gold label as the log shows them."""
     if "sentence1" in rows.column_names:
         labels = list(rows.features["label"].names)
         positive = _positive(labels) if positive is None else positive
         gold = np.asarray(rows["label"])
         counts = [(int(p == positive and g == positive), int(p == positive and g != positive),
                    int(g == positive and p != positive)) for p, g in zip(preds, gold)]
-        return {"counts": counts, "score": (np.asarray(preds) == gold).astype(float).tolist(),
+        return {"fields": _F1_FIELDS, "counts": counts, "score": (np.asarray(preds) == gold).astype(float).tolist(),
                 "canon": [int(p) for p in preds], "shown": [labels[p] for p in preds], "gold": [labels[g] for g in gold]}
     names = list(rows.features["ner_tags"].feature.names)
     gold = [[names[t] for t in r] for r in rows["ner_tags"]]
     counts = [entity_counts(g, p) for g, p in zip(gold, preds)]
     n_orig = [len(t) for t in rows["original_tokens"]]
-    return {"counts": counts, "score": [2 * tp / (2 * tp + fp + fn) if (tp + fp + fn) else 1.0 for tp, fp, fn in counts],
+    return {"fields": _F1_FIELDS, "counts": counts,
+            "score": [2 * tp / (2 * tp + fp + fn) if (tp + fp + fn) else 1.0 for tp, fp, fn in counts],
             "canon": [canonical_entities(p, e, n) for p, e, n in zip(preds, rows["edits"], n_orig)],
             "shown": list(preds), "gold": gold}
 
 
-def _group_entries(rows, inputs, scored: dict[str, list], clf=None) -> list[dict]:
-    """One log line per group: tp/fp/fn of the original, the worst and the best variant, whether the
-    group is stable and counted for stability, and its number of swapped variants (and, for a causal LM
-    ``clf``, each variant's trace in row order)."""
+def _members(groups: Sequence[str]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for i, g in enumerate(groups):
+        out.setdefault(g, []).append(i)
+    return out
+
+
+def _group_entries(rows, inputs, scored: dict[str, list], clf=None, random: dict | None = None) -> list[dict]:
+    """One log line per group: the task metric's counts (``scored["fields"]``) of the original, the worst
+    and the best variant, whether the group is stable and counted for stability, and its number of swapped
+    variants; with ``random`` (the group's rows of the ``random`` split, :func:`_random_rows`), the counts of
+    each random copy c as ``<field>_random_<c>``. For a causal LM ``clf``, each variant's trace in row order."""
     groups, variants = list(rows["group_id"]), list(rows["variant"])
-    counts = scored["counts"]
+    counts, stems = scored["counts"], scored["fields"]
     worst, best = worst_best_rows(scored["score"], groups, variants)
     stability = group_stability(scored["canon"], groups, variants)
     worst_of = {groups[i]: i for i in worst}
     best_of = {groups[i]: i for i in best}
-    members: dict[str, list[int]] = {}
-    for i, g in enumerate(groups):
-        members.setdefault(g, []).append(i)
     out = []
-    for g, idx in members.items():
+    for g, idx in _members(groups).items():
         orig = next((i for i in idx if variants[i] == 0), None)
-        o = dict(zip(("tp_original", "fp_original", "fn_original"), counts[orig] if orig is not None else (0, 0, 0)))
-        w = dict(zip(("tp_worst", "fp_worst", "fn_worst"), counts[worst_of[g]] if g in worst_of else (0, 0, 0)))
-        b = dict(zip(("tp_best", "fp_best", "fn_best"), counts[best_of[g]] if g in best_of else (0, 0, 0)))
-        out.append(log_entry(str(g), input_sha256([inputs[i] for i in idx]),
+        outcome = {}
+        for name, i in (("original", orig), ("worst", worst_of.get(g)), ("best", best_of.get(g))):
+            outcome.update(zip((f"{f}_{name}" for f in stems), counts[i] if i is not None else (0,) * len(stems)))
+        outcome.update({"stable": stability.get(g, False), "counted": g in stability,
+                        "variants": sum(variants[i] != 0 for i in idx)})
+        seen = [inputs[i] for i in idx]
+        if random is not None:
+            mine = random["members"].get(g, [])
+            for c in range(1, RANDOM_COPIES + 1):
+                total = np.zeros(len(stems))
+                for j in mine:
+                    if random["copies"][j] == c:
+                        total += np.asarray(random["scored"]["counts"][j], dtype=np.float64)
+                outcome.update({f"{f}_random_{c}": (int(v) if float(v).is_integer() else float(v))
+                                for f, v in zip(stems, total)})
+            seen += [random["inputs"][j] for j in mine]
+        out.append(log_entry(str(g), input_sha256(seen),
                              {"original": scored["shown"][orig] if orig is not None else None,
                               "worst": scored["shown"][worst_of[g]] if g in worst_of else None,
                               "worst_variant": variants[worst_of[g]] if g in worst_of else None},
-                             scored["gold"][orig] if orig is not None else None,
-                             {**o, **w, **b, "stable": stability.get(g, False), "counted": g in stability,
-                              "variants": sum(variants[i] != 0 for i in idx)},
+                             scored["gold"][orig] if orig is not None else None, outcome,
                              llm_traces(clf, [inputs[i] for i in idx]) if clf is not None else None))
     return out
 
@@ -112,13 +134,58 @@ def _group_entries(rows, inputs, scored: dict[str, list], clf=None) -> list[dict
 def _inputs(rows) -> list:
     if "sentence1" in rows.column_names:
         return list(zip(rows["sentence1"], rows["sentence2"]))
+    if "sentence_starts" in rows.column_names:
+        return [(tuple(t), tuple(s)) for t, s in zip(rows["tokens"], rows["sentence_starts"])]
     return [tuple(t) for t in rows["tokens"]]
+
+
+def _split(repo, config: str, split: str):
+    import datasets
+
+    return datasets.load_dataset(str(repo), config, split=split)
+
+
+def _random_rows(task, rows, repo) -> tuple[Any, dict]:
+    """The rows of the config's ``random`` split whose group is one of ``rows``' (the same groups, copies
+    1..RANDOM_COPIES), read from ``repo``, and a partial :func:`_group_entries` ``random`` argument.
+
+    Raises
+    ------
+    EvaluationError
+        If the config in ``repo`` has no ``random`` split.
+    """
+    files = built_config(repo, task.config)["files"]
+    if "random" not in files:
+        raise EvaluationError(f"task {task.name!r}: option random needs the config's random split; "
+                              f"{task.config!r} in {repo} has {sorted(files)}")
+    wanted = set(rows["group_id"])
+    full = _split(repo, task.config, "random")
+    keep = [i for i, g in enumerate(full["group_id"]) if g in wanted]
+    sub = full.select(keep)
+    return sub, {"members": _members(list(sub["group_id"])), "copies": list(sub["variant"]),
+                 "inputs": _inputs(sub), "sha256": files["random"]["sha256"]}
+
+
+def _random_metrics(task, evaluation, random: bool) -> None:
+    declared = {m.name: m.option for m in evaluation.metrics}
+    asked = sorted(m.name for m in getattr(task, "metrics", ()) if declared.get(m.name) == "random")
+    if asked and not random:
+        raise EvaluationError(f"task {task.name!r}: metrics {asked} are over the random split's copies: set the "
+                              "task's option random: true")
+
+
+def _f1_random(stat: str) -> Formula:
+    """The task F1 of each random copy, and their mean or population standard deviation (Table 3)."""
+    fields = tuple(f"{f}_random_{c}" for c in range(1, RANDOM_COPIES + 1) for f in _F1_FIELDS)
+    return Formula("f1", fields, over=stat)
 
 
 @register_evaluation(
     name="name-swaps", family="named_entity_swaps",
     metrics=(Metric("original_f1", f1("original")), Metric("worst_f1", f1("worst")), Metric("best_f1", f1("best")),
-             Metric("stability", ratio("stable", "counted"))),
+             Metric("stability", ratio("stable", "counted")),
+             Metric("random_mean_f1", _f1_random("mean"), option="random"),
+             Metric("random_sd_f1", _f1_random("sd"), higher_is_better=False, range=(0.0, 0.5), option="random")),
     pairs=(("original_f1", "worst_f1"),), robustness=("worst_f1", "best_f1", "stability"),
     hub_task_type=pair_or_tagger_task_type, unit_column="group_id",
     title="Named-entity swaps (Balasubramanian et al., 2020)")
@@ -129,11 +196,20 @@ def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutpu
     ----------
     model : robust_bench.models.resolve.ModelHandle
         A sequence classifier (``names_mrpc``) or a token classifier (``names_conll2003``).
-    task, rows
-        The suite task and its rows (every variant of the selected groups).
+    task
+        The suite task. ``options``: ``random`` (also score the config's ``random`` split, the 10
+        random-replacement copies of the selected groups, for ``random_mean_f1`` and ``random_sd_f1``:
+        Table 3's random row); ``resemble`` (``names_mrpc``: wrap the classifier in RESEMBLE with the M best
+        canonical names by validation accuracy, §4), with ``temperature`` (T of Eq. 2, default 2),
+        ``annotator_confidence`` (c for an annotator without probabilities, default 0.9) and ``annotator``
+        (the spaCy pipeline whose NER types the entities; default :func:`robust_bench.text.nlp.ner_model_name`);
+        ``label_map`` (model label -> dataset label).
+    rows
+        The task's rows (every variant of the selected groups).
     seed, repo
         A causal LM's k-shot demonstrations are drawn with ``seed`` from another split of the config in
-        ``repo`` (:func:`~robust_bench.evaluations.task_classifier`); other models do not use them.
+        ``repo`` (:func:`~robust_bench.evaluations.task_classifier`); the random copies and RESEMBLE's
+        validation pairs are read from ``repo``.
     positions, work
         Unused.
 
@@ -141,23 +217,195 @@ def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutpu
     -------
     EvalOutput
         One entry per group: tp/fp/fn of the original, the worst and the best variant, ``stable``,
-        ``counted`` and ``variants``.
+        ``counted``, ``variants`` (and, with ``random``, ``tp_random_<c>``...). Details: ``rows``, ``groups``
+        (and ``random_sha256``, RESEMBLE's ``canonical`` names with their validation accuracies). Extras:
+        ``table3`` (:func:`table3_extras`: scores per kind of name, Fig. 1's points) and ``adapter``.
 
     Raises
     ------
     EvaluationError
-        If the rows are neither sentence pairs nor NER rows.
+        If the rows are neither sentence pairs nor NER rows, RESEMBLE is asked of a tagger, or random
+        metrics without the option.
     """
+    o = task.options
+    _random_metrics(task, name_swaps, bool(o.get("random")))
+    details: dict[str, Any] = {}
     if "sentence1" in rows.column_names:
-        adapter = task_classifier(model, list(rows.features["label"].names), task, repo, seed)
+        adapter = task_classifier(model, list(rows.features["label"].names), task, repo, seed, o.get("label_map"))
+        if o.get("resemble"):
+            adapter, details["resemble"] = _resemble(adapter, task, repo)
     elif "ner_tags" in rows.column_names:
-        adapter = model.tagger(list(rows.features["ner_tags"].feature.names))
+        if o.get("resemble"):
+            raise EvaluationError(f"task {task.name!r}: RESEMBLE wraps a sentence-pair classifier (names_mrpc)")
+        adapter = model.tagger(list(rows.features["ner_tags"].feature.names), o.get("label_map"))
     else:
         raise EvaluationError(f"task {task.name!r}: name swaps score sentence pairs (names_mrpc) or NER "
                               f"(names_conll2003); {task.config!r} has neither")
     inputs = _inputs(rows)
-    entries = _group_entries(rows, inputs, _rows_scored(rows, adapter.predict(inputs)), adapter)
-    return EvalOutput(entries, {"rows": len(rows), "groups": len(entries)})
+    random = None
+    extra: list = []
+    if o.get("random"):
+        rrows, random = _random_rows(task, rows, repo)
+        extra = random["inputs"]
+        details["random_sha256"] = random["sha256"]
+    preds = adapter.predict(inputs + extra)
+    scored = _rows_scored(rows, preds[:len(inputs)])
+    if random is not None:
+        random["scored"] = _rows_scored(rrows, preds[len(inputs):])
+    entries = _group_entries(rows, inputs, scored, adapter, random)
+    return EvalOutput(entries, {"rows": len(rows), "groups": len(entries), **details},
+                      extras={"table3": table3_extras(scored, rows), "adapter": adapter})
+
+
+def _resemble(adapter, task, repo):
+    """RESEMBLE (§4) around ``adapter``: the M = ``options.resemble`` best canonical names by accuracy on the
+    config's validation originals, among the replacements its test split uses (:func:`canonical_candidates`)."""
+    o = task.options
+    m = int(o["resemble"])
+    if m < 1:
+        raise EvaluationError(f"task {task.name!r}: option resemble must be a positive number of canonical names")
+    nlp = load_spacy(ner_model_name(o.get("annotator")), require=("ner",))
+    test, validation = _split(repo, task.config, task.split), _split(repo, task.config, "validation")
+    ranking = choose_canonical_names(adapter, validation, canonical_candidates(test), nlp, m=m)
+    names = [r["name"] for r in ranking[:m]]
+    wrapped = Resemble(adapter, names, nlp, temperature=float(o.get("temperature", 2.0)),
+                       confidence=float(o.get("annotator_confidence", 0.9)))
+    return wrapped, {"m": m, "canonical": names, "ranking": ranking[:max(5, m)],
+                     "annotator": f"{nlp.meta.get('name')} {nlp.meta.get('version')}",
+                     "temperature": wrapped.temperature, "annotator_confidence": wrapped.confidence}
+
+
+def table3_extras(scored: dict[str, list], rows) -> dict:
+    """What Table 3's view needs beyond the log's metrics: the scores per kind of swapped name (original,
+    D_worst, D_best and groups per :func:`entity_kind`) and the (training frequency, score) points of Fig. 1."""
+    groups, variants, edits = list(rows["group_id"]), list(rows["variant"]), list(rows["edits"])
+    metric = _metric_of(scored)
+    return {"by_kind": _by_kind(metric, scored["score"], groups, variants, edits),
+            "frequency_points": _frequency_points(scored["score"], variants, edits)}
+
+
+def conll(prefix: str) -> Formula:
+    """The CoNLL F1 over the fields ``muc_rn_<prefix>`` ... ``ceafe_pd_<prefix>`` (pooled sums)."""
+    return Formula("conll_f1", tuple(f"{f}_{prefix}" for f in _COREF_FIELDS))
+
+
+def _conll_random(stat: str) -> Formula:
+    fields = tuple(f"{f}_random_{c}" for c in range(1, RANDOM_COPIES + 1) for f in _COREF_FIELDS)
+    return Formula("conll_f1", fields, over=stat)
+
+
+def _scored_clusters(rows) -> list[list[int]]:
+    """Per row, the gold clusters it is scored on: a variant's swapped clusters; for an original (which swaps
+    nothing), those its group's variants swap, so that the original and its variants are scored on the same
+    entities (the swaps keep cluster indices)."""
+    groups, variants, swapped = list(rows["group_id"]), list(rows["variant"]), list(rows["swapped_clusters"])
+    of_group: dict = defaultdict(set)
+    for g, v, keep in zip(groups, variants, swapped):
+        if v:
+            of_group[g].update(keep)
+    return [sorted(of_group[g]) if v == 0 else list(keep) for g, v, keep in zip(groups, variants, swapped)]
+
+
+def _coref_scored(rows, preds) -> dict[str, list]:
+    """As :func:`_rows_scored` for ``names_coref``: per row the MUC, B³ and CEAFe counts over the gold
+    clusters of the swapped entities (:func:`robust_bench.scoring.coref.restrict_to_clusters`), the row's
+    CoNLL F1 as its score, and as canonical prediction whether the original's clusters, mapped forward
+    through the variant's edits, are the variant's."""
+    counts, shown, gold = [], [], []
+    clusters = list(rows["clusters"])
+    for key, resp, keep in zip(clusters, preds, _scored_clusters(rows)):
+        k, r = restrict_to_clusters([[tuple(m) for m in c] for c in key], [[tuple(m) for m in c] for c in resp], keep)
+        c = coref_counts(k, r)
+        counts.append(tuple(float(getattr(c[m], a)) for m in ("muc", "bcub", "ceafe")
+                            for a in ("r_num", "r_den", "p_num", "p_den")))
+        shown.append([[list(m) for m in cl] for cl in r])
+        gold.append([[list(m) for m in cl] for cl in k])
+    groups, variants, edits = list(rows["group_id"]), list(rows["variant"]), list(rows["edits"])
+    tokens = list(rows["tokens"])
+    originals = {g: i for i, (g, v) in enumerate(zip(groups, variants)) if v == 0}
+    canon = []
+    for i, (g, v) in enumerate(zip(groups, variants)):
+        o = originals.get(g)
+        if v == 0 or o is None:
+            canon.append("ref" if v == 0 else "no original")
+            continue
+        smap = span_map_from_edits(len(tokens[o]), edits[i])
+        moved = sorted(sorted(smap.span(a, b) for a, b in c) for c in preds[o])
+        canon.append("ref" if moved == sorted(sorted(tuple(m) for m in c) for c in preds[i]) else f"changed {i}")
+    score = [metric_value(conll("x"), {f"{f}_x": np.asarray([c[j]]) for j, f in enumerate(_COREF_FIELDS)})
+             for c in counts]
+    return {"fields": _COREF_FIELDS, "counts": counts, "score": score, "canon": canon, "shown": shown, "gold": gold}
+
+
+def _original_metrics(rows, preds) -> dict:
+    """MUC, B³, CEAFe, LEA and CoNLL F1 of the originals (variant 0), over the clusters their variants swap."""
+    keep, key = _scored_clusters(rows), list(rows["clusters"])
+    return coref_scores(restrict_to_clusters([[tuple(m) for m in c] for c in key[i]],
+                                             [[tuple(m) for m in c] for c in preds[i]], keep[i])
+                        for i, v in enumerate(rows["variant"]) if v == 0)
+
+
+@register_evaluation(
+    name="coref-name-swaps", family="named_entity_swaps",
+    metrics=(Metric("original_conll_f1", conll("original")), Metric("worst_conll_f1", conll("worst")),
+             Metric("best_conll_f1", conll("best")), Metric("stability", ratio("stable", "counted")),
+             Metric("random_mean_conll_f1", _conll_random("mean"), option="random"),
+             Metric("random_sd_conll_f1", _conll_random("sd"), higher_is_better=False, range=(0.0, 0.5),
+                    option="random")),
+    pairs=(("original_conll_f1", "worst_conll_f1"),), robustness=("worst_conll_f1", "best_conll_f1", "stability"),
+    hub_task_type="token-classification", unit_column="group_id",
+    title="Named-entity swaps, coreference (Balasubramanian et al., 2020, §2.3)")
+def coref_name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
+    """Log lines of ``names_coref``, one per group (a LitBank document and its swapped variants): every
+    document resolved once, scored by the CoNLL F1 (mean of MUC, B³ and CEAFe F1, Pradhan et al., 2012) over
+    the gold clusters of the swapped entities (§2.3), pooled over documents.
+
+    Parameters
+    ----------
+    model : robust_bench.models.resolve.ModelHandle
+        A coreference predictor (``rule-based``, ``fastcoref[:MODEL]`` or system output in CoNLL-2012).
+    task
+        The suite task; ``options``: ``random`` (as :data:`name_swaps`).
+    rows
+        ``names_coref`` rows: ``tokens``, ``sentence_starts``, gold ``clusters``, ``swapped_clusters``.
+    repo
+        The random copies are read from it.
+    positions, seed, work
+        Unused.
+
+    Returns
+    -------
+    EvalOutput
+        One entry per group: the MUC, B³ and CEAFe counts of the original, the worst and the best variant
+        (``muc_rn_original``...), ``stable``, ``counted``, ``variants`` (and per random copy). Details: ``rows``,
+        ``groups``, ``original_metrics`` (MUC, B³, CEAFe, LEA and CoNLL F1 of the originals). Extras: ``table3``.
+
+    Raises
+    ------
+    EvaluationError
+        Rows without coreference clusters, or random metrics without the option.
+    """
+    if "clusters" not in rows.column_names:
+        raise EvaluationError(f"task {task.name!r}: coreference name swaps score names_coref rows; {task.config!r} "
+                              "has no clusters")
+    o = task.options
+    _random_metrics(task, coref_name_swaps, bool(o.get("random")))
+    predictor = model.coref()
+    inputs = _inputs(rows)
+    random, extra, details = None, [], {}
+    if o.get("random"):
+        rrows, random = _random_rows(task, rows, repo)
+        extra = random["inputs"]
+        details["random_sha256"] = random["sha256"]
+    preds = predictor.predict(inputs + extra)
+    scored = _coref_scored(rows, preds[:len(inputs)])
+    if random is not None:
+        random["scored"] = _coref_scored(rrows, preds[len(inputs):])
+    if any(v == 0 for v in rows["variant"]):
+        details["original_metrics"] = _original_metrics(rows, preds)
+    entries = _group_entries(rows, inputs, scored, None, random)
+    return EvalOutput(entries, {"rows": len(rows), "groups": len(entries), **details},
+                      extras={"table3": table3_extras(scored, rows), "adapter": predictor})
 
 
 def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
@@ -170,8 +418,6 @@ def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
     robust_bench.data.repository.NotBuiltError
         If it is not built in ``repo``.
     """
-    import datasets
-
     try:
         family = get_config(config).family
     except UnknownConfigError:
@@ -179,7 +425,7 @@ def load_name_sets(repo: str | Path, config: str) -> tuple[dict, dict]:
     if family != "named_entity_swaps":
         raise NameEvalError(f"expected a names_* config (names_mrpc, names_conll2003, names_coref); got {config!r}")
     meta = built_config(repo, config)
-    return {sp: datasets.load_dataset(str(repo), config, split=sp) for sp in meta["files"]}, meta
+    return {sp: _split(repo, config, sp) for sp in meta["files"]}, meta
 
 
 def _summary(metric, scores_per_row, preds_canon, groups, variants, rows=None) -> dict:
@@ -257,12 +503,14 @@ def _frequency_points(scores_per_row, variants, edits) -> list[tuple[int, float]
     return out
 
 
-def _f1_of(counts: Sequence[tuple[int, int, int]]) -> Callable[[Sequence[int]], float]:
-    """The task F1 over a subset of rows, from their (tp, fp, fn): the evaluation's own formula
-    (``original_f1``, 2Σtp / (2Σtp + Σfp + Σfn), 0 without a true positive); NaN for no row."""
-    c = np.asarray(counts, dtype=np.float64).reshape(-1, 3)
-    cols = {"tp_original": c[:, 0], "fp_original": c[:, 1], "fn_original": c[:, 2]}
-    formula = name_swaps.metric("original_f1").formula
+def _metric_of(scored: dict[str, list]) -> Callable[[Sequence[int]], float]:
+    """The task metric over a subset of rows, from their counts: the evaluation's own formula (F1,
+    2Σtp / (2Σtp + Σfp + Σfn), 0 without a true positive; or the CoNLL F1 of the pooled coreference
+    counts); NaN for no row."""
+    fields = scored["fields"]
+    c = np.asarray(scored["counts"], dtype=np.float64).reshape(-1, len(fields))
+    cols = {f"{f}_x": c[:, j] for j, f in enumerate(fields)}
+    formula = f1("x") if tuple(fields) == _F1_FIELDS else conll("x")
 
     def value(idx):
         idx = np.asarray(list(idx), dtype=int)
@@ -270,15 +518,19 @@ def _f1_of(counts: Sequence[tuple[int, int, int]]) -> Callable[[Sequence[int]], 
     return value
 
 
-def _scores(rows, preds, random_rows=None, random_preds=None, *, positive: int | None = None) -> dict[str, Any]:
-    scored = _rows_scored(rows, preds, positive=positive)
-    out = _summary(_f1_of(scored["counts"]), scored["score"], scored["canon"], rows["group_id"], rows["variant"], rows)
+def _table3(rows, scored, random_rows=None, random_scored=None) -> dict[str, Any]:
+    out = _summary(_metric_of(scored), scored["score"], scored["canon"], rows["group_id"], rows["variant"], rows)
     if random_rows is not None:
-        metric = _f1_of(_rows_scored(random_rows, random_preds, positive=positive)["counts"])
+        metric = _metric_of(random_scored)
         rv = np.asarray(random_rows["variant"])
         vals = [metric(np.where(rv == c)[0]) for c in sorted(set(rv.tolist()))]
         out["random_mean"], out["random_std"] = float(np.mean(vals)), float(np.std(vals))
     return out
+
+
+def _scores(rows, preds, random_rows=None, random_preds=None, *, positive: int | None = None) -> dict[str, Any]:
+    return _table3(rows, _rows_scored(rows, preds, positive=positive), random_rows,
+                   None if random_rows is None else _rows_scored(random_rows, random_preds, positive=positive))
 
 
 def score_classifier(clf, rows, random_rows=None, *, positive: int | None = None) -> dict[str, Any]:
@@ -353,58 +605,22 @@ def score_coref(predictor, rows, random_rows=None) -> dict[str, Any]:
     dict
         As :func:`score_classifier` (CoNLL F1 in [0, 1]), plus ``metrics_original`` with every metric.
     """
-
-    def predict(ds):
-        return predictor.predict([(t, s) for t, s in zip(ds["tokens"], ds["sentence_starts"])])
-
-    preds = predict(rows)
-    rpreds = predict(random_rows) if random_rows is not None else []
-
-    def pairs(ds, pr, idx):
-        out = []
-        for i in idx:
-            key = [[tuple(m) for m in c] for c in ds[i]["clusters"]]
-            resp = [[tuple(m) for m in c] for c in pr[i]]
-            out.append(restrict_to_clusters(key, resp, ds[i]["swapped_clusters"]))
-        return out
-
-    def conll(idx, ds=rows, pr=preds):
-        idx = list(idx)
-        return coref_scores(pairs(ds, pr, idx))["conll_f1"] if idx else float("nan")
-
-    per_row = [conll([i]) for i in range(len(rows))]
-    # canonical prediction: the original's clusters mapped forward must equal the variant's
-    originals = {g: i for i, (g, v) in enumerate(zip(rows["group_id"], rows["variant"])) if v == 0}
-    canon = []
-    for i in range(len(rows)):
-        r = rows[i]
-        if r["variant"] == 0:
-            canon.append("ref")
-            continue
-        o = originals.get(r["group_id"])
-        if o is None:
-            canon.append("no original")
-            continue
-        smap = span_map_from_edits(len(rows[o]["tokens"]), r["edits"])
-        moved = sorted(sorted(smap.span(a, b) for a, b in c) for c in preds[o])
-        canon.append("ref" if moved == sorted(sorted(tuple(m) for m in c) for c in preds[i]) else f"changed {i}")
-    out = _summary(conll, per_row, canon, rows["group_id"], rows["variant"], rows)
-    if random_rows is not None:
-        rv = np.asarray(random_rows["variant"])
-        vals = [conll(np.where(rv == c)[0], random_rows, rpreds) for c in sorted(set(rv.tolist()))]
-        out["random_mean"], out["random_std"] = float(np.mean(vals)), float(np.std(vals))
-    orig_idx = [i for i, v in enumerate(rows["variant"]) if v == 0]
-    out["metrics_original"] = coref_scores(pairs(rows, preds, orig_idx))
+    preds = predictor.predict(_inputs(rows))
+    scored = _coref_scored(rows, preds)
+    rscored = _coref_scored(random_rows, predictor.predict(_inputs(random_rows))) if random_rows is not None else None
+    out = _table3(rows, scored, random_rows, rscored)
+    out["metrics_original"] = _original_metrics(rows, preds)
     out["queries"] = predictor.queries
     return out
 
 
 def format_table(scores: dict[str, Any], *, title: str, metric: str) -> str:
-    """Table 3 as text: original, worst, best, random (mean ± sd) and stability, in percent."""
+    """Table 3 as text: original, worst, best, random (mean ± sd, when scored) and stability, in percent."""
     lines = [title, f"  {'set':<12} {metric:>10}"]
     for key, name in (("original", "original"), ("worst", "D_worst"), ("best", "D_best")):
         lines.append(f"  {name:<12} {100 * scores[key]:>10.2f}")
-    lines.append(f"  {'random':<12} {100 * scores['random_mean']:>10.2f} ± {100 * scores['random_std']:.2f}")
+    if np.isfinite(scores.get("random_mean", float("nan"))):     # scored only with the random copies
+        lines.append(f"  {'random':<12} {100 * scores['random_mean']:>10.2f} ± {100 * scores['random_std']:.2f}")
     lines.append(f"  {'stability':<12} {100 * scores['stability']:>10.2f}   ({scores['groups']} groups, "
                  f"{scores['variants']} variants)")
     return "\n".join(lines)
@@ -672,109 +888,3 @@ def plot_spread(results: dict[str, dict], out_stem: str | Path, *, title: str, m
     paths = save_figure(fig, out_stem)
     plt.close(fig)
     return paths
-
-
-#: The record of ``robust-bench evaluate --config names_*`` names Table 3's rows; each is the
-#: declared metric it reports, or a mean and deviation of one over the random copies.
-_RECORD_METRICS = {"original": "original_f1", "worst": "worst_f1", "best": "best_f1", "random_mean": "original_f1",
-                   "random_std": "original_f1", "stability": "stability"}
-
-
-def evaluate_name_swaps(*, config: str, model: str | None = None, spacy_model: str | None = None,
-                        predictor: str | None = None, resemble: str | None = None, temperature: float = 2.0,
-                        confidence: float = 0.9, label_map: dict | None = None, device: str = "auto",
-                        dtype: str = "auto", batch_size: int = 64, repo: str | Path, output_dir: str | Path,
-                        echo: Callable[[str], None] = print) -> list[Path]:
-    """``robust-bench evaluate --config names_*``: Table 3 of Balasubramanian et al. (2020), and
-    RESEMBLE (Table 5) on ``names_mrpc``.
-
-    Parameters
-    ----------
-    config : str
-        ``names_mrpc`` (a sequence classifier, ``model``), ``names_conll2003`` (a token classifier
-        ``model``, or a spaCy pipeline's NER, ``spacy_model``) or ``names_coref`` (``predictor``).
-    model, spacy_model, predictor : str, optional
-        Model specs (:func:`robust_bench.models.resolve.resolve_model`); ``spacy_model`` is also
-        RESEMBLE's type annotator; ``predictor`` defaults to ``rule-based``.
-    resemble : str, optional
-        Comma-separated values of M: also score RESEMBLE with the M best canonical names.
-    temperature, confidence : float
-        RESEMBLE's T and P(z = ẑ | x) for an annotator without probabilities (Eq. 2).
-    label_map : dict, optional
-        Model label -> dataset label.
-    device, dtype, batch_size
-        Passed to the model adapters.
-    repo, output_dir : path-like
-    echo : callable
-
-    Returns
-    -------
-    list of Path
-        The records and figures written.
-
-    Raises
-    ------
-    NameEvalError, NotBuiltError, ModelError
-        A config that is not a name-swap config or not built, no model, a model that cannot be loaded.
-    """
-    sets, meta = load_name_sets(repo, config)
-    rand = sets.get("random")
-    seed = int(meta.get("seed", 0))
-    sha = meta["files"]["test"]["sha256"]
-    opts = dict(device=device, dtype=dtype)
-    results = {}
-    if config == "names_mrpc":
-        if model is None:
-            raise NameEvalError("names_mrpc needs --model (a sequence classifier fine-tuned on MRPC)")
-        clf = load_model(model, interface="sequence-classification", batch_size=batch_size, **opts).classifier(
-            sets["test"].features["label"].names, label_map, task=CommandTask(config, "test"))
-        who, revision, metric = model, clf.revision, "F1"
-        results["plain"] = score_classifier(clf, sets["test"], rand)
-        if resemble:
-
-            nlp = load_spacy(ner_model_name(spacy_model), require=("ner",))     # the annotator (§4)
-            ranking = choose_canonical_names(clf, sets["validation"], canonical_candidates(sets["test"]), nlp, m=3)
-            echo("  canonical names by validation accuracy: "
-                 + ", ".join(f"{r['name']} {r['accuracy']:.3f}" for r in ranking[:5]))
-            for m in (int(x) for x in resemble.split(",")):
-                wrapped = Resemble(clf, [r["name"] for r in ranking[:m]], nlp, temperature=temperature,
-                                   confidence=confidence)
-                results[f"resemble_m{m}"] = score_classifier(wrapped, sets["test"], rand)
-                results[f"resemble_m{m}"]["canonical"] = [r["name"] for r in ranking[:m]]
-    elif config == "names_conll2003":
-        tags = sets["test"].features["ner_tags"].feature.names
-        spec = spacy_model or model or "spacy:"                 # default: $ROBUST_BENCH_SPACY_MODEL's NER
-        handle = load_model(spec, interface="token-classification", batch_size=32, **opts)
-        tagger = handle.tagger(tags, label_map)
-        who = tagger.model_id if handle.spec.kind == "spacy" else spec
-        revision, metric = tagger.revision, "entity F1"
-        results["plain"] = score_tagger(tagger, sets["test"], rand)
-    else:
-        pred = load_model(predictor or "rule-based", interface="coreference", **opts).coref()
-        who, revision, metric = pred.name, None, "CoNLL F1"
-        results["plain"] = score_coref(pred, sets["test"], rand)
-    ranges = {k: name_swaps.metric(m).range for k, m in _RECORD_METRICS.items()}
-    output_dir = Path(output_dir)
-    written = []
-    for name, sc in results.items():
-        title = f"{who} on {config}/test{'' if name == 'plain' else ' with ' + name} (Table 3; percentages)"
-        echo(format_table(sc, title=title, metric=metric))
-        # a metric with nothing to average over (no random variants) is NaN: listed, not written
-        metrics = {k: sc[k] for k in _RECORD_METRICS if math.isfinite(sc[k])}
-        details = {k: v for k, v in sc.items() if k not in _RECORD_METRICS and k != "frequency_points"}
-        details["undefined_metrics"] = [k for k in _RECORD_METRICS if k not in metrics]
-        rec = make_record(model_id=who, revision=revision, config=config, split="test", corpus_sha256=sha,
-                          metrics=metrics, ranges=ranges, seed=seed, variant=None if name == "plain" else name,
-                          details=details)
-        written.append(write_record(rec, output_dir, tag=f"names-{name}"))
-        echo(f"  record: {written[-1]}")
-    echo(f"  model queries: {results['plain'].get('queries')}")
-    stem = output_dir / f"{model_slug(who)}__{config}"
-    short = Path(who).name if Path(who).exists() else who
-    paths = plot_spread(results, f"{stem}__spread", title=f"{short} on {config}", metric=metric)
-    points = results["plain"]["frequency_points"]
-    if points:
-        paths += plot_frequency(points, f"{stem}__frequency", title=f"{short} on {config} (Fig. 1)",
-                                ylabel="accuracy of the variant" if config == "names_mrpc" else f"{metric} of the variant")
-    echo("  figures: " + ", ".join(str(p) for p in paths))
-    return written + paths

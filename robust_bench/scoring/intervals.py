@@ -14,7 +14,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Formula", "FORMULAS", "metric_value", "metric_count", "is_proportion", "bootstrap_interval",
+__all__ = ["Formula", "FORMULAS", "ARITY", "metric_value", "metric_count", "is_proportion", "bootstrap_interval",
            "wilson_interval", "Interval", "metric_interval", "paired_difference", "mcnemar_difference",
            "BOOTSTRAP_RESAMPLES", "WILSON_BELOW"]
 
@@ -25,28 +25,57 @@ BOOTSTRAP_RESAMPLES = 1000
 WILSON_BELOW = 30
 
 
+#: fields each kind of formula takes
+ARITY = {"ratio": 2, "f1": 3, "dspr": 3, "conll_f1": 12}
+
+
 @dataclass(frozen=True)
 class Formula:
     """How a metric is computed from per-example fields.
 
     ``kind`` is ``"ratio"`` (fields ``[num, den]``: Σnum / Σden, NaN when Σden = 0), ``"f1"``
     (fields ``[tp, fp, fn]``: 2Σtp / (2Σtp + Σfp + Σfn), 0 when there is no true positive, as seqeval),
-    or ``"dspr"`` (fields ``[rho_sum, rows, length]``: per length ℓ, Σρ / Σrows over the sentences of
-    length ℓ; then the mean over lengths, Hewitt & Manning 2019, §3.1).
+    ``"dspr"`` (fields ``[rho_sum, rows, length]``: per length ℓ, Σρ / Σrows over the sentences of
+    length ℓ; then the mean over lengths, Hewitt & Manning 2019, §3.1), or ``"conll_f1"`` (fields
+    ``[recall numerator, recall denominator, precision numerator, precision denominator]`` of MUC, B³ and
+    CEAFe in that order: each metric's F1 from its pooled sums, then their mean, the CoNLL-2012 score of
+    Pradhan et al., 2014, as :func:`robust_bench.scoring.coref.coref_scores` pools documents).
+
+    ``over`` (``"mean"`` or ``"sd"``) makes it a statistic over copies: the fields are then the kind's
+    fields for copy 1, then for copy 2, ..., the metric is computed per copy and the mean (or population
+    standard deviation) of the copies' values is reported (Balasubramanian et al., 2020, Table 3's random
+    row: the mean and spread over 10 random-replacement copies).
     """
 
     kind: str
     fields: tuple[str, ...]
+    over: str | None = None
 
     def __post_init__(self):
-        need = {"ratio": 2, "f1": 3, "dspr": 3}
-        if self.kind not in need:
-            raise ValueError(f"unknown formula kind {self.kind!r}; expected one of {sorted(need)}")
-        if len(self.fields) != need[self.kind]:
-            raise ValueError(f"a {self.kind} formula takes {need[self.kind]} fields, got {list(self.fields)}")
+        if self.kind not in ARITY:
+            raise ValueError(f"unknown formula kind {self.kind!r}; expected one of {sorted(ARITY)}")
+        if self.over not in (None, "mean", "sd"):
+            raise ValueError(f"over must be None, 'mean' or 'sd', got {self.over!r}")
+        need = ARITY[self.kind]
+        if (len(self.fields) != need if self.over is None else not self.fields or len(self.fields) % need):
+            raise ValueError(f"a {self.kind} formula takes {need} fields{' per copy' if self.over else ''}, "
+                             f"got {list(self.fields)}")
+
+    def copies(self) -> list["Formula"]:
+        """The per-copy formulas of a formula ``over`` copies (itself otherwise)."""
+        if self.over is None:
+            return [self]
+        n = ARITY[self.kind]
+        return [Formula(self.kind, self.fields[i:i + n]) for i in range(0, len(self.fields), n)]
 
 
-FORMULAS = ("ratio", "f1", "dspr")
+FORMULAS = tuple(ARITY)
+
+
+def _prf(r_num: float, r_den: float, p_num: float, p_den: float) -> float:
+    r = r_num / r_den if r_den else 0.0
+    p = p_num / p_den if p_den else 0.0
+    return 2 * r * p / (r + p) if r + p else 0.0
 
 
 def metric_value(formula: Formula, columns: Mapping[str, np.ndarray], idx: np.ndarray | None = None) -> float:
@@ -70,6 +99,12 @@ def metric_value(formula: Formula, columns: Mapping[str, np.ndarray], idx: np.nd
     KeyError
         If a field is missing.
     """
+    if formula.over is not None:
+        values = np.asarray([metric_value(f, columns, idx) for f in formula.copies()])
+        values = values[np.isfinite(values)]
+        if not len(values):
+            return float("nan")
+        return float(values.mean() if formula.over == "mean" else values.std())
     cols = [np.asarray(columns[f], dtype=np.float64) for f in formula.fields]
     if idx is not None:
         cols = [c[idx] for c in cols]
@@ -79,6 +114,9 @@ def metric_value(formula: Formula, columns: Mapping[str, np.ndarray], idx: np.nd
     if formula.kind == "f1":
         tp, fp, fn = (c.sum() for c in cols)
         return float(2 * tp / (2 * tp + fp + fn)) if tp else 0.0
+    if formula.kind == "conll_f1":
+        sums = [c.sum() for c in cols]
+        return float(np.mean([_prf(*sums[i:i + 4]) for i in range(0, 12, 4)]))
     rho, rows, length = cols
     keep = rows > 0
     if not keep.any():

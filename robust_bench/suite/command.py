@@ -37,7 +37,8 @@ from robust_bench.results.runs import RunError, log_columns
 from robust_bench.scoring.intervals import metric_value
 from robust_bench.suite.runner import run_folder, run_suite
 
-__all__ = ["SUITE_FILE", "command_suite", "run_command", "write_view"]
+__all__ = ["SUITE_FILE", "command_suite", "run_command", "write_view", "evaluate_contrast_sets", "attack_command",
+           "probe_command", "names_command"]
 
 #: the one-task suite a command ran, when it is not a shipped one
 SUITE_FILE = "suite.yaml"
@@ -114,10 +115,14 @@ def command_suite(config: str, splits: str | list[str], *, repo: str | os.PathLi
         raise SuiteError(f"family {family!r} has evaluations {[e.name for e in evaluations() if e.family == family]}"
                          f"; {'name one' if evaluation is None else f'none is {evaluation!r}'}")
     ev = named[0]
+    # a metric that needs an option (Table 3's random row) is reported when the option is set
+    wanted = [m for m in ev.metrics if m.option is None or {**(base.options if base else {}), **opts}.get(m.option)]
     if base is not None and base.evaluation == ev.name:
         metrics, primary, base_opts = base.metrics, base.primary, dict(base.options)
+        metrics += tuple(MetricSpec(m.name, m.higher_is_better, m.range, m.formula) for m in wanted
+                         if m.option is not None and m.name not in {x.name for x in metrics})
     else:
-        metrics = tuple(MetricSpec(m.name, m.higher_is_better, m.range, m.formula) for m in ev.metrics)
+        metrics = tuple(MetricSpec(m.name, m.higher_is_better, m.range, m.formula) for m in wanted)
         primary, base_opts = metrics[0].name, {}
     stem = re.sub(r"[^a-z0-9_]", "_", config.lower())
     tasks = []
@@ -484,5 +489,106 @@ def probe_command(model: str, *, repo: str | os.PathLike, config: str = "jabberw
         out, _ = run_command(model, su, ts, repo=repo, output_dir=output_dir, on_task=views, seed=s.seed,
                              limit=s.max_sentences, resume=resume, revision=revision, device=device, dtype=dtype,
                              echo=echo)
+        outs.append(out)
+    return outs, written
+
+
+def names_command(config: str, *, model: str | None = None, spacy_model: str | None = None,
+                  predictor: str | None = None, random: bool = False, resemble: Sequence[int] = (),
+                  temperature: float = 2.0, confidence: float = 0.9, label_map: dict | None = None,
+                  device: str = "auto", dtype: str = "auto", batch_size: int = 64, seed: int = 0, resume: bool = False,
+                  suite: str | os.PathLike | None = None, repo: str | os.PathLike, output_dir: str | os.PathLike,
+                  echo: Callable[[str], None] = print) -> tuple[list[Path], list[Path]]:
+    """``robust-bench evaluate --config names_*``: the ``name-swaps`` evaluation (``coref-name-swaps`` for
+    ``names_coref``) as a suite run, and Table 3 of Balasubramanian et al. (2020) as a view of its log, with the
+    worst/best spread per kind of name and Fig. 1; with ``resemble``, one more run per M with the classifier
+    wrapped in RESEMBLE (§4, Table 5).
+
+    Parameters
+    ----------
+    config : str
+        ``names_mrpc`` (a sequence classifier, ``model``), ``names_conll2003`` (a token classifier ``model`` or
+        a spaCy pipeline's NER, ``spacy_model``; default ``spacy:``, ``$ROBUST_BENCH_SPACY_MODEL``'s) or
+        ``names_coref`` (``predictor``, default ``rule-based``), built in ``repo``.
+    random : bool
+        Also score the random split's 10 copies (Table 3's random row, ``random_mean_f1`` and ``random_sd_f1``):
+        the run is then a derived suite's (the suites do not score the random split).
+    resemble : sequence of int
+        Values of M: RESEMBLE with the M best canonical names (``names_mrpc``), each a derived suite's run.
+    temperature, confidence
+        RESEMBLE's T and P(z = ẑ | x) for an annotator without probabilities (Eq. 2); ``spacy_model`` is its
+        type annotator.
+    label_map : dict, optional
+    device, dtype, batch_size, seed, resume
+        As ``robust-bench run``.
+    suite : str or path-like, optional
+        As :func:`command_suite`.
+    repo, output_dir : path-like
+    echo : callable
+
+    Returns
+    -------
+    (list of Path, list of Path)
+        The run folders (the plain run first, then one per M), and the tables and figures written into them.
+
+    Raises
+    ------
+    NameEvalError, NotBuiltError, ModelError, RunError
+        A config that is not a name-swap config or not built, no model, a model that cannot be loaded, a
+        task that failed.
+    """
+    from robust_bench.data.repository import built_config
+    from robust_bench.evaluations.names import NameEvalError, format_table, plot_frequency, plot_spread
+
+    if get_config(config).family != "named_entity_swaps":
+        raise NameEvalError(f"expected a names_* config (names_mrpc, names_conll2003, names_coref); got {config!r}")
+    import datasets
+
+    built_config(repo, config, "test")
+    # coreference documents (gold clusters) are scored by their own evaluation, the CoNLL F1
+    coref = "clusters" in datasets.load_dataset(str(repo), config, split="test").column_names
+    if config == "names_mrpc" and model is None:
+        raise NameEvalError("names_mrpc needs --model (a sequence classifier fine-tuned on MRPC)")
+    if resemble and config != "names_mrpc":
+        raise NameEvalError("RESEMBLE (--resemble) wraps a sentence-pair classifier: names_mrpc only")
+    spec = (predictor or "rule-based") if coref else (spacy_model or model or "spacy:") if config != "names_mrpc" else model
+    metric = "CoNLL F1" if coref else "F1" if config == "names_mrpc" else "entity F1"
+    stem = "_conll_f1" if coref else "_f1"
+    base = {"random": True if random else None, "label_map": label_map}
+    runs = [("plain", base)] + [(f"RESEMBLE M={m}", {**base, "resemble": m, "temperature": temperature,
+                                                     "annotator_confidence": confidence, "annotator": spacy_model})
+                                for m in resemble]
+    outs: list[Path] = []
+    written: list[Path] = []
+    for label, options in runs:
+        the_suite, tasks = command_suite(
+            config, "test", repo=repo, suite=suite, options=options,
+            **({"evaluation": "coref-name-swaps", "interface": "coreference"} if coref else {}))
+
+        def table(out, task, rows, result, handle, label=label):
+            cols = log_columns(result.examples)
+            m = {x.name: metric_value(x.formula, cols) for x in task.metrics}
+            scores = {"original": m[f"original{stem}"], "worst": m[f"worst{stem}"], "best": m[f"best{stem}"],
+                      "random_mean": m.get(f"random_mean{stem}", float("nan")),
+                      "random_std": m.get(f"random_sd{stem}", float("nan")), "stability": m["stability"],
+                      "groups": result.details["groups"], "variants": sum(e["outcome"]["variants"] for e in result.examples),
+                      **result.extras["table3"]}
+            title = f"{spec} on {config}/{task.split}{'' if label == 'plain' else ' with ' + label} (Table 3; percentages)"
+            text = format_table(scores, title=title, metric=metric)
+            if "resemble" in result.details:
+                text += "\n  canonical names: " + ", ".join(result.details["resemble"]["canonical"])
+            echo(text)
+            written.append(write_view(out, f"{task.name}__table3", text))
+            short = Path(spec).name if Path(spec).exists() else spec
+            written.extend(plot_spread({label: scores}, out / "figures" / f"{task.name}__spread",
+                                       title=f"{short} on {config}", metric=metric))
+            if scores["frequency_points"]:
+                written.extend(plot_frequency(scores["frequency_points"], out / "figures" / f"{task.name}__frequency",
+                                              title=f"{short} on {config} (Fig. 1)",
+                                              ylabel="accuracy of the variant" if config == "names_mrpc"
+                                              else f"{metric} of the variant"))
+
+        out, _ = run_command(spec, the_suite, tasks, repo=repo, output_dir=output_dir, on_task=table, seed=seed,
+                             resume=resume, device=device, dtype=dtype, batch_size=batch_size, echo=echo)
         outs.append(out)
     return outs, written

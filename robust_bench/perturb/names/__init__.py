@@ -63,7 +63,10 @@ from robust_bench.perturb.names.spans import Edit, SpanMap, SwapPlan, apply_swap
 from robust_bench.perturb.names.swaps import plan_swaps
 from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS
 
-__all__ = ["ENTITY_TYPES", "Mention", "Edit", "SpanMap", "SwapPlan", "NameLexicon", "NameLexiconError",
+#: full random-replacement copies of each test example in a config's ``random`` split (Table 3's random row)
+RANDOM_COPIES = 10
+
+__all__ = ["RANDOM_COPIES", "ENTITY_TYPES", "Mention", "Edit", "SpanMap", "SwapPlan", "NameLexicon", "NameLexiconError",
            "plan_swaps", "apply_swaps", "person_name_tokens", "NOT_NAME_WORDS", "organisation_core", "organisation_kind",
            "ORGANISATION_KINDS", "INSTITUTION_KINDS", "is_institution", "same_organisation", "nickname_pairs",
            "name_word_roles",
