@@ -178,6 +178,7 @@ BAD_ARGUMENTS = [
     (["build", "gec_mrpc", "--out", "{file}"], "--out: {file} is a file; give a folder"),
     (["evaluate", "--config", "lit_mnli", "--batch-size", "0"], "--batch-size: must be at least 1, got 0"),
     (["evaluate", "--config", "lit_mnli", "--temperature", "-1"], "--temperature: must be a positive number"),
+    (["evaluate", "--config", "names_mrpc", "--resemble", "1,x"], "--resemble: must be positive integers M"),
     (["check", "--baseline", "{dir}", "--candidate", "{dir}", "--alpha", "1"], "--alpha: must be in (0, 1), got 1.0"),
     (["check", "--baseline", "{dir}", "--candidate", "{dir}", "--tolerance", "nan"], "--tolerance: must be a number"),
     (["audit", "lit_mnli", "--sample", "0"], "--sample: must be at least 1, got 0"),

@@ -353,3 +353,27 @@ def test_prompt_sensitivity_hand_computed():
     empty = {"c": np.ones(0), "p": np.ones(0), "one": np.ones(0)}
     with pytest.raises(ValueError, match="no example"):
         prompt_sensitivity({"lm_eval": empty, "x": empty}, Formula("ratio", ("c", "one")), Formula("ratio", ("p", "one")))
+
+
+def test_formulas_over_copies_and_the_conll_f1_by_hand():
+    """Table 3's random row is the F1 of each copy, then their mean and population sd; the CoNLL F1 is the mean
+    of the MUC, B3 and CEAFe F1 from pooled counts (as robust_bench.scoring.coref pools documents)."""
+    from robust_bench.scoring.coref import coref_counts, coref_scores
+    from robust_bench.scoring.intervals import Formula, metric_value
+
+    cols = {"tp_1": np.array([1, 1]), "fp_1": np.array([0, 1]), "fn_1": np.array([1, 0]),     # F1 = 4/6
+            "tp_2": np.array([0, 2]), "fp_2": np.array([0, 0]), "fn_2": np.array([0, 0])}     # F1 = 1
+    fields = ("tp_1", "fp_1", "fn_1", "tp_2", "fp_2", "fn_2")
+    assert metric_value(Formula("f1", fields, over="mean"), cols) == pytest.approx((2 / 3 + 1) / 2)
+    assert metric_value(Formula("f1", fields, over="sd"), cols) == pytest.approx(np.std([2 / 3, 1.0]))
+    assert metric_value(Formula("f1", fields, over="mean"), cols, np.array([0, 0])) == pytest.approx((2 / 3 + 0) / 2)
+    with pytest.raises(ValueError, match="3 fields per copy"):
+        Formula("f1", fields[:4], over="mean")
+    with pytest.raises(ValueError, match="over must be"):
+        Formula("f1", fields[:3], over="median")
+    docs = [([["a"], ["b", "c"], ["d", "e", "f"]], [["a"], ["d", "e"]]), ([["x", "y"]], [["x", "y", "z"]])]
+    per_doc = [coref_counts(k, r) for k, r in docs]
+    names = [f"{m}_{k}" for m in ("muc", "bcub", "ceafe") for k in ("rn", "rd", "pn", "pd")]
+    cols = {n: np.array([getattr(c[n.split("_")[0]], {"rn": "r_num", "rd": "r_den", "pn": "p_num", "pd": "p_den"}[
+        n.split("_")[1]]) for c in per_doc]) for n in names}
+    assert metric_value(Formula("conll_f1", tuple(names)), cols) == pytest.approx(coref_scores(docs)["conll_f1"])
