@@ -60,6 +60,15 @@ class JabberwockyEWT(RobustBenchBuilder):
 
     VERSION = datasets.Version("1.0.0")
     FAMILY = "jabberwocky"
+
+    @classmethod
+    def card_refusals(cls, statistics: dict[str, Any]) -> dict[str, int]:
+        """Open-class words left as they are, by why (``open_class_not_substituted``), summed over the splits."""
+        out: dict[str, int] = {}
+        for stats in statistics.values():
+            for reason, n in (stats.get("open_class_not_substituted") or {}).items():
+                out[reason] = out.get(reason, 0) + int(n)
+        return out
     CITATION = _CITATION
     DESCRIPTION = _DESCRIPTION
     LICENSE = _LICENSE

@@ -196,6 +196,17 @@ class LitContrastSets(RobustBenchBuilder):
         """The transformation code, the first word of the audit's edits column ("i;o (preserve); label ..."
         -> ``i;o``; "p;f +i (to_neutral); ..." -> ``p;f +i``): validity differs by code (issue 31)."""
         return (row.get("edits") or "").split(" (")[0].strip() or None
+
+    @classmethod
+    def card_refusals(cls, statistics: dict[str, Any]) -> dict[str, int]:
+        """A contrast pair refused by the label rules (``rule_refusals``) or by the re-analysis of the new
+        sentence (``reanalysis_rejections``), per reason, summed over the splits."""
+        out: dict[str, int] = {}
+        for stats in statistics.values():
+            for key in ("rule_refusals", "reanalysis_rejections"):
+                for reason, n in (stats.get(key) or {}).items():
+                    out[reason] = out.get(reason, 0) + int(n)
+        return out
     CITATION = _CITATION
     DESCRIPTION = _DESCRIPTION
     LICENSE = _LICENSE

@@ -131,6 +131,19 @@ class AdversarialTreebank(RobustBenchBuilder):
     FAMILY = "adversarial_treebanks"
     #: Wang et al. (2021, Table 2) report fluency apart from syntax: the audit asks it apart
     AUDIT_FLUENCY = True
+
+    @classmethod
+    def card_refusals(cls, statistics: dict[str, Any]) -> dict[str, int]:
+        """Candidates each filter removed (``filters``: candidates left before and after each, in order) and
+        words never attacked, by why they are protected (``checks.protected_words``), summed over the splits."""
+        out: dict[str, int] = {}
+        for stats in statistics.values():
+            left = list((stats.get("filters") or {}).items())
+            for (_, before), (name, after) in zip(left, left[1:]):
+                out[f"filter {name}"] = out.get(f"filter {name}", 0) + int(before) - int(after)
+            for reason, n in ((stats.get("checks") or {}).get("protected_words") or {}).items():
+                out[f"protected: {reason}"] = out.get(f"protected: {reason}", 0) + int(n)
+        return out
     CITATION = _CITATION
     DESCRIPTION = _DESCRIPTION
     LICENSE = _LICENSE

@@ -141,7 +141,9 @@ def test_judged_audit_goes_on_the_card_and_goes_stale(request, config, fixture, 
     lo, hi = entry["wilson_95"]
     assert 0 < lo < (n - 1) / n < hi <= 1
     card = (repo / "README.md").read_text(encoding="utf-8")
-    assert "### Validity" in card and f"{n - 1}/{n}" in card and "current" in card
+    assert "**Validity**" in card and f"{n - 1}/{n}" in card and "the current build's" in card
+    history = (repo / "data" / config / "audits" / "README.md").read_text(encoding="utf-8")
+    assert f"{n - 1}/{n}" in history and "| current |" in history
     stored = repo / entry["file"]
     assert stored.is_file() and stored.read_bytes() == path.read_bytes()
     # a second reader of the same sample: both verdicts stay on the card, neither replaces the other
@@ -154,12 +156,14 @@ def test_judged_audit_goes_on_the_card_and_goes_stale(request, config, fixture, 
     assert sorted(a["ok"] for a in recorded) == [n - 2, n - 1]
     assert record_audit(repo, config, path, reader="test reader")["file"] == entry["file"]    # same file: replaced
     assert len([a for a in read_metadata(repo)[config]["audits"] if not a.get("shipped")]) == 2
-    # a build of another builder version: the audit stays on the card, marked stale
+    # a build of another builder version: the audit stays in the card's linked history, marked stale, and the
+    # card says no audit of this build is recorded
     m = read_metadata(repo)[config]
     m["builder_version"] = "0.0.1"
     (repo / "data" / config / "metadata.json").write_text(json.dumps(m), encoding="utf-8")
     write_card(repo)
-    assert "stale: judged on another build" in (repo / "README.md").read_text(encoding="utf-8")
+    assert "stale: judged on another build" in (repo / "data" / config / "audits" / "README.md").read_text("utf-8")
+    assert "no audit of this build yet" in (repo / "README.md").read_text(encoding="utf-8")
 
 
 def test_a_fluency_verdict_apart_is_counted_and_shown_on_the_card(gec_repo, tmp_path):
@@ -257,12 +261,14 @@ def test_shipped_audits_show_on_the_card_of_a_matching_build(gec_sources, tmp_pa
     monkeypatch.setattr(repository, "SHIPPED_AUDITS", shipped)
     build_config("gec_sst2", out=tmp_path / "b" / "robust-bench", source=gec_sources)
     card = (tmp_path / "b" / "robust-bench" / "README.md").read_text(encoding="utf-8")
-    assert "97/100 (97.0%)" in card and "| current |" in card and "shipped in robust_bench/data/audits.json" in card
+    history = (tmp_path / "b" / "robust-bench" / "data" / "gec_sst2" / "audits" / "README.md").read_text("utf-8")
+    assert "97/100 (97.0%)" in card and "| current |" in history and "shipped in robust_bench/data/audits.json" in history
     # the same audit on a build with other data is stale
     entry["data_sha256"] = {s: "cd" * 32 for s in hashes}
     shipped.write_text(json.dumps({"gec_sst2": [entry]}), encoding="utf-8")
     build_config("gec_sst2", out=tmp_path / "c" / "robust-bench", source=gec_sources)
-    assert "stale: judged on another build" in (tmp_path / "c" / "robust-bench" / "README.md").read_text(encoding="utf-8")
+    assert "stale: judged on another build" in (tmp_path / "c" / "robust-bench" / "data" / "gec_sst2" / "audits"
+                                                / "README.md").read_text(encoding="utf-8")
 
 
 def test_edits_that_together_make_correct_english_are_refused():

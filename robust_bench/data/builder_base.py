@@ -168,6 +168,17 @@ class RobustBenchBuilder(datasets.GeneratorBasedBuilder):
         TSV's columns; None: the family's audits are not grouped."""
         return None
 
+    @classmethod
+    def card_refusals(cls, statistics: dict[str, Any]) -> dict[str, int]:
+        """Refusals by reason for the card, summed over the splits' statistics: by default each split's
+        ``refusals`` (reason -> count); a family that counts its refusals elsewhere says where."""
+        out: dict[str, int] = {}
+        for stats in statistics.values():
+            for reason, n in (stats.get("refusals") or {}).items():
+                if isinstance(n, (int, float)):
+                    out[reason] = out.get(reason, 0) + int(n)
+        return out
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         #: Facts gathered while building (source hashes, lexicon sizes, ...), for the card.

@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from robust_bench.data.repository import METADATA, read_metadata, render_card
+from robust_bench.data.card import DETAILS, render_card
+from robust_bench.data.repository import METADATA, read_metadata
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.io.sources import sha256_file
 from robust_bench import RobustBenchError
@@ -21,7 +22,8 @@ from robust_bench import RobustBenchError
 __all__ = ["PushError", "repository_files", "push_repository", "UPLOAD_PATTERNS"]
 
 #: what goes to the Hub; locks, journals and staging folders stay local
-UPLOAD_PATTERNS = ["README.md", "eval.yaml", "data/*/*.parquet", f"data/*/{METADATA}"]
+UPLOAD_PATTERNS = ["README.md", "eval.yaml", "data/*/*.parquet", f"data/*/{METADATA}", f"data/*/{DETAILS}",
+                   "data/*/audits/*"]
 
 
 class PushError(RobustBenchError, ValueError):
@@ -52,8 +54,10 @@ def repository_files(repo: str | os.PathLike) -> list[str]:
                 raise PushError(f"{path}: its SHA-256 differs from data/{name}/{METADATA}; rebuild {name}")
             files.append(f["path"])
         files.append(f"data/{name}/{METADATA}")
+        files += [str(p.relative_to(repo)) for p in sorted((repo / "data" / name).glob(DETAILS))]
+        files += [str(p.relative_to(repo)) for p in sorted((repo / "data" / name / "audits").glob("*")) if p.is_file()]
     card = repo / "README.md"
-    if not card.is_file() or card.read_text("utf-8") != render_card(metas):
+    if not card.is_file() or card.read_text("utf-8") != render_card(metas, repo):
         raise PushError(f"{card}: not the card of the built configs; `robust-bench build` rewrites it")
     return files
 

@@ -3,9 +3,12 @@
 Layout (a folder that ``datasets.load_dataset(folder, config)`` reads, locally or as a Hub
 dataset repository)::
 
-    DIR/README.md                       YAML ``configs:`` for every config built so far + card
+    DIR/README.md                       the Hub dataset card (:mod:`robust_bench.data.card`): YAML
+                                        ``configs:`` for every config built so far, a section per config
     DIR/data/<config>/<split>.parquet
-    DIR/data/<config>/metadata.json     what the card says about <config>
+    DIR/data/<config>/metadata.json     what the card says about <config>, and everything else
+    DIR/data/<config>/details.md        its statistics, coverage and provenance, linked from the card
+    DIR/data/<config>/audits/           judged audit TSVs and their history (README.md)
 
 Writes are atomic and crash-safe:
 
@@ -38,10 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from robust_bench import __version__
 from robust_bench.io.fileio import atomic_write_text
+from robust_bench.data.card import CARD_MARKER, config_files, render_card
 from robust_bench.data.registry import get_config
 from robust_bench.io.sources import sha256_file
 from robust_bench import RobustBenchError
@@ -64,10 +67,6 @@ class BuildReport:
     files: dict[str, Path]
     metadata: dict[str, Any]
     seconds: float
-
-
-#: The line every dataset card carries: a README.md without it is someone else's, and is never replaced.
-CARD_MARKER = "Written by `robust-bench build`; do not edit by hand."
 
 
 class ForeignReadmeError(RobustBenchError, ValueError):
@@ -268,46 +267,6 @@ def update_metadata(repo: str | os.PathLike, config: str, change) -> dict:
         atomic_write_text(folder / METADATA, json.dumps(meta, indent=2) + "\n")
         write_card(repo)
     return meta
-
-
-def _validity_lines(m: dict) -> list[str]:
-    """The card's Validity section: every judged audit, current or stale."""
-    audits = m.get("audits") or []
-    lines = ["### Validity", ""]
-    if not audits:
-        return lines + ["No blind audit recorded for this build yet (`robust-bench audit " + m["config"]
-                        + " --sample 100 --seed S`, then `--judged FILE`).", ""]
-    current = {s: f["sha256"] for s, f in m["files"].items()}
-    lines += ["Blind audits (`../shared/VALIDITY.md`): a reader who saw only the original, the perturbed text and "
-              "the edits judged each row ok or bad.", "",
-              "| judged ok | N | 95% Wilson interval | seed | drawn / judged | builder version | rows left unchanged "
-              "| defect classes (count) | reader | file | status |", "|---:|---:|---|---:|---|---|---:|---|---|---|---|"]
-    for a in audits:
-        same = a.get("builder_version") == m["builder_version"] and all(
-            current.get(s) == h for s, h in (a.get("data_sha256") or {}).items())
-        lo, hi = a["wilson_95"]
-        defects = ", ".join(f"{k} ({v})" for k, v in a.get("defects", {}).items()) or "none"
-        lines.append(f"| {a['ok']}/{a['n']} ({a['share']:.1%}) | {a['n']} | [{lo:.1%}, {hi:.1%}] | {a['seed']} | "
-                     f"{a.get('drawn', '')} / {a.get('judged', '')} | {a.get('builder_version', '')} | "
-                     f"{a.get('unchanged_share', 0):.1%} | {defects} | {' '.join((a.get('reader') or '').replace('|', '/').split())} | `{a['file']}`"
-                     f"{' (recorded by the maintainers; shipped in robust_bench/data/audits.json)' if a.get('shipped') else ''}"
-                     f" (sha256 {a.get('sha256', '')[:16]}…) "
-                     f"| {'current' if same else 'stale: judged on another build'} |")
-    grouped = [a for a in audits if a.get("by_group")]
-    if grouped:
-        lines += ["", "By transformation code (ok/N, 95% Wilson interval):", ""]
-        for a in grouped:
-            lines.append(f"- seed {a['seed']} (builder {a.get('builder_version', '')}): " + "; ".join(
-                f"`{g}` {v['ok']}/{v['n']} [{v['wilson_95'][0]:.0%}, {v['wilson_95'][1]:.0%}]"
-                for g, v in a["by_group"].items()))
-    fluency = [a for a in audits if a.get("fluent")]
-    if fluency:
-        lines += ["", "Fluency, judged apart (the perturbed sentence reads as fluent English):", ""]
-        for a in fluency:
-            f = a["fluent"]
-            lines.append(f"- seed {a['seed']} (builder {a.get('builder_version', '')}): {f['ok']}/{f['n']} "
-                         f"judged fluent ({f['share']:.1%}, 95% Wilson [{f['wilson_95'][0]:.1%}, {f['wilson_95'][1]:.1%}])")
-    return lines + [""]
 
 
 def write_derived_config(out: str | os.PathLike, config: str, dataset, *, family: str, description: str,
@@ -576,73 +535,16 @@ def read_metadata(repo: str | os.PathLike) -> dict[str, dict[str, Any]]:
     return out
 
 
-def render_card(metas: dict[str, dict[str, Any]]) -> str:
-    """The repository README: YAML ``configs:`` for ``load_dataset`` and a card per config."""
-    header = {
-        "pretty_name": "robust-bench",
-        "language": ["en"],
-        "license": "other",
-        "tags": ["robustness", "perturbation", "contrast-sets", "probing"],
-        "configs": [
-            {"config_name": name,
-             "data_files": [{"split": split, "path": f["path"]} for split, f in m["files"].items()]}
-            for name, m in metas.items()
-        ],
-        # `datasets` keys its cache of a local or Hub folder on the card's YAML, not on the
-        # files' bytes. Putting the content hashes into each config's dataset_info makes the
-        # key change whenever a rebuild changes the data, so `load_dataset` never serves
-        # rows from an earlier build.
-        "dataset_info": [
-            {"config_name": name,
-             "description": f"robust-bench {m['versions']['robust_bench']} build of {name}, seed {m['seed']}; "
-                            + "; ".join(f"{split} sha256 {f['sha256']}" for split, f in m["files"].items())}
-            for name, m in metas.items()
-        ],
-    }
-    parts = ["---", yaml.safe_dump(header, sort_keys=False).rstrip(), "---", "",
-             "# robust-bench", "",
-             "Perturbed corpora for testing how robust NLP models are to natural, linguistically controlled "
-             "perturbations. " + CARD_MARKER, "",
-             "```python", "from datasets import load_dataset",
-             *[f'ds = load_dataset("robust-bench", "{name}")' for name in metas], "```", ""]
-    for name, m in metas.items():
-        src = m["source"]
-        parts += [f"## {name}", "", m["description"], "",
-                  f"- **Family:** {m['family']}",
-                  f"- **Source corpus:** {src['name']} {src['version']} ({src['license']}), {src['url']}",
-                  *_files_read(m),
-                  f"- **Licence:** {m['license']}",
-                  f"- **Builder:** `{m['builder']}` version {m['builder_version']}",
-                  f"- **Seed:** {m['seed']}",
-                  "- **Built with:** " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()), "",
-                  "| split | rows | file | SHA-256 |", "|---|---:|---|---|"]
-        for split, f in m["files"].items():
-            parts.append(f"| {split} | {f['rows']:,} | `{f['path']}` | `{f['sha256']}` |")
-        parts += [""] + _validity_lines(m)
-        parts += ["### Statistics", ""]
-        if m.get("coverage_notes"):
-            parts += [m["coverage_notes"], ""]
-        parts += ["```json", json.dumps(m["statistics"], indent=2, sort_keys=True), "```", ""]
-        prov = m.get("provenance") or {}
-        if prov:
-            parts += ["### Provenance", "", "```json", json.dumps(prov, indent=2, sort_keys=True), "```", ""]
-        parts += ["### Citation", "", "```bibtex", m["citation"], "```", ""]
-    return "\n".join(parts)
-
-
-def _files_read(meta: dict) -> list[str]:
-    """Card lines naming the source files actually read, with their rows (a sample says so)."""
-    read = (meta.get("provenance") or {}).get("source_read") or {}
-    if not read:
-        return []
-    parts = [f"{split}: `{r['file']}` ({r['rows']:,} rows" + (", a sample of the official file, not the full set"
-                                                             if r.get("sample") else "") + ")"
-             for split, r in read.items()]
-    return ["- **Files read:** " + "; ".join(parts)]
-
-
 def write_card(repo: str | os.PathLike) -> Path:
-    """Rewrite ``repo/README.md`` from the metadata of every config, atomically."""
+    """Rewrite ``repo/README.md`` (:func:`robust_bench.data.card.render_card`) and the files each config's
+    section links (``data/<config>/details.md``, ``data/<config>/audits/README.md``) from the metadata of
+    every config, each atomically."""
     repo = Path(repo)
     check_card_replaceable(repo)
-    return atomic_write_text(repo / "README.md", render_card(read_metadata(repo)))
+    metas = read_metadata(repo)
+    for name, m in metas.items():
+        for rel, text in config_files(name, m).items():
+            path = repo / "data" / name / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, text)
+    return atomic_write_text(repo / "README.md", render_card(metas, repo))
