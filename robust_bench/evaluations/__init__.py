@@ -4,8 +4,8 @@ Every module of this room (``gec``, ``names``, ``treebanks``, ``lit``, ``jabberw
 family's evaluation: the function that turns a model and a task's rows into per-example log entries,
 which ``robust-bench run`` calls, and the views of the paper's tables computed from its log. The
 grammatical-error, LIT and Jabberwocky commands are runs of it too (:mod:`robust_bench.suite.command`:
-a one-task suite, the same log and v2 record); the names command and the live parser attack still score
-through their own paths and write v1 records (issue 52).
+a one-task suite, the same log and v2 record), as is the live parser attack (``parser-attack-live``); the
+names command still scores through its own path and writes v1 records (issue 52).
 Its :class:`Evaluation` declares, in one place,
 
 * its name, as suites and records call it, and the family it scores;
