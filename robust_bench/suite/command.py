@@ -38,7 +38,7 @@ from robust_bench.scoring.intervals import metric_value
 from robust_bench.suite.runner import run_folder, run_suite
 
 __all__ = ["SUITE_FILE", "command_suite", "run_command", "write_view", "evaluate_contrast_sets", "attack_command",
-           "probe_command", "attack_parser_command"]
+           "probe_command", "attack_parser_command", "baselines_command"]
 
 #: the one-task suite a command ran, when it is not a shipped one
 SUITE_FILE = "suite.yaml"
@@ -723,3 +723,80 @@ def _export(attack, train_path, limit, out, echo) -> Path:
     write_conllu(adv, out)
     echo(f"adversarial training sentences: {len(adv):,} of {len(sents):,} written to {out}")
     return Path(out)
+
+
+def baselines_command(config: str = "jabberwocky_ewt", *, repo: str | os.PathLike, source: str | os.PathLike | None = None,
+                      split: str = "test", output_dir: str | os.PathLike,
+                      echo: Callable[[str], None] = print) -> list[Path]:
+    """``robust-bench baselines``: the Path and Majority baselines (Hall Maudslay & Cotterell, 2021, §5.1) as
+    runs of the ``baseline`` evaluation, one run folder per baseline (models ``baseline:path`` and
+    ``baseline:majority``: ``OUTPUT_DIR/baseline_<name>/<config>_command_<hash>``, both runs of one derived
+    suite, so ``check`` compares them), with the probe's metrics (``uuas_plain``, ``uuas_jabberwocky``,
+    ``dspr_plain``, ``dspr_jabberwocky``) in their v2 records, and the check that plain and Jabberwocky
+    scores are identical (the baselines ignore the words; a difference means a Jabberwocky tree is not its
+    source's).
+
+    Parameters
+    ----------
+    config : str
+        A Jabberwocky config built in ``repo``.
+    repo : path-like
+    source : path-like, optional
+        Local mirror of the source treebank (the plain sentences; Majority's training trees); the task's
+        option ``source`` when given.
+    split : str
+    output_dir : path-like
+    echo : callable
+
+    Returns
+    -------
+    list of Path
+        The run folders, Path's then Majority's.
+
+    Raises
+    ------
+    BaselineCheckError
+        Plain and Jabberwocky scores differ, or the config is not a Jabberwocky config.
+    NotBuiltError, RunError
+        The config or split is not built; a run failed (its reason: a sentence missing from the source...).
+    """
+    from robust_bench.experiments.baselines import BASELINES, BaselineCheckError
+    from robust_bench.results.runs import read_manifest
+    from robust_bench.scoring import PUNCTUATION_RULES
+
+    if get_config(config).family != "jabberwocky":
+        raise BaselineCheckError(f"the Path and Majority baselines are defined for Jabberwocky configs, not {config!r}")
+    suite, tasks = command_suite(config, split, repo=repo, evaluation="baseline", interface="model-free",
+                                 options={"source": None if source is None else str(source)})
+    echo(f"{config} / {split}: model-free baselines (Hall Maudslay & Cotterell, 2021, §5.1)")
+    outs, scores = [], {}
+    for name in BASELINES:
+        out, _ = run_command(f"baseline:{name}", suite, tasks, repo=repo, output_dir=output_dir, echo=echo)
+        outs.append(out)
+        scores[name] = _records_of(out)[tasks[0].name]["metrics"]
+    details = read_manifest(outs[0])["tasks"][tasks[0].name]["details"]
+    echo(f"UUAS excludes punctuation by: {PUNCTUATION_RULES[details['punctuation_rule']]}")
+    lines = [f"{'baseline':<10} {'variant':<12} {'UUAS':>7} {'DSpr':>7}"]
+    for name, m in scores.items():
+        for variant in ("plain", "jabberwocky"):
+            lines.append(f"{name:<10} {variant:<12} {m[f'uuas_{variant}']:>7.4f} {m[f'dspr_{variant}']:>7.4f}")
+    text = "\n".join(lines)
+    echo(text)
+    for out in outs:
+        write_view(out, f"{tasks[0].name}__baselines", f"{config} / {split}: Path and Majority (§5.1)\n\n{text}")
+    for name, m in scores.items():
+        if (m["uuas_plain"], m["dspr_plain"]) != (m["uuas_jabberwocky"], m["dspr_jabberwocky"]):
+            raise BaselineCheckError(f"{name}: plain and Jabberwocky scores differ ({m['uuas_plain']}, {m['dspr_plain']}) "
+                                     f"vs ({m['uuas_jabberwocky']}, {m['dspr_jabberwocky']}); the Jabberwocky trees do "
+                                     "not equal the source")
+    echo("check passed: plain and Jabberwocky scores are identical for both baselines")
+    for out in outs:
+        echo(f"  wrote {out}")
+    return outs
+
+
+def _records_of(run: Path) -> dict:
+    """The v2 records of a run folder, by task."""
+    import json
+
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted((run / "records").glob("*.json"))}
