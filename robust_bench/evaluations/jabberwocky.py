@@ -17,9 +17,13 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+
 from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, Tolerance, input_sha256, log_entry, ratio,
                                       register_evaluation, unit_ids)
+from robust_bench.scoring import dspr_sentence_sums, punctuation_masks, uuas_counts
 from robust_bench.scoring.intervals import Formula
+from robust_bench.experiments.baselines import MAJORITY_MAX_LENGTH, MajorityBaseline, path_distances, source_trees
 from robust_bench.experiments.jabberwocky import ProbeSettings, run_probing
 from robust_bench.io.fileio import save_figure
 from robust_bench.results.runs import read_manifest
@@ -342,11 +346,6 @@ def baseline(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     ConlluError, SourceNotFoundError
         A malformed or missing source treebank.
     """
-    import numpy as np
-
-    from robust_bench.experiments.baselines import MAJORITY_MAX_LENGTH, MajorityBaseline, path_distances, source_trees
-    from robust_bench.scoring import dspr_sentence_sums, punctuation_masks, uuas_counts
-
     if model.spec.kind != "baseline":
         raise EvaluationError(f"task {task.name!r}: the baseline evaluation scores baseline:path or baseline:majority, "
                               f"not {model.spec.id!r}")
