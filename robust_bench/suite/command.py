@@ -578,7 +578,8 @@ def attack_parser_command(parser_spec: str, config: str = "adv_ewt", *, limit: i
     Raises
     ------
     EvaluationError
-        An unknown config, or ``export_training`` without a training treebank.
+        An unknown config, generator or filter (naming the option), or ``export_training`` without a
+        training treebank.
     ModelError, ConlluError, SourceNotFoundError
         A parser or LM that cannot be loaded, a malformed or missing treebank.
     RunError
@@ -588,6 +589,7 @@ def attack_parser_command(parser_spec: str, config: str = "adv_ewt", *, limit: i
 
     import datasets
 
+    from robust_bench.attacks.treebanks import FILTERS, GENERATORS, _names
     from robust_bench.builders.treebanks import AdversarialTreebank    # a datasets builder: datasets is heavy
     from robust_bench.data.repository import write_derived_config
     from robust_bench.evaluations import EvaluationError
@@ -596,6 +598,12 @@ def attack_parser_command(parser_spec: str, config: str = "adv_ewt", *, limit: i
 
     if config not in CONFIGS:
         raise EvaluationError(f"--config must be one of {', '.join(CONFIGS)}, got {config!r}")
+    for option, value, known, what in (("--generators", generators, GENERATORS, "generator"),
+                                       ("--filters", filters, FILTERS, "filter")):
+        try:
+            _names(value, known, what)
+        except ValueError as exc:
+            raise EvaluationError(f"{option}: {exc}") from None
     resolve_model(parser_spec, interface="parser")          # a parser that cannot be found stops here
     builder = AdversarialTreebank(config_name=config, source_dir=source, treebank=treebank)
     examples = builder.examples(datasets.DownloadManager(dataset_name="robust-bench"))
