@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from robust_bench.results.records import validate_record
 from tests import helpers
 from tests.helpers import run
 from tests.warm_cli import EXE
@@ -20,25 +19,39 @@ def test_list(tmp_path):
 
 def test_main_job_build_then_baselines(tmp_path, sources, full):
     """The README's main job: build jabberwocky_ewt from local sources, then score the baselines (the
-    whole corpus in the full tier, its first 300 sentences per split in the fast tier)."""
+    whole corpus in the full tier, its first 300 sentences per split in the fast tier): one run folder per
+    baseline (model baseline:path, baseline:majority) whose v2 record carries the probe's metrics, read by
+    robust_bench.results.runs, and which check compares."""
+    from robust_bench.results.runs import read_log, read_manifest
+
     env = {"ROBUST_BENCH_SOURCES": str(sources)}
     out = run(["build", "jabberwocky_ewt", *([] if full else ["--set", "limit=300"])], tmp_path, env).stdout
     assert "built jabberwocky_ewt" in out and (tmp_path / "robust-bench" / "data" / "jabberwocky_ewt" / "test.parquet").is_file()
     out = run(["baselines", "--config", "jabberwocky_ewt"], tmp_path, env).stdout
     assert "check passed: plain and Jabberwocky scores are identical" in out
     assert "UUAS excludes punctuation by: XPOS in" in out
-    records = sorted((tmp_path / "results").glob("*.json"))
-    assert len(records) == 4
-    by = {}
-    for p in records:
-        rec = json.loads(p.read_text())
-        validate_record(rec)
-        by[(rec["model"]["id"], rec["variant"])] = rec["metrics"]
-        assert rec["details"]["punctuation_rule"] == "xpos-ptb"      # EWT has PTB XPOS tags
-    for name in ("baseline:path", "baseline:majority"):
-        assert by[(name, "plain")] == by[(name, "jabberwocky")]
-        assert 0.3 < by[(name, "plain")]["uuas"] < 0.7 and 0.3 < by[(name, "plain")]["dspr"] < 0.8
-    assert by[("baseline:majority", "plain")]["uuas"] > by[("baseline:path", "plain")]["uuas"]
+    runs = {}
+    for name in ("path", "majority"):
+        (folder,) = (tmp_path / "results" / f"baseline_{name}").iterdir()
+        manifest = read_manifest(folder)
+        assert manifest["model"] == f"baseline:{name}" and (folder / "suite.yaml").is_file()
+        (task,) = manifest["tasks"]
+        state = manifest["tasks"][task]
+        assert state["status"] == "done" and state["details"]["punctuation_rule"] == "xpos-ptb"  # EWT has PTB XPOS
+        rec = json.loads((folder / "records" / f"{task}.json").read_text())
+        assert rec["schema_version"].startswith("2") and rec["evaluation"] == "baseline"
+        assert rec["model"]["id"] == f"baseline:{name}" and rec["config"] == "jabberwocky_ewt"
+        assert len(read_log(folder / "logs" / f"{task}.jsonl")) == state["n_examples"]
+        assert full or state["n_examples"] == 300
+        assert (folder / "tables" / f"{task}__baselines.txt").is_file()
+        runs[name] = (folder, rec["metrics"])
+    for name, (_, m) in runs.items():
+        assert set(m) == {"uuas_plain", "uuas_jabberwocky", "dspr_plain", "dspr_jabberwocky"}
+        assert (m["uuas_plain"], m["dspr_plain"]) == (m["uuas_jabberwocky"], m["dspr_jabberwocky"])
+        assert 0.3 < m["uuas_plain"] < 0.7 and 0.3 < m["dspr_plain"] < 0.8
+    assert runs["majority"][1]["uuas_plain"] > runs["path"][1]["uuas_plain"]
+    for folder, _ in runs.values():          # check reads each folder (its derived suite.yaml) and passes it
+        run(["check", "--baseline", str(folder), "--candidate", str(folder)], tmp_path, env)
 
 
 def test_errors_are_one_clear_line(tmp_path, sources):

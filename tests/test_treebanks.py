@@ -405,24 +405,46 @@ def test_a_default_adv_ewt_build_is_the_same_bytes_with_and_without_hub_access(b
 
 def test_attack_parser_cli_on_a_second_parser(tmp_path, treebank_attack_models, sources, full):
     """The same attack against a Python callable (the toy parser of this module) on the WSJ sample,
-    through the command a user runs; tables, record, figures and the stored config (the first 8 sentences
-    in the full tier, 3 in the fast tier)."""
+    through the command a user runs: a run of the parser-attack-live evaluation (issue 52) whose run folder
+    holds the per-sentence log, the v2 record with parser-attack's metric names, the tables and figures as
+    views; the stored config (the first 8 sentences in the full tier, 3 in the fast tier); check takes it."""
+    from robust_bench.results.runs import read_log, read_manifest
+    from robust_bench.suite.runner import run_folder
+
+    n = 8 if full else 3
     exe = Path(sys.executable).with_name("robust-bench")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ROBUST_BENCH_SOURCES": str(sources)}
-    args = [str(exe), "attack-parser", "--parser", "callable:tests.test_treebanks:chain_parser", "--config",
-            "adv_ptb", "--limit", "8" if full else "3", "--mlm", treebank_attack_models["mlm"], "--lm", treebank_attack_models["lm"],
+    spec = "callable:tests.test_treebanks:chain_parser"
+    args = [str(exe), "attack-parser", "--parser", spec, "--config",
+            "adv_ptb", "--limit", str(n), "--mlm", treebank_attack_models["mlm"], "--lm", treebank_attack_models["lm"],
             "--vectors", treebank_attack_models["vectors"], "--out", str(tmp_path / "repo"),
             "--output-dir", str(tmp_path / "results")]
     proc = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, env=env)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-2000:]
     out = proc.stdout
     for table in ("Table 6", "Table 4", "Table 7", "Table 2", "Table 5"):
         assert table in out
     assert "| chain_parser | ud |" in out and "| chain_parser | ptb |" in out
-    rec = json.loads(next((tmp_path / "results").glob("*.json")).read_text())
-    assert 0 <= rec["metrics"]["attack_success_rate"] <= 1 and "las_original_ud" not in rec["metrics"]
+    (run,) = run_folder(tmp_path / "results", spec).iterdir()
+    assert (run / "suite.yaml").is_file() and read_manifest(run)["tasks"]["adv_ptb"]["status"] == "done"
+    rec = json.loads((run / "records" / "adv_ptb.json").read_text())
+    assert rec["schema_version"].startswith("2") and rec["evaluation"] == "parser-attack-live"
+    assert rec["suite"]["name"].startswith("adv_ptb_command_") and rec["model"]["id"] == spec
+    # parser-attack's names under the task's rule (ptb), the other rule's suffixed; no v1 names, no LAS (unlabelled)
+    assert set(rec["metrics"]) == {"uas_original", "uas_adversarial", "success_rate", "uas_original_ud",
+                                   "uas_adversarial_ud"}
+    log = read_log(run / "logs" / "adv_ptb.jsonl")
+    assert len(log) == n and all({"tokens", "edits", "original", "adversarial"} <= set(e["prediction"]) for e in log)
+    assert rec["metrics"]["success_rate"] == pytest.approx(sum(e["outcome"]["success"] for e in log) / n)
+    for name in ("table6", "table4", "table7", "table2", "table5"):
+        assert (run / "tables" / f"adv_ptb__{name}.txt").is_file()
+    assert "| chain_parser | ptb |" in (run / "tables" / "adv_ptb__table6.txt").read_text()
+    assert list((run / "figures").glob("adv_ptb__candidates.png"))
     assert (tmp_path / "repo" / "data" / "adv_chain_parser_ptb" / "test.parquet").is_file()
-    assert list((tmp_path / "results").glob("*__candidates.png"))
+    assert not (tmp_path / "repo" / "data" / "adv_ptb").exists()
+    check = subprocess.run([str(exe), "check", "--baseline", str(run), "--candidate", str(run)], cwd=tmp_path,
+                           capture_output=True, text=True, env=env)
+    assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
     bad = subprocess.run(args[:2] + ["--parser", "spacy:/nowhere", "--vectors", treebank_attack_models["vectors"]],
                          cwd=tmp_path, capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "error:" in bad.stderr and "/nowhere" in bad.stderr

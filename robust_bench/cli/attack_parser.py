@@ -44,19 +44,22 @@ def attack_parser(
     seed: int = typer.Option(0, "--seed", callback=seed_in_range, help="Seeds the masked-LM draws."),
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--out", help="Dataset repository; adv_<parser>_<config> goes there."),
-    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where the record, tables and plots go."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where the run folder goes: "
+                                                                          "OUTPUT_DIR/<parser>/<config>_command_<hash> "
+                                                                          "(run.json, log, record, tables/, figures/)."),
 ) -> None:
-    """Attack a dependency parser (Wang et al., 2021, Alg. 1); report Tables 6, 4, 5, 7 and 2."""
+    """Attack a dependency parser (Wang et al., 2021, Alg. 1) as a run of the parser-attack-live evaluation;
+    report Tables 6, 4, 5, 7 and 2."""
     check_positive("--limit", limit)
     for option, path in (("--vectors", vectors), ("--treebank", treebank), ("--parser-train", train_vocab)):
         check_input_file(option, path)
     check_output_file("--export-training", export_training)
     check_output_dir("--output-dir", output_dir)
 
-    from robust_bench.evaluations.treebanks import attack_parser_command
+    from robust_bench.suite.command import attack_parser_command
 
     try:
-        attack_parser_command(parser, config, limit=limit, mlm=mlm, lm=lm, vectors=None if vectors is None else str(vectors),
+        out, _ = attack_parser_command(parser, config, limit=limit, mlm=mlm, lm=lm, vectors=None if vectors is None else str(vectors),
                               generators=generators, filters=filters, ablation=ablation,
                               treebank=None if treebank is None else str(treebank),
                               train_vocab=None if train_vocab is None else str(train_vocab),
@@ -65,3 +68,4 @@ def attack_parser(
                               output_dir=output_dir, echo=typer.echo)
     except (RobustBenchError, ValueError, LookupError) as exc:
         fail(exc)
+    typer.echo(f"run folder: {out}")

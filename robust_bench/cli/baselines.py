@@ -19,14 +19,16 @@ def baselines(
     repo: Path = typer.Option(Path(DEFAULT_REPO), "--repo", help="Dataset repository holding the built config."),
     source: Optional[Path] = typer.Option(None, "--source", help="Local mirror of the source treebank."),
     split: str = typer.Option("test", "--split", help="Split to score."),
-    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where result records are written."),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", help="Where the run folders go: "
+                                                                          "OUTPUT_DIR/baseline_<name>/<config>_command_<hash>."),
 ) -> None:
     """Score the Path and Majority baselines (UUAS, DSpr) on plain and Jabberwocky text.
 
-    Both baselines ignore the words, so the plain and Jabberwocky scores must be identical;
-    the command fails if they are not.
+    Each baseline is a run (model baseline:path, baseline:majority) of the baseline evaluation, whose records
+    carry the probe's metrics. Both baselines ignore the words, so the plain and Jabberwocky scores must be
+    identical; the command fails if they are not.
     """
-    from robust_bench.evaluations.jabberwocky import baselines_command
+    from robust_bench.suite.command import baselines_command
 
     try:
         baselines_command(config, repo=repo, source=source, split=split, output_dir=output_dir, echo=typer.echo)

@@ -3,8 +3,8 @@
 Every module of this room (``gec``, ``names``, ``treebanks``, ``lit``, ``jabberwocky``) is one
 family's evaluation: the function that turns a model and a task's rows into per-example log entries,
 which ``robust-bench run`` calls, and the views of the paper's tables computed from its log. The
-family commands (``evaluate``, ``attack``, ``probe``...) are runs of it too (:mod:`robust_bench.suite.command`:
-a one-task suite, the same log and v2 record).
+family commands (``evaluate``, ``attack``, ``attack-parser``, ``probe``, ``baselines``) are runs of it too
+(:mod:`robust_bench.suite.command`: a one-task suite, the same log and v2 record).
 Its :class:`Evaluation` declares, in one place,
 
 * its name, as suites and records call it, and the family it scores;

@@ -15,20 +15,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
+
+import numpy as np
 
 from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, Tolerance, input_sha256, log_entry, ratio,
-                                      register_evaluation)
+                                      register_evaluation, unit_ids)
+from robust_bench.scoring import dspr_sentence_sums, punctuation_masks, uuas_counts
 from robust_bench.scoring.intervals import Formula
-from robust_bench.experiments.baselines import run_baselines
+from robust_bench.experiments.baselines import MAJORITY_MAX_LENGTH, MajorityBaseline, path_distances, source_trees
 from robust_bench.experiments.jabberwocky import ProbeSettings, run_probing
 from robust_bench.io.fileio import save_figure
-from robust_bench.results.records import make_record, write_record
 from robust_bench.results.runs import read_manifest
-from robust_bench.scoring import PUNCTUATION_RULES
 
-__all__ = ["probe", "probe_results", "probe_figure", "baselines_command", "rep_name", "lead_table",
-           "plot_probe_records", "RECORD_RANGES"]
+__all__ = ["probe", "baseline", "probe_results", "probe_figure", "rep_name", "lead_table", "plot_probe_records"]
 
 
 def _dspr(variant: str) -> Formula:
@@ -301,39 +301,86 @@ def probe_figure(run_dirs: Sequence[str | Path], out: str | Path, *, metric: str
     return plot_probe_records(rows, out, metric=metric)
 
 
-#: a baseline record (v1) holds one variant's scores, named without the variant; their ranges are those of
-#: the evaluation's metrics
-RECORD_RANGES = {"uuas": probe.metric("uuas_plain").range, "dspr": probe.metric("dspr_plain").range}
+@register_evaluation(
+    name="baseline", family="jabberwocky", metrics=probe.metrics, pairs=probe.pairs,
+    tolerance=Tolerance("lines"), hub_task_type="feature-extraction")
+def baseline(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
+    """Log lines of a model-free baseline (Hall Maudslay & Cotterell, 2021, §5.1): Path or Majority scored on
+    each test sentence as a probe is, on the plain source sentence and on its Jabberwocky row.
 
+    The metrics are the ``probe`` evaluation's, with its fields and formulas: ``uuas_plain``,
+    ``uuas_jabberwocky`` (in [0, 1], punctuation excluded by one rule for the scored rows,
+    :func:`robust_bench.scoring.punctuation_masks`) and ``dspr_plain``, ``dspr_jabberwocky`` (in [-1, 1],
+    sentences of 5-50 words). The baselines ignore the words, so both variants score the same whenever the
+    Jabberwocky trees equal their source (``robust-bench baselines`` checks it).
 
-def baselines_command(config: str = "jabberwocky_ewt", *, repo: str | Path, source: str | Path | None = None,
-                      split: str = "test", output_dir: str | Path, echo: Callable[[str], None] = print) -> list[Path]:
-    """``robust-bench baselines``: the Path and Majority baselines (§5.1) on plain and Jabberwocky
-    text, with the check that both give identical scores (the baselines ignore the words).
+    Parameters
+    ----------
+    model : robust_bench.models.resolve.ModelHandle
+        ``baseline:path`` (each word linked to the next) or ``baseline:majority`` (per sentence length, the
+        maximum spanning tree of the training trees' undirected edges; Path past 40 words or for a length
+        training lacks).
+    task
+        The suite task: a Jabberwocky config and split; ``options`` ``source`` (a local mirror of the
+        source treebank, whose training trees Majority is fitted on and whose plain sentences are scored;
+        default ``$ROBUST_BENCH_SOURCES``).
+    rows : datasets.Dataset
+        The rows to score: ``id``, ``sent_id``, ``original_tokens``, ``tokens``, ``head``, ``upos``, ``xpos``.
+    positions, seed, repo, work
+        Unused.
 
     Returns
     -------
-    list of Path
-        The records written, one per baseline and variant.
+    EvalOutput
+        Per sentence: prediction ``edges`` (0-based undirected edges of the baseline's tree) and
+        ``path_fallback`` (Majority fell back to Path); gold ``head``; outcome the probe's fields per variant
+        and ``length``. Details: ``baseline``, ``punctuation_rule``, ``train_sentences``, ``max_length``,
+        ``path_fallback_sentences``, ``source_sha256`` (the plain test file's).
 
     Raises
     ------
-    BaselineCheckError, NotBuiltError
+    EvaluationError
+        A model that is not a baseline, or an unknown option.
+    BaselineCheckError
+        A config that is not a Jabberwocky config, or a row whose sentence is not in the source.
+    ConlluError, SourceNotFoundError
+        A malformed or missing source treebank.
     """
-    run = run_baselines(config, repo=repo, source=source, split=split)
-    echo(f"{config} / {split}: model-free baselines (Hall Maudslay & Cotterell, 2021, §5.1)")
-    rules = {r["details"]["punctuation_rule"] for by_v in run["results"].values() for r in by_v.values()}
-    echo(f"UUAS excludes punctuation by: {', '.join(PUNCTUATION_RULES[r] for r in sorted(rules))}")
-    echo(f"{'baseline':<10} {'variant':<12} {'UUAS':>7} {'DSpr':>7}")
-    written = []
-    for name, by_variant in run["results"].items():
-        for variant, r in by_variant.items():
-            echo(f"{name:<10} {variant:<12} {r['uuas']:>7.4f} {r['dspr']:>7.4f}")
-            rec = make_record(model_id=f"baseline:{name}", revision=None, config=config, split=split,
-                              corpus_sha256=run["hashes"][variant], metrics={"uuas": r["uuas"], "dspr": r["dspr"]},
-                              ranges=RECORD_RANGES, seed=run["seed"], variant=variant, details=r["details"])
-            written.append(write_record(rec, output_dir))
-    echo("check passed: plain and Jabberwocky scores are identical for both baselines")
-    for path in written:
-        echo(f"  wrote {path}")
-    return written
+    if model.spec.kind != "baseline":
+        raise EvaluationError(f"task {task.name!r}: the baseline evaluation scores baseline:path or baseline:majority, "
+                              f"not {model.spec.id!r}")
+    bad = sorted(set(task.options) - {"source"})
+    if bad:
+        raise EvaluationError(f"task {task.name!r}: unknown option(s) {bad} of the baseline evaluation; known: source")
+    src = source_trees(task.config, list(rows["sent_id"]), split=task.split, source=task.options.get("source"))
+    majority = MajorityBaseline().fit(src["train_heads"]) if model.spec.target == "majority" else None
+    names = rows.features["upos"].feature.names
+    variants = {"plain": ([s.heads for s in src["plain"]], [s.upos for s in src["plain"]], [s.xpos for s in src["plain"]]),
+                "jabberwocky": (rows["head"], [[names[t] for t in r] for r in rows["upos"]], rows["xpos"])}
+    masks, rules = {}, {}
+    for v, (_, upos, xpos) in variants.items():
+        masks[v], rules[v] = punctuation_masks(upos, xpos)
+    out = []
+    for k, uid in enumerate(unit_ids("baseline", rows, task.split)):
+        outcome, pred = {"length": len(rows[k]["head"])}, None
+        for v, (heads, _, _) in variants.items():
+            h = list(heads[k])
+            before = majority.n_fallback if majority is not None else 0
+            dist = majority.predict_distances(len(h)) if majority is not None else path_distances(len(h))
+            c = uuas_counts([h], [dist], punctuation=[masks[v][k]])
+            rho, n = dspr_sentence_sums(h, dist) if 5 <= len(h) <= 50 else (0.0, 0)
+            outcome.update({f"uuas_correct_{v}": c.correct, f"uuas_total_{v}": c.total, f"dspr_rho_sum_{v}": rho,
+                            f"dspr_rows_{v}": n})
+            if v == "jabberwocky":
+                fallback = majority is not None and majority.n_fallback > before
+                edges = np.argwhere(np.triu(dist == 1)).tolist()        # the baseline's tree: distance-1 pairs
+                pred = {"edges": edges, "path_fallback": bool(fallback)}
+        row = rows[k]
+        out.append(log_entry(uid, input_sha256(row["original_tokens"], row["tokens"]), pred, {"head": list(row["head"])},
+                             outcome))
+    details = {"baseline": model.spec.target, "punctuation_rule": rules["jabberwocky"],
+               "punctuation_rule_plain": rules["plain"], "train_sentences": len(src["train_heads"]),
+               "max_length": MAJORITY_MAX_LENGTH,
+               "path_fallback_sentences": sum(e["prediction"]["path_fallback"] for e in out),
+               "source_sha256": src["sha256"]}
+    return EvalOutput(out, details)

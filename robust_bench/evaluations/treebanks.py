@@ -1,5 +1,5 @@
-"""Adversarial treebanks (Wang et al., 2021): the ``parser-attack`` evaluation, ``robust-bench
-attack-parser``, and the paper's tables and plots.
+"""Adversarial treebanks (Wang et al., 2021): the ``parser-attack`` and ``parser-attack-live``
+evaluations, and the paper's tables and plots.
 
 As a transfer set (``robust-bench run``): a built ``adv_*`` config holds sentences attacked against a
 reference parser, with their gold trees unchanged. The model under test parses each original and
@@ -7,7 +7,10 @@ each attacked sentence; UAS and LAS are scored against the gold tree (punctuatio
 config's rule), and a sentence counts as a success of the transferred attack when its parse gets
 worse.
 
-Live (``robust-bench attack-parser``): the attack (Alg. 1) runs against the user's parser and reports
+Live (the ``parser-attack-live`` evaluation): the attack (Alg. 1) runs against the model's own parser, each
+sentence one log line with ``parser-attack``'s metrics. ``robust-bench attack-parser``
+(:func:`robust_bench.suite.command.attack_parser_command`) runs it as a one-task suite and reports, as views
+of the run,
 
 * Table 6: UAS and LAS of the parser on the original and the adversarial sentences, and the attack
   success rate (lower is more robust), per punctuation rule;
@@ -23,24 +26,18 @@ and stores the attacked sentences as the derived config ``adv_<parser>_<config>`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, input_sha256, log_entry, ratio,
                                       register_evaluation, unit_ids)
 from robust_bench.perturb.treebanks import FILTERS
-from robust_bench.attacks.treebanks import ParserAttack, TreeExample, make_attack, result_rows, row_features, summarise
-from robust_bench.data.repository import write_derived_config
-from robust_bench.io.conllu_io import read_conllu, word_forms, write_conllu
+from robust_bench.attacks.treebanks import ParserAttack, TreeExample, make_attack, summarise
 from robust_bench.io.fileio import save_figure
-from robust_bench.models.lm import CausalLMScorer, DEFAULT_LM
-from robust_bench.models.loader import ModelError
-from robust_bench.models.resolve import load_model
-from robust_bench.results.records import make_record, model_slug, write_record
 from robust_bench.scoring import attachment_errors, attachment_mask
 
-__all__ = ["parser_attack", "attack_parser_command", "filter_ablation", "mean_perplexity", "table6", "table4",
+__all__ = ["parser_attack", "parser_attack_live", "source_rows", "tree_example", "RULES", "LIVE_OPTIONS", "filter_ablation", "mean_perplexity", "table6", "table4",
            "table5", "table7", "table2", "plot_candidates", "plot_scores", "CONFIGS"]
 
 #: the configs a live attack reads its sentences from
@@ -101,6 +98,171 @@ def parser_attack(model, task, rows, positions, seed, repo, work=None) -> EvalOu
                               "arcs_right_adversarial": n - a1, "labels_right_adversarial": n - l1,
                               "success": a1 > a0 or (labelled and l1 > l0), "one": 1}))
     return EvalOutput(out, {"rule": rule, "labelled": all(any(d != "_" for d in r) for r in rows["deprel"])})
+
+
+#: the punctuation rules of Table 6 (:func:`robust_bench.scoring.attachment_mask`)
+RULES = ("ud", "ptb")
+#: the options of ``parser-attack-live``: the scoring rule, then :func:`make_attack`'s set-up
+LIVE_OPTIONS = ("rule", "mlm", "lm", "vectors", "generators", "filters", "spacy_model", "grammar_checker", "frames")
+
+
+def _rule_metrics(rule: str) -> tuple[Metric, ...]:
+    """The attachment scores under ``rule`` when it is not the task's own (Table 6's other row)."""
+    return tuple(Metric(f"{m}_{rule}", ratio(f"{f}_{rule}", f"scored_{rule}")) for m, f in (
+        ("uas_original", "arcs_right_original"), ("las_original", "labels_right_original"),
+        ("uas_adversarial", "arcs_right_adversarial"), ("las_adversarial", "labels_right_adversarial")))
+
+
+def _counts(gold_heads, gold_rel, xpos, p0, p1, rule: str, suffix: str = "") -> dict:
+    """One sentence's scored words and right arcs and labels before (``p0``) and after (``p1``) under ``rule``."""
+    mask = attachment_mask(len(gold_heads), rule, xpos)
+    n, a0, l0 = attachment_errors(gold_heads, p0.heads, gold_deprels=gold_rel,
+                                  pred_deprels=p0.deprels if gold_rel else None, scored=mask)
+    _, a1, l1 = attachment_errors(gold_heads, p1.heads, gold_deprels=gold_rel,
+                                  pred_deprels=p1.deprels if gold_rel else None, scored=mask)
+    return {f"scored{suffix}": n, f"arcs_right_original{suffix}": n - a0, f"labels_right_original{suffix}": n - l0,
+            f"arcs_right_adversarial{suffix}": n - a1, f"labels_right_adversarial{suffix}": n - l1,
+            f"_errors{suffix}": (a0, l0, a1, l1)}
+
+
+def _blank_free(values) -> tuple | None:
+    return tuple(values) if values and any(v not in ("", "_") for v in values) else None
+
+
+def tree_example(row) -> TreeExample:
+    """The attackable sentence of an ``adv_*`` row (or a :func:`source_rows` row): its original words and
+    gold columns; ``multiword`` (when the row has it) protects the parts of multiword tokens."""
+    return TreeExample(id=row["sent_id"], words=tuple(row["original_tokens"]), heads=tuple(row["head"]),
+                       deprels=_blank_free(row["deprel"]), xpos=_blank_free(row["xpos"]), upos=_blank_free(row["upos"]),
+                       lemmas=_blank_free(row.get("lemmas")), feats=_blank_free(row.get("feats")),
+                       protected=frozenset(i for i, f in enumerate(row.get("multiword") or ()) if f))
+
+
+def source_rows(examples: Sequence[TreeExample]):
+    """The sentences a live attack reads, unattacked, as a ``datasets.Dataset`` in the ``adv_*`` row shape
+    (``id`` ``test-<index>``, ``sent_id``, ``tokens`` = ``original_tokens``, ``lemmas``, ``upos``, ``xpos``,
+    ``feats``, gold ``head`` and ``deprel``; ``"_"`` where a column is missing) plus ``multiword`` (bool per
+    word: part of a multiword token), so that :func:`tree_example` gives back each example exactly."""
+    import datasets
+
+    strings = datasets.List(datasets.Value("string"))
+    features = datasets.Features({"id": datasets.Value("string"), "sent_id": datasets.Value("string"),
+                                  "tokens": strings, "original_tokens": strings, "lemmas": strings, "upos": strings,
+                                  "xpos": strings, "feats": strings, "head": datasets.List(datasets.Value("int32")),
+                                  "deprel": strings, "multiword": datasets.List(datasets.Value("bool"))})
+    rows = []
+    for k, ex in enumerate(examples):
+        blank = ["_"] * len(ex.words)
+        rows.append({"id": f"test-{k:05d}", "sent_id": ex.id, "tokens": list(ex.words), "original_tokens": list(ex.words),
+                     "lemmas": list(ex.lemmas or blank), "upos": list(ex.upos or blank), "xpos": list(ex.xpos or blank),
+                     "feats": list(ex.feats or blank), "head": list(ex.heads), "deprel": list(ex.deprels or blank),
+                     "multiword": [i in ex.protected for i in range(len(ex.words))]})
+    return datasets.Dataset.from_list(rows, features=features)
+
+
+def _live_options(task) -> tuple[str, dict]:
+    """The task's scoring rule and :func:`make_attack`'s keyword arguments; EvaluationError naming a bad option."""
+    opts = dict(task.options)
+    bad = sorted(set(opts) - set(LIVE_OPTIONS))
+    if bad:
+        raise EvaluationError(f"task {task.name!r}: unknown option(s) {bad} of parser-attack-live; known: "
+                              f"{', '.join(LIVE_OPTIONS)}")
+    rule = opts.pop("rule", "ud")
+    if rule not in RULES:
+        raise EvaluationError(f"task {task.name!r}: option rule must be one of {', '.join(RULES)}, got {rule!r}")
+    own = [m.name for m in getattr(task, "metrics", ()) if m.name.endswith(f"_{rule}")]
+    if own:
+        raise EvaluationError(f"task {task.name!r}: metrics {own} repeat uas_original... under its own rule {rule!r}; "
+                              "a task lists the other rule's scores only")
+    if "frames" not in opts:
+        from robust_bench.builders.treebanks import AdversarialTreebank    # a datasets builder: datasets is heavy
+
+        opts["frames"] = AdversarialTreebank(config_name="adv_ewt").frames_path()
+    kw = {"tagger_model": opts.pop("spacy_model", None), **opts}
+    return rule, kw
+
+
+@register_evaluation(
+    name="parser-attack-live", family="adversarial_treebanks",
+    metrics=(*parser_attack.metrics, *_rule_metrics("ud"), *_rule_metrics("ptb")),
+    pairs=parser_attack.pairs, robustness=("success_rate",), hub_task_type="dependency-parsing")
+def parser_attack_live(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
+    """Log lines of the live parser attack (Wang et al., 2021, Alg. 1; ``robust-bench attack-parser``): each
+    row's original sentence attacked against the model's own parser, then scored as ``parser-attack`` scores
+    a transfer set.
+
+    The metrics are ``parser-attack``'s, with the same fields and formulas: ``uas_original``,
+    ``las_original``, ``uas_adversarial``, ``las_adversarial`` (fractions in [0, 1] of the words the task's
+    ``rule`` scores) and ``success_rate`` (the share of sentences whose arcs, or labels where labelled, got
+    worse; lower is more robust); Table 6's other punctuation rule is declared as ``<metric>_ptb`` (a ``ud``
+    task) or ``<metric>_ud`` (a ``ptb`` task), and a task lists the other rule's only (one name per quantity).
+
+    Parameters
+    ----------
+    model : robust_bench.models.resolve.ModelHandle
+        A dependency parser, the victim.
+    task
+        The suite task: ``options`` ``rule`` (``ud``, the default, or ``ptb``: which words the unsuffixed
+        metrics score; also the attack's objective, as the ``adv_*`` builds use it), and the set-up of
+        :func:`robust_bench.attacks.treebanks.make_attack`: ``mlm``, ``lm``, ``vectors``, ``generators``,
+        ``filters``, ``spacy_model`` (the POS filter's tagger), ``grammar_checker``, ``frames`` (a gold
+        CoNLL-U treebank for the verb frames; default UD English EWT train from the local sources).
+    rows : datasets.Dataset
+        ``adv_*`` rows (a built config's: its originals are attacked again) or :func:`source_rows`:
+        ``sent_id``, ``original_tokens``, gold ``head``, ``deprel``, ``xpos``, ``upos``, ``lemmas``, ``feats``.
+    positions, repo, work
+        Unused.
+    seed : int
+        The run's seed: the masked-LM draws.
+
+    Returns
+    -------
+    EvalOutput
+        One entry per sentence: prediction ``tokens`` (the adversarial words), ``edits`` (type, position,
+        original, replacement), the ``original`` and ``adversarial`` parses; gold ``head``, ``deprel``;
+        outcome the counts of ``parser-attack`` (under ``rule``, and suffixed under the other rule where the
+        rows have PTB tags), ``success``, ``edits``, ``budget`` and ``queries``. Details: ``rule``,
+        ``labelled``, the attack's ``setup`` and ``summary`` (:func:`summarise`: candidates per generator,
+        Table 4; edits and queries per sentence), the parser's ``queries`` and ``calls``. Extras: ``attack``,
+        ``examples``, ``results``, ``parser``.
+
+    Raises
+    ------
+    EvaluationError
+        An unknown option, a rule other than ``ud`` or ``ptb``, or metrics under the task's own rule.
+    ValueError, SubstituteError, ModelError
+        As :func:`make_attack` (an unknown generator or filter, one asked for by name that cannot run).
+    """
+    rule, kw = _live_options(task)
+    parser = model.parser()
+    examples = [tree_example(r) for r in rows]
+    attack, setup = make_attack(parser, seed=seed, device=model.device, rule=rule, **kw)
+    results = attack.attack(examples)
+    other = "ptb" if rule == "ud" else "ud"
+    has_xpos = all(ex.xpos and all(x not in ("", "_") for x in ex.xpos) for ex in examples)
+    out = []
+    for k, uid in enumerate(unit_ids("parser-attack-live", rows, task.split)):
+        ex, r = examples[k], results[k]
+        p0, p1 = r.original_parse, r.adversarial_parse
+        labelled = ex.deprels is not None and p0.deprels is not None
+        gold_rel = list(ex.deprels) if labelled else None
+        outcome = _counts(ex.heads, gold_rel, ex.xpos, p0, p1, rule)
+        a0, l0, a1, l1 = outcome.pop("_errors")
+        if other == "ud" or has_xpos:
+            outcome.update(_counts(ex.heads, gold_rel, ex.xpos, p0, p1, other, f"_{other}"))
+            outcome.pop(f"_errors_{other}")
+        outcome.update({"success": a1 > a0 or (labelled and l1 > l0), "edits": len(r.edits), "budget": r.budget,
+                        "queries": r.queries, "one": 1})
+        out.append(log_entry(uid, input_sha256(ex.words, r.words),
+                             {"tokens": list(r.words), "edits": [dict(e) for e in r.edits],
+                              "original": {"head": list(p0.heads), "deprel": list(p0.deprels or [])},
+                              "adversarial": {"head": list(p1.heads), "deprel": list(p1.deprels or [])}},
+                             {"head": list(ex.heads), "deprel": list(ex.deprels or [])}, outcome))
+    labelled = all(ex.deprels is not None and r.original_parse.deprels is not None for ex, r in zip(examples, results))
+    details = {"rule": rule, "labelled": labelled, "setup": setup,
+               "summary": summarise(results, examples), "parser_queries": parser.queries, "parser_calls": parser.calls}
+    return EvalOutput(out, details, extras={"attack": attack, "examples": examples, "results": results,
+                                            "parser": parser})
 
 
 def mean_perplexity(lm, sentences: Sequence[Sequence[str]]) -> float:
@@ -245,149 +407,3 @@ def plot_scores(summaries: dict[str, dict], out_stem: str | Path, *, title: str,
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return save_figure(fig, out_stem)
-
-
-def _record_ranges(rules: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """The command's record names each Table-6 score by its punctuation rule (``uas_original_ud``);
-    each is the declared metric of the same name without the rule."""
-    out = {"attack_success_rate": parser_attack.metric("success_rate").range}
-    for m in parser_attack.metrics:
-        out.update({f"{m.name}_{rule}": m.range for rule in rules})
-    return out
-
-
-def attack_parser_command(parser_spec: str, config: str = "adv_ewt", *, limit: int | None = None,
-                          mlm: str | None = None, lm: str | None = None, vectors: str | None = None,
-                          generators: str = "auto", filters: str = "auto", ablation: bool = True,
-                          treebank: str | None = None, train_vocab: str | None = None,
-                          export_training: str | Path | None = None, spacy_model: str | None = None,
-                          source: str | None = None, seed: int = 0, device: str = "auto", repo: str | Path,
-                          output_dir: str | Path, echo: Callable[[str], None] = print) -> list[Path]:
-    """``robust-bench attack-parser``: the parser attack of Wang et al. (2021, Alg. 1) on a user's parser.
-
-    Reads the sentences of ``config`` from its source treebank (the builder's own reader), attacks
-    them live, prints Tables 6, 4, 7, 2 (and 5 with ``ablation``), writes the attacked sentences as
-    the derived config ``adv_<parser>_<config>`` into ``repo``, a v1 record and figures into
-    ``output_dir``, and with ``export_training`` the attacked training treebank as CoNLL-U (§4.4).
-
-    Parameters
-    ----------
-    parser_spec : str
-        A parser's model spec: ``spacy:NAME_OR_PATH``, ``stanza:PATH_OR_LANG``,
-        ``callable:MODULE:FUNCTION`` (:func:`robust_bench.models.resolve.resolve_model`).
-    config : {"adv_ewt", "adv_ptb"}
-    limit : int, optional
-        Attack only the first N sentences.
-    mlm, lm, vectors, generators, filters, spacy_model, seed, device
-        The attack's set-up (:func:`robust_bench.attacks.treebanks.make_attack`).
-    ablation : bool
-        Also rerun with the filters added one by one (Table 5).
-    treebank : str, optional
-        ``adv_ptb``: a CoNLL-X PTB instead of NLTK's sample.
-    train_vocab : str, optional
-        The parser's training treebank, for OOT counts (default: EWT train for ``adv_ewt``).
-    export_training : path-like, optional
-    source : str, optional
-        Local mirror of the source corpora.
-    repo, output_dir : path-like
-    echo : callable
-
-    Returns
-    -------
-    list of Path
-        The record and figures written (and the exported treebank).
-
-    Raises
-    ------
-    EvaluationError
-        An unknown config, or ``export_training`` without a training treebank.
-    ModelError, ConlluError, SourceNotFoundError
-        A parser or LM that cannot be loaded, a malformed or missing treebank.
-    """
-    import datasets
-
-    from robust_bench.builders.treebanks import AdversarialTreebank    # a datasets builder: datasets is heavy
-
-    if config not in CONFIGS:
-        raise EvaluationError(f"--config must be one of {', '.join(CONFIGS)}, got {config!r}")
-    builder = AdversarialTreebank(config_name=config, source_dir=source, limit=limit, treebank=treebank)
-    examples = builder.examples(datasets.DownloadManager(dataset_name="robust-bench"))
-    parser = load_model(parser_spec, interface="parser").parser()
-    attack, setup = make_attack(parser, vectors=vectors, mlm=mlm, lm=lm, tagger_model=spacy_model,
-                                generators=generators, filters=filters, seed=seed, device=device,
-                                rule="ud" if config == "adv_ewt" else "ptb", frames=train_vocab or builder.frames_path())
-    for what, why in setup["unavailable"].items():
-        echo(f"note: {what} not used: {why}")
-    echo(f"generators: {', '.join(setup['generators'])}; filters: {', '.join(setup['filters'])}")
-    results = attack.attack(examples, progress=True)
-    train_path = train_vocab or builder.train_path
-    train_words = word_forms(train_path) if train_path else None
-    summary = summarise(results, examples, train_vocabulary=train_words)
-    scorer = next((f.lm for f in attack.filters if f.name == "perplexity"), None)
-    if scorer is None:
-        try:
-            scorer = CausalLMScorer(lm or DEFAULT_LM, device=device)
-        except ModelError as exc:
-            if lm:
-                raise
-            echo(f"note: Table 2 (perplexity) left out: {str(exc).splitlines()[0]}")
-    ppl = ((mean_perplexity(scorer, [e.words for e in examples]),
-            mean_perplexity(scorer, [r.words for r in results])) if scorer is not None else None)
-    pname = model_slug(parser.name)
-    echo(f"\n{parser.name} on {config} ({len(examples)} sentences), parser queries {parser.queries:,} "
-         f"in {parser.calls:,} calls\n")
-    echo("Table 6: attachment scores before and after the attack\n" + table6(summary, parser.name) + "\n")
-    echo("Table 4: candidates per generator\n" + table4(summary) + "\n")
-    echo("Table 7: out-of-vocabulary (parser embeddings) and out-of-training words\n" + table7(summary) + "\n")
-    if ppl is not None:
-        echo("Table 2 (automatic): perplexity under " + scorer.model_id + "\n" + table2(*ppl) + "\n")
-    abl = []
-    if ablation:
-        abl = filter_ablation(attack, examples, lm=scorer, progress=True)
-        echo("Table 5: filter ablation\n" + table5(abl) + "\n")
-    name = f"adv_{pname}_{config.removeprefix('adv_')}"
-    dataset = datasets.DatasetDict({"test": datasets.Dataset.from_list(result_rows(results, examples),
-                                                                       features=row_features())})
-    src = builder.source_info
-    meta = write_derived_config(
-        repo, name, dataset, family="adversarial_treebanks",
-        description=f"{config} attacked live against {parser.name} ({parser.revision}) with the attack of Wang et al. "
-                    "(2021); gold trees kept, usable as a transfer set.",
-        citation=builder.CITATION, license=builder.LICENSE,
-        source={"name": src.name, "version": src.version, "license": src.license, "url": src.url}, seed=seed,
-        statistics={"test": summary}, provenance={"attack": setup, "source_config": config, **builder.provenance})
-    echo(f"adversarial treebank: config {name!r} in {repo}")
-    metrics = {"attack_success_rate": summary["success_rate"]}
-    for rule, sc in summary["scores"].items():
-        for k, v in sc.items():
-            metrics[f"{k}_{rule}"] = v / 100
-    details = {"setup": setup, "table4": summary["candidates"], "table7": {"oov": summary["oov"], "oot": summary["oot"]},
-               "table2": None if ppl is None else {"original": ppl[0], "adversarial": ppl[1]}, "table5": abl,
-               "parser_queries": parser.queries, "parser_calls": parser.calls, "adversarial_config": name}
-    rec = make_record(model_id=parser_spec, revision=parser.revision, config=config, split="test",
-                      corpus_sha256=meta["files"]["test"]["sha256"], metrics=metrics,
-                      ranges=_record_ranges(summary["scores"]), seed=seed, details=details)
-    output_dir = Path(output_dir)
-    written = [write_record(rec, output_dir, tag="attack-parser")]
-    echo(f"record: {written[0]}")
-    stem = output_dir / f"{pname}__{config}"
-    figs = plot_candidates(summary, f"{stem}__candidates", title=f"Candidates per generator, {config}")
-    figs += plot_scores({parser.name: summary}, f"{stem}__scores", title=f"{config}: before and after the attack")
-    echo("figures: " + ", ".join(str(p) for p in figs))
-    written += figs
-    if export_training:
-        written.append(_export(attack, train_path, limit, export_training, echo))
-    return written
-
-
-def _export(attack, train_path, limit, out, echo) -> Path:
-    """§4.4: attack the training treebank too and write its adversarial sentences as CoNLL-U."""
-    if not train_path:
-        raise EvaluationError("--export-training needs a training treebank: give --parser-train FILE")
-    sents = read_conllu(train_path)[:limit] if limit else read_conllu(train_path)
-    exs = [TreeExample.from_sentence(s) for s in sents]
-    results = attack.attack(exs, progress=True)
-    adv = [s.with_forms(r.words) for s, r in zip(sents, results) if r.edits]
-    write_conllu(adv, out)
-    echo(f"adversarial training sentences: {len(adv):,} of {len(sents):,} written to {out}")
-    return Path(out)

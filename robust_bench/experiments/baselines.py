@@ -1,7 +1,10 @@
 """Model-free baselines of Hall Maudslay & Cotterell (2021, §5.1).
 
-Both baselines ignore the words, so they score the same on plain and Jabberwocky text; the
-CLI checks that as a guard that the Jabberwocky trees equal their source.
+Both baselines ignore the words, so they score the same on plain and Jabberwocky text;
+``robust-bench baselines`` checks that as a guard that the Jabberwocky trees equal their source.
+As models they are ``baseline:path`` and ``baseline:majority``
+(:mod:`robust_bench.models.resolve`), scored by the ``baseline`` evaluation
+(:mod:`robust_bench.evaluations.jabberwocky`).
 
 * **Path** links each word to the next: predicted distance ``|i - j|``.
 * **Majority** predicts, for a sentence of length ``n``, the maximum spanning tree (Prim's
@@ -16,15 +19,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from robust_bench.models.resolve import BASELINES
 from robust_bench.text.trees import edges_to_distances, heads_to_edges, prim_maximum_spanning_tree
 from robust_bench import RobustBenchError
 
-__all__ = ["path_distances", "MajorityBaseline", "MAJORITY_MAX_LENGTH", "score_baselines", "run_baselines",
+__all__ = ["path_distances", "MajorityBaseline", "MAJORITY_MAX_LENGTH", "BASELINES", "score_baselines", "source_trees",
            "BaselineCheckError"]
 
 #: Longest sentence for which Majority uses training counts (the paper's cut-off).
@@ -140,78 +143,57 @@ class BaselineCheckError(RobustBenchError, RuntimeError):
     the built config cannot be scored."""
 
 
-def run_baselines(config: str, *, repo: str | os.PathLike, source: str | os.PathLike | None = None,
-                  split: str = "test") -> dict[str, Any]:
-    """Score Path and Majority on the plain and the Jabberwocky version of a split, and check that
-    both give identical scores (the baselines ignore words, so a difference means a tree changed).
+def source_trees(config: str, sent_ids: Sequence[str], *, split: str = "test",
+                 source: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The source treebank of a Jabberwocky config, as the baselines read it: its training trees (Majority)
+    and the plain sentences of ``sent_ids`` (the built rows' ids), so that plain and Jabberwocky text are
+    scored on the same sentences and their identical scores check that the Jabberwocky trees equal their source.
 
     Parameters
     ----------
     config : str
-        A Jabberwocky config built into ``repo``.
-    repo : path-like
-        Dataset repository.
-    source : path-like, optional
-        Local mirror of the source treebank.
+        A Jabberwocky config (``jabberwocky_ewt``).
+    sent_ids : sequence of str
+        The ``sent_id`` of each scored row, in order.
     split : str
+        The split the rows are of.
+    source : path-like, optional
+        Local mirror of the source treebank (default: ``$ROBUST_BENCH_SOURCES``, else a download).
 
     Returns
     -------
     dict
-        ``results[baseline][variant]`` as from :func:`score_baselines`, ``hashes[variant]``
-        (SHA-256 of the scored file) and ``seed`` of the build.
+        ``train_heads`` (list of list of int, 1-based), ``plain`` (the source
+        :class:`~robust_bench.io.conllu_io.Sentence` of each id, in order), ``path`` and ``sha256`` of the
+        source file of ``split``.
 
     Raises
     ------
     BaselineCheckError
-        If the config is not a Jabberwocky config, its file does not match the card, or plain and
-        Jabberwocky scores differ.
-    robust_bench.data.repository.NotBuiltError
-        If the config is not built, or has no such split.
+        If the config is not a Jabberwocky config, or an id is not in the source.
+    ConlluError, SourceNotFoundError
+        A malformed or missing source treebank.
     """
     import tempfile
 
     import datasets
 
     from robust_bench.data.registry import get_config
-    from robust_bench.data.repository import built_config
     from robust_bench.io.sources import sha256_file
 
-    repo = Path(repo)
     entry = get_config(config)
     if entry.family != "jabberwocky":
         raise BaselineCheckError(f"the Path and Majority baselines are defined for Jabberwocky configs, not {config!r}")
-    meta = built_config(repo, config, split)
-    data_file = repo / meta["files"][split]["path"]
-    digest = sha256_file(data_file)
-    if digest != meta["files"][split]["sha256"]:
-        raise BaselineCheckError(f"{data_file} does not match the SHA-256 on the card; rebuild {config!r}")
-
     with tempfile.TemporaryDirectory() as cache:
         builder = entry.builder(config_name=config, cache_dir=cache,
                                 source_dir=None if source is None else str(source))
         dl = datasets.DownloadManager(dataset_name=config, download_config=datasets.DownloadConfig())
         treebank, paths = builder.read_treebank(dl)
-    jab = datasets.load_dataset(str(repo), config, split=split)
     # the source sentences of the built rows, by id (a build with --set limit=N holds the first N)
     by_id = {s.sent_id: s for s in treebank[split]}
-    missing = [i for i in jab["sent_id"] if i not in by_id]
+    missing = [i for i in sent_ids if i not in by_id]
     if missing:
-        raise BaselineCheckError(f"{data_file}: sentence {missing[0]!r} is not in the source {paths[split]} "
+        raise BaselineCheckError(f"sentence {missing[0]!r} of {config}/{split} is not in the source {paths[split]} "
                                  f"({len(missing)} missing); rebuild {config!r} from this source")
-    plain = [by_id[i] for i in jab["sent_id"]]
-    names = jab.features["upos"].feature.names
-    eval_sets = {
-        "plain": ([s.heads for s in plain], [s.upos for s in plain], [s.xpos for s in plain]),
-        "jabberwocky": (jab["head"], [[names[t] for t in row] for row in jab["upos"]], jab["xpos"]),
-    }
-    results = score_baselines([s.heads for s in treebank["train"]], eval_sets)
-    hashes = {"plain": sha256_file(paths[split]), "jabberwocky": digest}
-
-    for name, by_variant in results.items():
-        p, j = by_variant["plain"], by_variant["jabberwocky"]
-        if (p["uuas"], p["dspr"]) != (j["uuas"], j["dspr"]):
-            raise BaselineCheckError(f"{name}: plain and Jabberwocky scores differ ({p['uuas']}, {p['dspr']}) vs "
-                                     f"({j['uuas']}, {j['dspr']}); the Jabberwocky trees do not equal the source")
-
-    return {"results": results, "hashes": hashes, "seed": meta["seed"]}
+    return {"train_heads": [s.heads for s in treebank["train"]], "plain": [by_id[i] for i in sent_ids],
+            "path": str(paths[split]), "sha256": sha256_file(paths[split])}

@@ -19,6 +19,8 @@ A model spec is one of
   function ``make_*`` is called once and must return a :class:`~robust_bench.models.parsers.Parser`);
 * a coreference predictor: ``rule-based``, ``fastcoref[:MODEL]``, or a CoNLL-2012 file or folder of
   system output;
+* a model-free baseline of the Jabberwocky family, ``baseline:path`` or ``baseline:majority``
+  (:mod:`robust_bench.experiments.baselines`): it loads nothing and provides the ``model-free`` interface;
 * a causal LM (:mod:`robust_bench.models.llm`): a transformers model whose ``architectures`` say
   ``*ForCausalLM`` or ``*LMHeadModel`` (run with lm-eval's ``hf`` backend), or explicitly ``hf:ID``,
   ``vllm:ID`` or ``openai-compatible:URL:MODEL`` (a server's ``/v1`` URL). It is a sequence classifier
@@ -45,10 +47,12 @@ from typing import Any, Callable, Sequence
 
 from robust_bench.models.loader import ModelError
 
-__all__ = ["public_name", "split_gguf", "GGUF_SUFFIX", "ModelSpec", "ModelHandle", "InterfaceError", "resolve_model", "load_model", "spec_name", "INTERFACES"]
+__all__ = ["BASELINES", "public_name", "split_gguf", "GGUF_SUFFIX", "ModelSpec", "ModelHandle", "InterfaceError", "resolve_model", "load_model", "spec_name", "INTERFACES"]
 
 #: every interface a model can provide, as suites name them
-INTERFACES = ("sequence-classification", "token-classification", "encoder", "parser", "coreference")
+INTERFACES = ("sequence-classification", "token-classification", "encoder", "parser", "coreference", "model-free")
+#: the model-free baselines of Hall Maudslay & Cotterell (2021, §5.1), ``baseline:<name>``
+BASELINES = ("path", "majority")
 #: llama.cpp's single-file model format
 GGUF_SUFFIX = ".gguf"
 
@@ -66,7 +70,7 @@ class ModelSpec:
     id : str
         The spec as given (records name the model by it).
     kind : str
-        ``transformers``, ``causal-lm``, ``spacy``, ``stanza``, ``callable`` or ``coref``.
+        ``transformers``, ``causal-lm``, ``spacy``, ``stanza``, ``callable``, ``coref`` or ``baseline``.
     interfaces : tuple of str
     target : str
         What is loaded: the folder, Hub id, package, ``module:attribute``, or coreference predictor.
@@ -165,6 +169,8 @@ def spec_name(model: str) -> str:
     if Path(model).exists():
         return model
     kind, _, rest = model.partition(":")
+    if kind == "baseline":
+        return model
     if kind in ("hf", "vllm") and rest:
         return rest
     if kind == "openai-compatible" and rest:
@@ -257,6 +263,10 @@ def _resolve(model: str, revision: str | None, interface: str | None) -> ModelSp
         return _spacy_spec(model, target, meta)
     if kind == "stanza" and not Path(model).exists():
         return ModelSpec(model, "stanza", ("parser",), target=rest or "en")
+    if kind == "baseline" and not Path(model).exists():
+        if rest not in BASELINES:
+            raise InterfaceError(f"{model!r}: the model-free baselines are {', '.join('baseline:' + b for b in BASELINES)}")
+        return ModelSpec(model, "baseline", ("model-free",), target=rest)
     if kind == "callable" and not Path(model).exists():
         return _object_spec(model, rest, interface)
     if kind in ("hf", "vllm", "openai-compatible") and not Path(model).exists():
@@ -645,6 +655,6 @@ class ModelHandle:
                                               gguf_file=self.spec.gguf_file))
         if self.spec.kind in ("spacy", "stanza"):
             return self.parser().revision if "parser" in self.spec.interfaces else None
-        if self.spec.kind == "coref":
+        if self.spec.kind in ("coref", "baseline"):
             return None
         return getattr(self._object(), "revision", None)

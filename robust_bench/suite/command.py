@@ -38,7 +38,7 @@ from robust_bench.scoring.intervals import metric_value
 from robust_bench.suite.runner import run_folder, run_suite
 
 __all__ = ["SUITE_FILE", "command_suite", "run_command", "write_view", "evaluate_contrast_sets", "attack_command",
-           "probe_command", "names_command"]
+           "probe_command", "names_command", "attack_parser_command", "baselines_command"]
 
 #: the one-task suite a command ran, when it is not a shipped one
 SUITE_FILE = "suite.yaml"
@@ -592,3 +592,324 @@ def names_command(config: str, *, model: str | None = None, spacy_model: str | N
                              resume=resume, device=device, dtype=dtype, batch_size=batch_size, echo=echo)
         outs.append(out)
     return outs, written
+
+
+def _metrics_of(task, labelled: bool, has_xpos: bool):
+    """The live task's metrics for its data: LAS where the treebank is labelled, the other punctuation
+    rule's scores (Table 6's second row) where it applies; the primary is the adversarial LAS (UAS)."""
+    other = "ptb" if task.options.get("rule", "ud") == "ud" else "ud"
+    keep = ["uas_original", "uas_adversarial", "success_rate"] + (["las_original", "las_adversarial"] if labelled else [])
+    if other == "ud" or has_xpos:
+        keep += [f"{m}_{other}" for m in keep if m != "success_rate"]
+    metrics = tuple(m for m in task.metrics if m.name in keep)
+    return replace(task, metrics=metrics, primary="las_adversarial" if labelled else "uas_adversarial")
+
+
+def _table6_scores(task, examples: list[dict], labelled: bool) -> dict:
+    """Table 6 from the log: per punctuation rule, the declared attachment scores as percentages (UAS only
+    where the parser or the treebank is unlabelled)."""
+    from robust_bench.evaluations.treebanks import RULES
+
+    cols = log_columns(examples)
+    m = {x.name: metric_value(x.formula, cols) for x in task.metrics}
+    rule = task.options.get("rule", "ud")
+    scores = {}
+    for r in RULES:
+        suffix = "" if r == rule else f"_{r}"
+        row = {k: round(100 * m[k + suffix], 2) for k in ("uas_original", "las_original", "uas_adversarial",
+                                                          "las_adversarial")
+               if k + suffix in m and (labelled or k.startswith("uas"))}
+        if row:
+            scores[r] = row
+    return {"scores": scores, "success_rate": m["success_rate"]}
+
+
+def attack_parser_command(parser_spec: str, config: str = "adv_ewt", *, limit: int | None = None,
+                          mlm: str | None = None, lm: str | None = None, vectors: str | None = None,
+                          generators: str = "auto", filters: str = "auto", ablation: bool = True,
+                          treebank: str | None = None, train_vocab: str | None = None,
+                          export_training: str | Path | None = None, spacy_model: str | None = None,
+                          source: str | None = None, seed: int = 0, device: str = "auto", repo: str | Path,
+                          output_dir: str | Path, echo: Callable[[str], None] = print) -> tuple[Path, list[Path]]:
+    """``robust-bench attack-parser``: the parser attack of Wang et al. (2021, Alg. 1, §4) on a user's parser,
+    as a one-task suite run of the ``parser-attack-live`` evaluation, with Tables 6, 4, 7, 2 and 5 and the
+    figures as views.
+
+    Where the rows come from: the attack needs the source treebank's sentences, not an ``adv_*`` build (that
+    is an attack against the reference parser, hours for EWT). The command reads ``config``'s source
+    sentences with the builder's own reader (EWT test, or the WSJ sample or ``treebank``), writes them
+    unattacked as config ``config`` (:func:`source_rows`) into a private, temporary dataset repository, and
+    runs a derived suite on it (:func:`robust_bench.suite.command.command_suite`), whose task pins that
+    copy's SHA-256; the live evaluation attacks each row's original words. ``--out`` is left untouched but
+    for the derived config ``adv_<parser>_<config>`` (the attacked sentences, usable as a transfer set). The
+    run folder, ``OUTPUT_DIR/<parser>/<config>_command_<hash>``, holds ``run.json``, the per-sentence log,
+    the v2 record (``check`` compares two of them; ``submit`` refuses them: not a shipped task), its
+    ``suite.yaml``, ``tables/`` (Tables 6, 4, 7, 2, 5, Markdown) and ``figures/``.
+
+    Parameters
+    ----------
+    parser_spec : str
+        A parser's model spec: ``spacy:NAME_OR_PATH``, ``stanza:PATH_OR_LANG``,
+        ``callable:MODULE:FUNCTION`` (:func:`robust_bench.models.resolve.resolve_model`).
+    config : {"adv_ewt", "adv_ptb"}
+        ``adv_ewt``: EWT test, labelled (UAS and LAS), the attack's rule ``ud``; ``adv_ptb``: WSJ, the
+        rule ``ptb``. Table 6 has a row per rule either way (``ptb`` where the words carry PTB tags).
+    limit : int, optional
+        Attack only the first N sentences (the run's limit; also of the exported training treebank).
+    mlm, lm, vectors, generators, filters, spacy_model, device
+        The attack's set-up (:func:`robust_bench.attacks.treebanks.make_attack`), the task's options.
+    ablation : bool
+        Also rerun with the filters added one by one (Table 5).
+    treebank : str, optional
+        ``adv_ptb``: a CoNLL-X PTB instead of NLTK's sample.
+    train_vocab : str, optional
+        The parser's training treebank, for OOT counts (default: EWT train for ``adv_ewt``) and the POS
+        filter's verb frames.
+    export_training : path-like, optional
+        Also attack the training treebank and write its adversarial sentences there as CoNLL-U (§4.4).
+    source : str, optional
+        Local mirror of the source corpora.
+    seed : int
+        The run's seed (the masked-LM draws).
+    repo, output_dir : path-like
+        ``--out`` (the derived config goes there) and the folder of run folders.
+    echo : callable
+
+    Returns
+    -------
+    (Path, list of Path)
+        The run folder, and the tables, figures and exported treebank written.
+
+    Raises
+    ------
+    EvaluationError
+        An unknown config, generator or filter (naming the option), or ``export_training`` without a
+        training treebank.
+    ModelError, ConlluError, SourceNotFoundError
+        A parser or LM that cannot be loaded, a malformed or missing treebank.
+    RunError
+        The run failed (its reason), or a table could not be made.
+    """
+    import tempfile
+
+    import datasets
+
+    from robust_bench.attacks.treebanks import FILTERS, GENERATORS, _names
+    from robust_bench.builders.treebanks import AdversarialTreebank    # a datasets builder: datasets is heavy
+    from robust_bench.data.repository import write_derived_config
+    from robust_bench.evaluations import EvaluationError
+    from robust_bench.evaluations.treebanks import CONFIGS, source_rows
+    from robust_bench.models.resolve import resolve_model
+
+    if config not in CONFIGS:
+        raise EvaluationError(f"--config must be one of {', '.join(CONFIGS)}, got {config!r}")
+    for option, value, known, what in (("--generators", generators, GENERATORS, "generator"),
+                                       ("--filters", filters, FILTERS, "filter")):
+        try:
+            _names(value, known, what)
+        except ValueError as exc:
+            raise EvaluationError(f"{option}: {exc}") from None
+    resolve_model(parser_spec, interface="parser")          # a parser that cannot be found stops here
+    builder = AdversarialTreebank(config_name=config, source_dir=source, treebank=treebank)
+    examples = builder.examples(datasets.DownloadManager(dataset_name="robust-bench"))
+    train_path = train_vocab or builder.train_path
+    if export_training and not train_path:
+        raise EvaluationError("--export-training needs a training treebank: give --parser-train FILE")
+    rule = "ud" if config == "adv_ewt" else "ptb"
+    options = {"rule": rule, "mlm": mlm, "lm": lm, "vectors": vectors, "generators": generators, "filters": filters,
+               "spacy_model": spacy_model, "frames": str(train_vocab or builder.frames_path() or "") or None}
+    labelled = all(ex.deprels is not None for ex in examples)
+    has_xpos = all(ex.xpos and all(x not in ("", "_") for x in ex.xpos) for ex in examples)
+    written: list[Path] = []
+    failed: list[Exception] = []
+    view = _attack_views(parser_spec, config, builder, examples=examples, train_path=train_path, lm=lm,
+                         device=device, ablation=ablation, seed=seed, limit=limit, export_training=export_training,
+                         repo=repo, written=written, echo=echo)
+
+    def views(out, task, rows, result, handle):
+        try:
+            view(out, task, rows, result, handle)
+        except Exception as exc:  # noqa: BLE001 - the run's files stay; the command still fails
+            failed.append(exc)
+            raise
+
+    with tempfile.TemporaryDirectory(prefix="robust-bench-attack-parser-") as scratch:
+        sources = Path(scratch) / "robust-bench"
+        src = builder.source_info
+        write_derived_config(
+            sources, config, datasets.DatasetDict({"test": source_rows(examples)}), family="adversarial_treebanks",
+            description=f"The source sentences of {config}, unattacked: what robust-bench attack-parser attacks live.",
+            citation=builder.CITATION, license=builder.LICENSE,
+            source={"name": src.name, "version": src.version, "license": src.license, "url": src.url}, seed=0,
+            statistics={}, provenance={"source_config": config, **builder.provenance})
+        suite, tasks = command_suite(config, "test", repo=sources, evaluation="parser-attack-live", interface="parser",
+                                     options=options)
+        tasks = [_metrics_of(t, labelled, has_xpos) for t in tasks]
+        suite = replace(suite, tasks=tuple(tasks))
+        out, _ = run_command(parser_spec, suite, tasks, repo=sources, output_dir=output_dir, on_task=views, seed=seed,
+                             limit=limit, device=device, interface="parser", echo=echo)
+    if failed:
+        raise RunError(f"{out}: the run is written, but its tables were not: {type(failed[0]).__name__}: {failed[0]}")
+    return out, written
+
+
+def _attack_views(parser_spec, config, builder, *, examples, train_path, lm, device, ablation, seed, limit,
+                  export_training, repo, written, echo) -> Callable:
+    """The command's views of a finished live-attack task: Tables 6 (from the log), 4, 7, 2 and 5, the figures,
+    the derived config ``adv_<parser>_<config>`` in ``repo`` and, with ``export_training``, §4.4's treebank."""
+    import datasets
+
+    from robust_bench.attacks.treebanks import result_rows, row_features, summarise
+    from robust_bench.data.repository import write_derived_config
+    from robust_bench.evaluations.treebanks import (filter_ablation, mean_perplexity, plot_candidates, plot_scores,
+                                                    table2, table4, table5, table6, table7)
+    from robust_bench.io.conllu_io import word_forms
+    from robust_bench.models.lm import DEFAULT_LM, CausalLMScorer
+    from robust_bench.models.loader import ModelError
+    from robust_bench.results.records import model_slug
+
+    def view(out, task, rows, result, handle):
+        attack, exs, results, parser = (result.extras[k] for k in ("attack", "examples", "results", "parser"))
+        setup = result.details["setup"]
+        for what, why in setup["unavailable"].items():
+            echo(f"note: {what} not used: {why}")
+        echo(f"generators: {', '.join(setup['generators'])}; filters: {', '.join(setup['filters'])}")
+        summary = summarise(results, exs, train_vocabulary=word_forms(train_path) if train_path else None)
+        table6_scores = _table6_scores(task, result.examples, result.details["labelled"])
+        scorer = next((f.lm for f in attack.filters if f.name == "perplexity"), None)
+        if scorer is None:
+            try:
+                scorer = CausalLMScorer(lm or DEFAULT_LM, device=device)
+            except ModelError as exc:
+                if lm:
+                    raise
+                echo(f"note: Table 2 (perplexity) left out: {str(exc).splitlines()[0]}")
+        tables = {"table6": ("Table 6: attachment scores before and after the attack", table6(table6_scores, parser.name)),
+                  "table4": ("Table 4: candidates per generator", table4(summary)),
+                  "table7": ("Table 7: out-of-vocabulary (parser embeddings) and out-of-training words", table7(summary))}
+        if scorer is not None:
+            ppl = (mean_perplexity(scorer, [e.words for e in exs]), mean_perplexity(scorer, [r.words for r in results]))
+            tables["table2"] = ("Table 2 (automatic): perplexity under " + scorer.model_id, table2(*ppl))
+        if ablation:
+            tables["table5"] = ("Table 5: filter ablation", table5(filter_ablation(attack, exs, lm=scorer)))
+        echo(f"\n{parser.name} on {config} ({len(exs)} sentences), parser queries {parser.queries:,} "
+             f"in {parser.calls:,} calls\n")
+        for name, (title, text) in tables.items():
+            echo(f"{title}\n{text}\n")
+            written.append(write_view(out, f"{task.name}__{name}", f"{title}\n\n{text}"))
+        name = f"adv_{model_slug(parser.name)}_{config.removeprefix('adv_')}"
+        src = builder.source_info
+        write_derived_config(
+            repo, name, datasets.DatasetDict({"test": datasets.Dataset.from_list(result_rows(results, exs),
+                                                                               features=row_features())}),
+            family="adversarial_treebanks",
+            description=f"{config} attacked live against {parser.name} ({parser.revision}) with the attack of Wang "
+                        "et al. (2021); gold trees kept, usable as a transfer set.",
+            citation=builder.CITATION, license=builder.LICENSE,
+            source={"name": src.name, "version": src.version, "license": src.license, "url": src.url}, seed=seed,
+            statistics={"test": summary}, provenance={"attack": setup, "source_config": config, "run": str(out),
+                                                      **builder.provenance})
+        echo(f"adversarial treebank: config {name!r} in {repo}")
+        stem = out / "figures" / f"{task.name}"
+        figs = plot_candidates(summary, f"{stem}__candidates", title=f"Candidates per generator, {config}")
+        figs += plot_scores({parser.name: table6_scores}, f"{stem}__scores", title=f"{config}: before and after the attack")
+        echo("figures: " + ", ".join(str(p) for p in figs))
+        written.extend(figs)
+        if export_training:
+            written.append(_export(attack, train_path, limit, export_training, echo))
+
+    return view
+
+
+def _export(attack, train_path, limit, out, echo) -> Path:
+    """§4.4: attack the training treebank too and write its adversarial sentences as CoNLL-U."""
+    from robust_bench.attacks.treebanks import TreeExample
+    from robust_bench.evaluations import EvaluationError
+    from robust_bench.io.conllu_io import read_conllu, write_conllu
+
+    if not train_path:
+        raise EvaluationError("--export-training needs a training treebank: give --parser-train FILE")
+    sents = read_conllu(train_path)[:limit] if limit else read_conllu(train_path)
+    exs = [TreeExample.from_sentence(s) for s in sents]
+    results = attack.attack(exs, progress=True)
+    adv = [s.with_forms(r.words) for s, r in zip(sents, results) if r.edits]
+    write_conllu(adv, out)
+    echo(f"adversarial training sentences: {len(adv):,} of {len(sents):,} written to {out}")
+    return Path(out)
+
+
+def baselines_command(config: str = "jabberwocky_ewt", *, repo: str | os.PathLike, source: str | os.PathLike | None = None,
+                      split: str = "test", output_dir: str | os.PathLike,
+                      echo: Callable[[str], None] = print) -> list[Path]:
+    """``robust-bench baselines``: the Path and Majority baselines (Hall Maudslay & Cotterell, 2021, §5.1) as
+    runs of the ``baseline`` evaluation, one run folder per baseline (models ``baseline:path`` and
+    ``baseline:majority``: ``OUTPUT_DIR/baseline_<name>/<config>_command_<hash>``, both runs of one derived
+    suite, so ``check`` compares them), with the probe's metrics (``uuas_plain``, ``uuas_jabberwocky``,
+    ``dspr_plain``, ``dspr_jabberwocky``) in their v2 records, and the check that plain and Jabberwocky
+    scores are identical (the baselines ignore the words; a difference means a Jabberwocky tree is not its
+    source's).
+
+    Parameters
+    ----------
+    config : str
+        A Jabberwocky config built in ``repo``.
+    repo : path-like
+    source : path-like, optional
+        Local mirror of the source treebank (the plain sentences; Majority's training trees); the task's
+        option ``source`` when given.
+    split : str
+    output_dir : path-like
+    echo : callable
+
+    Returns
+    -------
+    list of Path
+        The run folders, Path's then Majority's.
+
+    Raises
+    ------
+    BaselineCheckError
+        Plain and Jabberwocky scores differ, or the config is not a Jabberwocky config.
+    NotBuiltError, RunError
+        The config or split is not built; a run failed (its reason: a sentence missing from the source...).
+    """
+    from robust_bench.experiments.baselines import BASELINES, BaselineCheckError
+    from robust_bench.results.runs import read_manifest
+    from robust_bench.scoring import PUNCTUATION_RULES
+
+    if get_config(config).family != "jabberwocky":
+        raise BaselineCheckError(f"the Path and Majority baselines are defined for Jabberwocky configs, not {config!r}")
+    suite, tasks = command_suite(config, split, repo=repo, evaluation="baseline", interface="model-free",
+                                 options={"source": None if source is None else str(source)})
+    echo(f"{config} / {split}: model-free baselines (Hall Maudslay & Cotterell, 2021, §5.1)")
+    outs, scores = [], {}
+    for name in BASELINES:
+        out, _ = run_command(f"baseline:{name}", suite, tasks, repo=repo, output_dir=output_dir, echo=echo)
+        outs.append(out)
+        scores[name] = _records_of(out)[tasks[0].name]["metrics"]
+    details = read_manifest(outs[0])["tasks"][tasks[0].name]["details"]
+    echo(f"UUAS excludes punctuation by: {PUNCTUATION_RULES[details['punctuation_rule']]}")
+    lines = [f"{'baseline':<10} {'variant':<12} {'UUAS':>7} {'DSpr':>7}"]
+    for name, m in scores.items():
+        for variant in ("plain", "jabberwocky"):
+            lines.append(f"{name:<10} {variant:<12} {m[f'uuas_{variant}']:>7.4f} {m[f'dspr_{variant}']:>7.4f}")
+    text = "\n".join(lines)
+    echo(text)
+    for out in outs:
+        write_view(out, f"{tasks[0].name}__baselines", f"{config} / {split}: Path and Majority (§5.1)\n\n{text}")
+    for name, m in scores.items():
+        if (m["uuas_plain"], m["dspr_plain"]) != (m["uuas_jabberwocky"], m["dspr_jabberwocky"]):
+            raise BaselineCheckError(f"{name}: plain and Jabberwocky scores differ ({m['uuas_plain']}, {m['dspr_plain']}) "
+                                     f"vs ({m['uuas_jabberwocky']}, {m['dspr_jabberwocky']}); the Jabberwocky trees do "
+                                     "not equal the source")
+    echo("check passed: plain and Jabberwocky scores are identical for both baselines")
+    for out in outs:
+        echo(f"  wrote {out}")
+    return outs
+
+
+def _records_of(run: Path) -> dict:
+    """The v2 records of a run folder, by task."""
+    import json
+
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted((run / "records").glob("*.json"))}

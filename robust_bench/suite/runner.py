@@ -159,7 +159,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
               shard: tuple[int, int] | None = None, seed: int = 0, revision: str | None = None,
               device: str = "auto", dtype: str = "auto", batch_size: int = 64, report: bool = True,
               llm=None, setup: str = "suite", prompts: str = "default", on_task: Callable | None = None,
-              echo: Callable[[str], None] = print) -> dict:
+              interface: str | None = None, echo: Callable[[str], None] = print) -> dict:
     """Score ``model`` on every task of ``suite`` that fits it; write the run folder ``out``.
 
     Parameters
@@ -203,6 +203,8 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
     on_task : callable, optional
         ``on_task(task, rows, result, handle)`` once a task's files are written (the rows, the
         :class:`~robust_bench.evaluations.EvalOutput` with ``extras``): a command's tables; an error is a warning.
+    interface : str, optional
+        As :func:`~robust_bench.models.resolve.resolve_model` (``parser``: a plain function is a parser).
 
     Returns
     -------
@@ -233,7 +235,7 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
                            f"{', '.join(t.name for t in suite.tasks)}")
         selected = [t for t in suite.tasks if t.name in tasks or t.family in tasks]
     out, repo = Path(out), Path(repo)
-    spec = resolve_model(model, revision)
+    spec = resolve_model(model, revision, interface=interface)
     handle = ModelHandle(spec, device=device, dtype=dtype, batch_size=batch_size, llm=llm)
     # published files name a local model by its base name; its revision (local-<sha256>) pins its content
     ident = {"model": public_name(model), "suite": {"name": suite.name, "version": suite.version},
