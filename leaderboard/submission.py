@@ -341,13 +341,6 @@ def _check_log(task, suite: Suite, rec: dict, log: Path, where: str) -> list[dic
         if rec.get(key) != again.get(key):
             raise SubmissionError(where, key, f"{ascii(rec.get(key))[:200]} differs from what its log {log.name} gives "
                                               f"({ascii(again.get(key))[:200]})")
-    for name, deff in (rec.get("design_effect") or {}).items() if "design_effect" in again else ():
-        other = again["design_effect"].get(name)
-        if (deff is None) != (other is None) or (deff is not None and abs(deff - other) > INTERVAL_TOLERANCE):
-            raise SubmissionError(where, f"design_effect.{name}", f"{deff} differs from {other}, the design effect "
-                                                                  f"its log {log.name} gives")
-    if set(rec.get("design_effect") or {}) != set(again.get("design_effect") or {}):
-        raise SubmissionError(where, "design_effect", f"names other metrics than its log {log.name} gives")
     for name, value in rec["metrics"].items():
         other = again["metrics"].get(name)
         if (value is None) != (other is None) or (value is not None and abs(value - other) > METRIC_TOLERANCE):
@@ -358,6 +351,14 @@ def _check_log(task, suite: Suite, rec: dict, log: Path, where: str) -> list[dic
             if (a is None) != (b is None) or (a is not None and abs(a - b) > INTERVAL_TOLERANCE):
                 raise SubmissionError(where, f"intervals.{name}", f"{side} end {a} differs from {b}, the bootstrap "
                                                                   f"of its log {log.name} (seed {rec['seed']})")
+    # after the metrics, so that an edited outcome is named by the metric it changes
+    for name, deff in (rec.get("design_effect") or {}).items() if "design_effect" in again else ():
+        other = again["design_effect"].get(name)
+        if (deff is None) != (other is None) or (deff is not None and abs(deff - other) > INTERVAL_TOLERANCE):
+            raise SubmissionError(where, f"design_effect.{name}", f"{deff} differs from {other}, the design effect "
+                                                                  f"its log {log.name} gives")
+    if set(rec.get("design_effect") or {}) != set(again.get("design_effect") or {}):
+        raise SubmissionError(where, "design_effect", f"names other metrics than its log {log.name} gives")
     return examples
 
 
