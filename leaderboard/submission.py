@@ -48,7 +48,7 @@ from typing import Any, Mapping
 
 from robust_bench.benchmarks import Suite
 from robust_bench.perturb.setup import compare_setup
-from robust_bench.results.runs import (LLM_SETUP, MAX_TOTAL_BYTES, RUN_FILE, RunFolderError, file_size, read_log, read_manifest,
+from robust_bench.results.runs import (LLM_SETUP, MAX_TOTAL_BYTES, RECORD_VERSIONS, RUN_FILE, RunFolderError, file_size, read_log, read_manifest,
                                        read_record, record_from_log)
 from robust_bench import RobustBenchError
 
@@ -337,7 +337,7 @@ def _check_log(task, suite: Suite, rec: dict, log: Path, where: str) -> list[dic
                                 schema_version=rec["schema_version"])
     except (RobustBenchError, KeyError, TypeError, ValueError) as exc:
         raise SubmissionError(str(log), "<log>", f"its examples do not give a valid record: {exc}") from None
-    for key in ("counts", "interval_methods"):
+    for key in ("counts", "interval_methods", "n_clusters"):
         if rec.get(key) != again.get(key):
             raise SubmissionError(where, key, f"{ascii(rec.get(key))[:200]} differs from what its log {log.name} gives "
                                               f"({ascii(again.get(key))[:200]})")
@@ -351,6 +351,14 @@ def _check_log(task, suite: Suite, rec: dict, log: Path, where: str) -> list[dic
             if (a is None) != (b is None) or (a is not None and abs(a - b) > INTERVAL_TOLERANCE):
                 raise SubmissionError(where, f"intervals.{name}", f"{side} end {a} differs from {b}, the bootstrap "
                                                                   f"of its log {log.name} (seed {rec['seed']})")
+    # after the metrics, so that an edited outcome is named by the metric it changes
+    for name, deff in (rec.get("design_effect") or {}).items() if "design_effect" in again else ():
+        other = again["design_effect"].get(name)
+        if (deff is None) != (other is None) or (deff is not None and abs(deff - other) > INTERVAL_TOLERANCE):
+            raise SubmissionError(where, f"design_effect.{name}", f"{deff} differs from {other}, the design effect "
+                                                                  f"its log {log.name} gives")
+    if set(rec.get("design_effect") or {}) != set(again.get("design_effect") or {}):
+        raise SubmissionError(where, "design_effect", f"names other metrics than its log {log.name} gives")
     return examples
 
 
@@ -522,7 +530,7 @@ def validate_run(run_dir: str | Path, suite: Suite, *, model_id: str | None = No
         w = str(path)
         rec = read_record(path, ranges={m.name: m.range for m in task.metrics})
         total += path.stat().st_size
-        if rec["schema_version"] not in ("2", "2.1"):
+        if rec["schema_version"] not in RECORD_VERSIONS:
             raise SubmissionError(w, "schema_version", "the leaderboard takes v2 records (robust-bench run)")
         expect = {"task": task.name, "family": task.family, "evaluation": task.evaluation, "config": task.config,
                   "split": task.split, "primary": task.primary, "suite": {"name": suite.name, "version": suite.version},

@@ -125,11 +125,14 @@ def _same_llm(a: Any, b: Any) -> bool:
 
 def same_line(logged: Mapping, rerun: Mapping) -> str | None:
     """The first field in which two log lines of one example differ (``input_sha256``, ``gold``,
-    ``prediction``, ``outcome`` or a causal LM's ``llm`` traces), or None when they agree (floats within
-    :data:`FLOAT_RTOL`; log-likelihoods within :data:`LL_ATOL`)."""
+    ``prediction``, ``outcome``, ``cluster`` or a causal LM's ``llm`` traces), or None when they agree (floats
+    within :data:`FLOAT_RTOL`; log-likelihoods within :data:`LL_ATOL`)."""
     for key in ("input_sha256", "gold", "prediction", "outcome"):
         if not _same(logged.get(key), rerun.get(key)):
             return key
+    # a line logged before clusters were declared (record 2.1 and older) is compared without its cluster
+    if "cluster" in logged and logged["cluster"] != rerun.get("cluster"):
+        return "cluster"
     # a line logged before traces were kept (or by a model without them) is compared without them
     if "llm" in logged and not _same_llm(logged["llm"], rerun.get("llm")):
         return "llm"

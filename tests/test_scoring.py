@@ -377,3 +377,112 @@ def test_formulas_over_copies_and_the_conll_f1_by_hand():
     cols = {n: np.array([getattr(c[n.split("_")[0]], {"rn": "r_num", "rd": "r_den", "pn": "p_num", "pd": "p_den"}[
         n.split("_")[1]]) for c in per_doc]) for n in names}
     assert metric_value(Formula("conll_f1", tuple(names)), cols) == pytest.approx(coref_scores(docs)["conll_f1"])
+
+
+def _beta_binomial_clusters(n_clusters: int, m: int, p: float, rho: float, seed: int = 0):
+    """0/1 outcomes in ``n_clusters`` clusters of ``m`` rows whose success probabilities are drawn from a
+    Beta with mean ``p`` and intra-cluster correlation ``rho`` = 1 / (a + b + 1)."""
+    rng = np.random.default_rng(seed)
+    s = 1 / rho - 1
+    probs = rng.beta(p * s, (1 - p) * s, size=n_clusters)
+    y = (rng.random((n_clusters, m)) < probs[:, None]).astype(float).ravel()
+    labels = np.repeat([f"c{k:05d}" for k in range(n_clusters)], m)
+    perm = rng.permutation(len(y))       # rows of one cluster need not be adjacent
+    return y[perm], labels[perm]
+
+
+def test_clustered_interval_matches_the_analytic_width_and_equals_the_row_interval_for_singletons():
+    """For a mean of 0/1 outcomes in clusters of m rows with intra-cluster correlation ρ the variance is
+    p(1-p)/n (1 + (m-1)ρ) (Kish, 1965): the cluster bootstrap's 95% width is within 10% of that, the
+    design effect near 1 + (m-1)ρ; with one row per cluster the interval is the row interval, bit for bit."""
+    from scipy.stats import norm
+
+    from robust_bench.scoring.intervals import (Formula, bootstrap_interval, cluster_index, design_effect,
+                                                metric_interval)
+
+    m, p, rho = 5, 0.6, 0.3
+    y, labels = _beta_binomial_clusters(1500, m, p, rho)
+    cols = {"correct": y, "one": np.ones_like(y)}
+    acc = Formula("ratio", ("correct", "one"))
+    clusters = cluster_index(labels)
+    assert clusters.n_clusters == 1500 and not clusters.trivial
+    lo, hi = bootstrap_interval(acc, cols, seed=0, clusters=clusters)
+    deff_true = 1 + (m - 1) * rho
+    analytic = 2 * norm.ppf(0.975) * np.sqrt(p * (1 - p) / len(y) * deff_true)
+    assert abs((hi - lo) / analytic - 1) < 0.10, (hi - lo, analytic)
+    assert abs(design_effect(acc, cols, clusters) / deff_true - 1) < 0.15
+    naive_lo, naive_hi = bootstrap_interval(acc, cols, seed=0)
+    assert (hi - lo) / (naive_hi - naive_lo) > 1.3           # rows as if independent understate the spread
+    ci = metric_interval(acc, cols, value_range=(0, 1), clusters=clusters)
+    assert ci.method == "cluster-bootstrap-percentile" and (ci.low, ci.high) == (lo, hi)
+    # one row per cluster: exactly today's interval and method, design effect 1
+    own = cluster_index([f"r{k}" for k in range(len(y))])
+    assert own.trivial and design_effect(acc, cols, own) == 1.0
+    assert bootstrap_interval(acc, cols, seed=3, clusters=own) == bootstrap_interval(acc, cols, seed=3)
+    assert metric_interval(acc, cols, value_range=(0, 1), clusters=own) == metric_interval(acc, cols, value_range=(0, 1))
+    # deterministic: same seed, same numbers
+    assert bootstrap_interval(acc, cols, seed=0, clusters=cluster_index(labels)) == (lo, hi)
+
+
+def test_cluster_index_rows_and_small_clustered_proportions():
+    from robust_bench.scoring.intervals import Formula, cluster_index, metric_interval, wilson_interval
+
+    idx = cluster_index(["b", "a", "b", "c", "a"])
+    assert idx.codes.tolist() == [0, 1, 0, 2, 1] and idx.sizes.tolist() == [2, 2, 1]
+    assert idx.rows(np.array([1, 1, 2])).tolist() == [1, 4, 1, 4, 3]
+    # a proportion over few trials in clusters: the Wilson interval on the effective sample size is wider
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0], dtype=float)
+    cols = {"c": y, "one": np.ones_like(y)}
+    labels = ["a", "a", "a", "a", "b", "b", "b", "b", "c", "c", "d", "d"]
+    ci = metric_interval(Formula("ratio", ("c", "one")), cols, value_range=(0, 1), clusters=cluster_index(labels))
+    plain = wilson_interval(6, 12)
+    assert ci.method == "wilson-clustered" and ci.low < plain[0] and ci.high > plain[1]
+
+
+def test_design_effect_of_f1_and_dspr_is_one_for_singletons_and_grows_with_shared_clusters():
+    from robust_bench.scoring.intervals import Formula, cluster_index, design_effect
+
+    rng = np.random.default_rng(1)
+    n = 200
+    base = rng.integers(0, 4, size=n // 4).repeat(4)          # four rows per cluster share their counts
+    f1cols = {"tp": base.astype(float), "fp": (3 - base).astype(float), "fn": rng.integers(0, 2, n).astype(float)}
+    f1 = Formula("f1", ("tp", "fp", "fn"))
+    labels = np.arange(n) // 4
+    assert design_effect(f1, f1cols, cluster_index(range(n))) == 1.0
+    assert design_effect(f1, f1cols, cluster_index(labels)) > 2
+    dspr = Formula("dspr", ("rho", "rows", "length"))
+    dcols = {"rho": base * 0.2 + rng.random(n) * 0.1, "rows": np.full(n, 1.0), "length": rng.integers(5, 8, n)}
+    assert design_effect(dspr, dcols, cluster_index(range(n))) == 1.0
+    assert design_effect(dspr, dcols, cluster_index(labels)) > 2
+
+
+def test_clustered_mcnemar_reduces_to_mcnemar_and_widens_with_clustered_discordance():
+    from robust_bench.scoring.intervals import (cluster_index, clustered_mcnemar, mcnemar_difference,
+                                                minimum_detectable_effect)
+
+    rng = np.random.default_rng(2)
+    a0 = (rng.random(300) < 0.7).astype(int)
+    a1 = a0.copy()
+    a1[rng.choice(300, 30, replace=False)] ^= 1
+    own = cluster_index(range(300))
+    assert clustered_mcnemar(a0, a1, own) == mcnemar_difference(a0, a1)
+    # the same discordance, whole clusters at a time: the interval is wider, the p-value larger
+    b0 = np.repeat((rng.random(60) < 0.7).astype(int), 5)
+    b1 = b0.copy()
+    flip = np.repeat(rng.random(60) < 0.1, 5)
+    b1[flip & (b0 == 1)] = 0
+    grouped = clustered_mcnemar(b0, b1, cluster_index(np.arange(300) // 5))
+    plain = mcnemar_difference(b0, b1)
+    assert grouped["test"] == "clustered McNemar" and grouped["difference"] == plain["difference"]
+    width = grouped["interval"][1] - grouped["interval"][0]
+    assert width > 1.8 * (plain["interval"][1] - plain["interval"][0]) and grouped["p_value"] >= plain["p_value"]
+    # Durkalski et al.'s statistic by hand: (Σ D_k)² / Σ D_k²
+    net = (b1 - b0).reshape(60, 5).sum(1)
+    from scipy.stats import chi2
+    assert grouped["p_value"] == pytest.approx(chi2.sf(net.sum() ** 2 / (net ** 2).sum(), 1))
+    # the minimum detectable effect: tolerance + (z_.975 + z_.8) SE at the drop itself; larger with clusters
+    mde = minimum_detectable_effect(alpha=0.05, tolerance=0.0, n=300, discordance=0.0)
+    assert mde == pytest.approx(2.8016 * np.sqrt((mde - mde ** 2) / 300), rel=1e-4)
+    assert minimum_detectable_effect(alpha=0.05, tolerance=0.0, n=300, discordance=0.0, deff=3.0) > 1.5 * mde
+    assert minimum_detectable_effect(alpha=0.05, tolerance=0.01, n=300, se=0.02) == pytest.approx(0.01 + 2.8016 * 0.02,
+                                                                                                 rel=1e-4)

@@ -43,7 +43,16 @@ def test_run_smoke_with_tiny_models(smoke_runs):
                         assert lo - 1e-9 <= v <= hi + 1e-9, (name, m, v, lo, hi)
                     if rec["counts"][m] >= 1:   # every metric over one example or more has a finite interval
                         assert v is not None and lo is not None and hi is not None, (kind, name, m, rec["counts"][m])
-                        assert rec["interval_methods"][m] in ("bootstrap-percentile", "wilson", "range")
+                        assert rec["interval_methods"][m] in ("bootstrap-percentile", "cluster-bootstrap-percentile",
+                                                              "wilson", "wilson-clustered", "range")
+                # record 2.2: the clusters the log lines name, and a design effect for every metric
+                lines = [json.loads(x) for x in (run_dir / "logs" / f"{name}.jsonl").read_text().splitlines()]
+                assert rec["schema_version"] == "2.2" and all(isinstance(e["cluster"], str) for e in lines)
+                assert rec["n_clusters"] == len({e["cluster"] for e in lines}) <= rec["n_examples"]
+                assert set(rec["design_effect"]) == set(rec["metrics"])
+                if name == "lit_mnli":      # contrast rows of one source pair share a cluster
+                    assert rec["n_clusters"] < rec["n_examples"]
+                    assert rec["interval_methods"]["contrast_consistency"] == "cluster-bootstrap-percentile"
         assert (run_dir / "report.html").is_file() and (run_dir / "report.md").is_file()
     # gec_mrpc and names_mrpc need an MRPC classifier, which no tiny model here is
     assert done == {"gec_mnli", "gec_conll2003", "names_conll2003", "adv_ewt", "lit_mnli", "jabberwocky_ewt"}
@@ -118,12 +127,15 @@ def test_gate(smoke_repo, models, tmp_path):
     repo, suites = smoke_repo
     cwd = models["dir"]
     args = ["--tasks", "lit_mnli"]
-    for name, model in (("a", models["good"]), ("b", models["good"]), ("bad", models["bad"])):
-        _run(model, tmp_path / name, smoke_repo, *args, cwd=cwd)
+    for name, model, batch in (("a", models["good"], "64"), ("b", models["good"], "7"), ("bad", models["bad"], "64")):
+        _run(model, tmp_path / name, smoke_repo, *args, "--batch-size", batch, cwd=cwd)
     a, b, bad = (tmp_path / n / "wrapped_py" for n in ("a", "b", "bad"))
     suite = ["--suite", str(suites / "smoke.yaml")]
     same = run(["check", "--baseline", str(a), "--candidate", str(b), *suite], tmp_path)
     assert "pass" in same.stdout
+    # clustered: the contrast rows of one source pair are tested together, and the detectable drop is said
+    assert "clusters" in same.stdout and "minimum detectable effect" in same.stdout, same.stdout
+    assert "minimum detectable effect" in (b / "check.md").read_text()
     worse = run(["check", "--baseline", str(a), "--candidate", str(bad), *suite], tmp_path, check=False)
     assert worse.returncode == 1, worse.stdout + worse.stderr
     assert "regression in" in worse.stderr and "lit_mnli" in worse.stderr

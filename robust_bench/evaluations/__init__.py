@@ -35,7 +35,7 @@ from robust_bench.models.llm import LLMError, LLMSettings, draw_shots, task_prom
 
 __all__ = ["Metric", "Tolerance", "Evaluation", "EvalOutput", "CommandTask", "EvaluationError", "UnknownEvaluationError",
            "register_evaluation", "get_evaluation", "evaluations", "declared_ranges", "family_title", "pair_or_tagger_task_type",
-           "input_sha256", "log_entry", "llm_traces", "unit_ids", "task_classifier",
+           "input_sha256", "log_entry", "llm_traces", "unit_ids", "cluster_ids", "with_clusters", "task_classifier",
            "ratio", "f1"]
 
 
@@ -159,6 +159,11 @@ class Evaluation:
     unit_column : str, optional
         A column whose value groups rows into one example (``group_id``: the variants of one source
         example are scored together); by default each row is one example.
+    cluster : str, or callable, optional
+        What the examples drawn from one source share, so that intervals and the gate resample sources
+        rather than rows (:mod:`robust_bench.scoring.intervals`): a column (``source_id``: the contrast rows
+        of one premise pair) or ``cluster(rows) -> list of str``, one label per row. Every row of one
+        example must have the same cluster. By default each example is its own cluster.
     check_outcome : callable, optional
         ``check_outcome(entry) -> [(outcome field, expected value), ...]``: what a log line's outcome
         must say given its own prediction and gold label, so that an edited log is caught.
@@ -178,6 +183,7 @@ class Evaluation:
     tolerance: Tolerance = Tolerance("lines", max_share=0.01)
     hub_task_type: str | Callable[[dict], str] = "text-classification"
     unit_column: str | None = None
+    cluster: str | Callable[[Any], list] | None = None
     check_outcome: Callable[[dict], list[tuple[str, int]]] | None = None
     setup: Callable[[], dict] | None = None
     title: str = ""
@@ -368,3 +374,64 @@ def unit_ids(evaluation: str, rows, split: str) -> list[str]:
     if "id" in rows.column_names:
         return [str(i) for i in rows["id"]]
     return [f"{split}-{int(i):06d}" for i in rows["idx"]]
+
+
+def cluster_ids(evaluation: str, rows, split: str) -> list[str]:
+    """The cluster of each row: the evaluation's declared :attr:`Evaluation.cluster` (a column, or a
+    function of the rows), else the row's example (:func:`unit_ids`).
+
+    Returns
+    -------
+    list of str
+        One label per row.
+
+    Raises
+    ------
+    EvaluationError
+        If the declared column is missing, or the function gives another number of labels than rows.
+    """
+    declared = get_evaluation(evaluation).cluster
+    if declared is None:
+        return unit_ids(evaluation, rows, split)
+    if callable(declared):
+        labels = [str(c) for c in declared(rows)]
+    elif declared in rows.column_names:
+        labels = [str(c) for c in rows[declared]]
+    else:
+        raise EvaluationError(f"evaluation {evaluation!r} declares its clusters by column {declared!r}, which the "
+                              f"rows lack (columns: {', '.join(rows.column_names)})")
+    if len(labels) != len(rows):
+        raise EvaluationError(f"evaluation {evaluation!r}: {len(labels)} cluster labels for {len(rows)} rows")
+    return labels
+
+
+def with_clusters(evaluation: str, rows, split: str, examples: Sequence[dict]) -> list[dict]:
+    """The log entries with each one's ``cluster`` (:func:`cluster_ids` of its rows): what ``run`` writes
+    and ``leaderboard verify`` compares. An entry whose id is no example of ``rows`` (an evaluation that
+    names its lines otherwise) is its own cluster.
+
+    Parameters
+    ----------
+    evaluation : str
+    rows : datasets.Dataset
+        The rows the entries were scored on.
+    split : str
+    examples : sequence of dict
+        Log entries (:func:`log_entry`).
+
+    Returns
+    -------
+    list of dict
+        New entries, in the same order.
+
+    Raises
+    ------
+    EvaluationError
+        If the rows of one example are declared in different clusters.
+    """
+    of: dict[str, str] = {}
+    for unit, cluster in zip(unit_ids(evaluation, rows, split), cluster_ids(evaluation, rows, split)):
+        if of.setdefault(unit, cluster) != cluster:
+            raise EvaluationError(f"evaluation {evaluation!r}: example {unit!r} has rows in clusters {of[unit]!r} "
+                                  f"and {cluster!r}; an example lies in one cluster")
+    return [{**e, "cluster": of.get(e["id"], e["id"])} for e in examples]

@@ -42,7 +42,7 @@ def _dspr(variant: str) -> Formula:
              Metric("dspr_plain", _dspr("plain"), range=(-1.0, 1.0)),
              Metric("dspr_jabberwocky", _dspr("jabberwocky"), range=(-1.0, 1.0))),
     pairs=(("uuas_plain", "uuas_jabberwocky"), ("dspr_plain", "dspr_jabberwocky")),
-    tolerance=Tolerance("metrics", max_metric_diff=0.02), hub_task_type="feature-extraction",
+    tolerance=Tolerance("metrics", max_metric_diff=0.02), hub_task_type="feature-extraction", cluster="sent_id",
     title="Jabberwocky EWT (Hall Maudslay & Cotterell, 2021)")
 def probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     """Log lines of a Jabberwocky probe: one per test sentence scored on both variants.

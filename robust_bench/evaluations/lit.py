@@ -65,6 +65,7 @@ def _outcome(po: int, pc: int, go: int, gc: int, rule: str) -> dict:
              Metric("consistency", ratio("consistent", "counted")),
              Metric("contrast_consistency", ratio("both_correct"))),
     pairs=(("acc_ori", "acc_ctr"),), robustness=("consistency", "contrast_consistency"), check_outcome=check_outcome,
+    cluster="source_id",
     title="LIT contrast sets (Li et al., 2020)")
 def contrast_set(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     """Log lines of a LIT contrast set: both pairs of every row classified in one batched call.

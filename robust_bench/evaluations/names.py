@@ -188,6 +188,10 @@ def _f1_random(stat: str) -> Formula:
              Metric("random_sd_f1", _f1_random("sd"), higher_is_better=False, range=(0.0, 0.5), option="random")),
     pairs=(("original_f1", "worst_f1"),), robustness=("worst_f1", "best_f1", "stability"),
     hub_task_type=pair_or_tagger_task_type, unit_column="group_id",
+    # the swaps of one source example form one group; groups share a cluster where they share a document
+    # (a CoNLL-2003 document; a LitBank novel, whose windows are <novel>/<window>)
+    cluster=lambda rows: ([str(d).split("/")[0] for d in rows["document"]] if "document" in rows.column_names
+                          else [str(g) for g in rows["group_id"]]),
     title="Named-entity swaps (Balasubramanian et al., 2020)")
 def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     """Log lines of a name-swap config, one per group: every row predicted once, in one batched call.

@@ -52,7 +52,8 @@ CONFIGS = ("adv_ewt", "adv_ptb")
              Metric("las_adversarial", ratio("labels_right_adversarial", "scored")),
              Metric("success_rate", ratio("success"), higher_is_better=False)),
     pairs=(("las_original", "las_adversarial"), ("uas_original", "uas_adversarial")),
-    robustness=("success_rate",), hub_task_type="dependency-parsing", title="Adversarial treebanks (Wang et al., 2021)")
+    robustness=("success_rate",), hub_task_type="dependency-parsing", cluster="sent_id",
+    title="Adversarial treebanks (Wang et al., 2021)")
 def parser_attack(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     """Log lines of an adversarial treebank: every original and attacked sentence parsed in one call.
 

@@ -39,12 +39,13 @@ class RecordError(RobustBenchError, ValueError):
 
 
 #: schema version -> schema file beside this module
-SCHEMAS = {"1": "result_record.schema.json", "2": "result_record_v2.schema.json", "2.1": "result_record_v2.schema.json"}
+SCHEMAS = {"1": "result_record.schema.json", "2": "result_record_v2.schema.json", "2.1": "result_record_v2.schema.json",
+           "2.2": "result_record_v2.schema.json"}
 
 
 @lru_cache(maxsize=None)
 def load_schema(version: str = SCHEMA_VERSION) -> dict:
-    """The JSON schema of record ``version`` ("1" or "2").
+    """The JSON schema of record ``version`` ("1", or "2", "2.1" and "2.2", which share one file).
 
     Raises
     ------

@@ -6,7 +6,8 @@ A run folder holds
   task's status (``done``, ``skipped`` with the reason, ``failed`` with the error), diagnostics and
   wall time;
 * ``logs/<task>.jsonl``: one line per example (``id``, ``input_sha256``, ``prediction``, ``gold``,
-  ``outcome``), sorted by id, as lm-evaluation-harness's ``--log_samples``. ``outcome`` is a dict
+  ``outcome`` and, since record 2.2, ``cluster``: the source example, group or document the example was
+  drawn from, as its evaluation declares it), sorted by id, as lm-evaluation-harness's ``--log_samples``. ``outcome`` is a dict
   of numbers from which every metric of the task is a sum-decomposable formula
   (:class:`robust_bench.scoring.intervals.Formula`), so that shards merge exactly and two runs
   compare paired;
@@ -36,11 +37,12 @@ import numpy as np
 from robust_bench import RobustBenchError
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.results.records import RecordError, package_versions, validate_record
-from robust_bench.scoring.intervals import bootstrap_interval, metric_interval, metric_value
+from robust_bench.scoring.intervals import (bootstrap_interval, cluster_index, design_effect, metric_interval,
+                                            metric_value)
 
 __all__ = ["RUN_FILE", "LIMITS", "MAX_TOTAL_BYTES", "RUN_SCHEMA", "RunError", "RunFolderError", "read_json",
            "file_size", "read_manifest", "write_manifest", "read_log", "write_log", "read_record", "read_records", "write_task_record",
-           "log_columns", "record_from_log", "dumps", "LLM_SETUP"]
+           "log_columns", "log_clusters", "record_from_log", "dumps", "LLM_SETUP", "RECORD_VERSION", "RECORD_VERSIONS"]
 
 RUN_FILE = "run.json"
 #: largest accepted size of each file of a run folder, in bytes
@@ -181,8 +183,8 @@ def write_manifest(run_dir: str | os.PathLike, manifest: dict) -> Path:
 
 
 def read_log(path: str | os.PathLike, *, sha256: str | None = None) -> list[dict]:
-    """A per-example log: one strict JSON object per line, each with a unique string ``id`` and an
-    ``outcome`` object of finite numbers.
+    """A per-example log: one strict JSON object per line, each with a unique string ``id``, an
+    ``outcome`` object of finite numbers and, where present, a string ``cluster``.
 
     Parameters
     ----------
@@ -221,6 +223,8 @@ def read_log(path: str | os.PathLike, *, sha256: str | None = None) -> list[dict
                or not math.isfinite(v)]
         if bad:
             raise RunFolderError(at, "outcome", f"fields {bad} are not finite numbers")
+        if "cluster" in e and not (isinstance(e["cluster"], str) and 0 < len(e["cluster"]) <= 1024):
+            raise RunFolderError(at, "cluster", "a line's cluster is a string of 1 to 1,024 characters")
         if e["id"] in seen:
             raise RunFolderError(at, "id", f"{ascii(e['id'])[:80]} repeats")
         seen.add(e["id"])
@@ -283,7 +287,7 @@ def read_records(run_dir: str | os.PathLike, *, ranges_of=None) -> dict[str, dic
     out = {}
     for p in sorted((Path(run_dir) / "records").glob("*.json")):
         rec = read_record(p)
-        if rec["schema_version"] not in ("2", "2.1"):
+        if rec["schema_version"] not in RECORD_VERSIONS:
             raise RunFolderError(str(p), "schema_version", "a v1 record; run folders hold the v2 records of "
                                                            "`robust-bench run`")
         if ranges_of is not None:
@@ -301,6 +305,24 @@ def log_columns(examples: Sequence[dict]) -> dict[str, np.ndarray]:
     return {k: np.asarray([e["outcome"].get(k, 0) for e in examples], dtype=np.float64) for k in keys}
 
 
+def log_clusters(examples: Sequence[dict]) -> list[str]:
+    """Each log line's cluster: its ``cluster`` field, or its own id where it has none (a log written
+    before clusters were declared: every example its own cluster).
+
+    Raises
+    ------
+    RunFolderError
+        If a line's cluster is not a string.
+    """
+    out = []
+    for e in examples:
+        c = e.get("cluster", e["id"])
+        if not isinstance(c, str):
+            raise RunFolderError(f"log line {ascii(e['id'])[:80]}", "cluster", "must be a string")
+        out.append(c)
+    return out
+
+
 def _clean(x: float) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), 10)
 
@@ -311,9 +333,11 @@ LLM_SETUP = ("backend", "model", "base_url", "prompt_sha256", "prompt_source", "
              "scoring", "normalization", "system_instruction")
 
 
-#: the record version :func:`record_from_log` writes; "2" records (no counts, bootstrap intervals only) are
-#: still read and recomputed as they were written
-RECORD_VERSION = "2.1"
+#: the record version :func:`record_from_log` writes; "2" records (no counts, bootstrap intervals only) and
+#: "2.1" records (no clusters: intervals over examples) are still read and recomputed as they were written
+RECORD_VERSION = "2.2"
+#: the v2 record versions this robust-bench reads (run folders, submissions, the gate)
+RECORD_VERSIONS = ("2", "2.1", "2.2")
 
 
 def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, model_id: str,
@@ -336,8 +360,12 @@ def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, m
         backend, prompt hash, chat-template flag, shots and scoring go to ``model.llm``; its query and
         request counts (and ``wall_seconds``, where given) to ``details.llm``.
 
-    schema_version : {"2.1", "2"}
-        "2.1" (what ``run`` writes): every interval from
+    schema_version : {"2.2", "2.1", "2"}
+        "2.2" (what ``run`` writes): as "2.1", with the examples' clusters (:func:`log_clusters`): intervals
+        resample clusters (:func:`robust_bench.scoring.intervals.metric_interval` with clusters), and the
+        record states ``n_clusters`` and, per metric, ``design_effect``
+        (:func:`robust_bench.scoring.intervals.design_effect`; null where undefined). With one example per
+        cluster its intervals are 2.1's. "2.1": every interval from
         :func:`robust_bench.scoring.intervals.metric_interval` (a Wilson interval for a proportion over
         fewer than 30 trials, else a 95% percentile bootstrap over the examples seeded by ``seed``; finite
         whenever the metric is over one example or more), with ``interval_methods`` and ``counts`` (how
@@ -354,22 +382,27 @@ def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, m
     RecordError
         If the record does not validate.
     """
-    if schema_version not in ("2", "2.1"):
-        raise RunError(f"record version {schema_version!r}: this robust-bench writes 2.1 and reads 2 and 2.1")
+    if schema_version not in RECORD_VERSIONS:
+        raise RunError(f"record version {schema_version!r}: this robust-bench writes {RECORD_VERSION} and reads "
+                       f"{', '.join(RECORD_VERSIONS)}")
     cols = log_columns(examples)
-    metrics, intervals, methods, counts = {}, {}, {}, {}
+    clustered = schema_version not in ("2", "2.1")
+    clusters = cluster_index(log_clusters(examples)) if clustered else None
+    metrics, intervals, methods, counts, deffs = {}, {}, {}, {}, {}
     for spec in task.metrics:
         formula = spec.formula
         if not examples or not all(f in cols for f in formula.fields):
             metrics[spec.name], intervals[spec.name] = None, [None, None]
-            methods[spec.name], counts[spec.name] = "none", 0
+            methods[spec.name], counts[spec.name], deffs[spec.name] = "none", 0, None
             continue
         value = metric_value(formula, cols)
         if schema_version == "2":
             lo, hi = bootstrap_interval(formula, cols, seed=seed)
         else:
-            ci = metric_interval(formula, cols, value_range=spec.range, seed=seed)
+            ci = metric_interval(formula, cols, value_range=spec.range, seed=seed, clusters=clusters)
             lo, hi, methods[spec.name], counts[spec.name] = ci.low, ci.high, ci.method, ci.n
+            if clustered:
+                deffs[spec.name] = _clean(design_effect(formula, cols, clusters))
         if np.isfinite(value) and not spec.range[0] - 1e-9 <= value <= spec.range[1] + 1e-9:
             raise RunError(f"task {task.name!r}: {spec.name} = {value} is outside its range {list(spec.range)}")
         metrics[spec.name], intervals[spec.name] = _clean(value), [_clean(lo), _clean(hi)]
@@ -383,6 +416,7 @@ def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, m
         "metrics": metrics, "intervals": intervals, "primary": task.primary,
         "n_examples": len(examples), "log_sha256": log_sha256,
         **({"interval_methods": methods, "counts": counts} if schema_version != "2" else {}),
+        **({"n_clusters": clusters.n_clusters, "design_effect": deffs} if clustered else {}),
         "details": {"limit": limit, "options": task.options},
         "seed": int(seed),
         "versions": versions if versions is not None else package_versions("datasets", "transformers", "torch", "scipy"),

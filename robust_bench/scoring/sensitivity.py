@@ -102,7 +102,7 @@ def prompt_sensitivity(columns: Mapping[str, Mapping[str, np.ndarray]], clean: F
         return round(float(x), 10) if x is not None and np.isfinite(x) else None
 
     def interval(stat):
-        lo, hi = _bootstrap(stat, n, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        lo, hi = _bootstrap(stat, n, confidence=confidence, n_resamples=n_resamples, seed=seed)[:2]
         return [finite(lo), finite(hi)] if np.isfinite(lo) and np.isfinite(hi) else None
 
     # the ratio: the same percentile bootstrap, over the resamples on which it is defined

@@ -1,10 +1,18 @@
 """``robust-bench check``: the CI regression gate between two runs of one suite version.
 
 Per task, the primary metric's change (candidate minus baseline, signed so that positive is
-better) is tested on the paired per-example outcomes: McNemar's test (``statsmodels``) with the
-Wald interval of the paired difference when the outcome is accuracy-like (a 0/1 numerator over a
-denominator of 1 per example), a paired bootstrap otherwise. A task **regresses** when the upper end
-of the (1 - alpha) interval of the change is below ``-tolerance``.
+better) is tested on the paired per-example outcomes, at the level of the clusters the log lines name
+(the source example, group or document a line was drawn from; a line without one is its own cluster):
+when the outcome is accuracy-like (a 0/1 numerator over a denominator of 1 per example), the clustered
+McNemar test of Durkalski et al. (2003) with the cluster-robust Wald interval of the paired difference
+(:func:`robust_bench.scoring.intervals.clustered_mcnemar`; McNemar's test, ``statsmodels``, with one
+example per cluster), a cluster paired bootstrap otherwise. A task **regresses** when the upper end of
+the (1 - alpha) interval of the change is below ``-tolerance``.
+
+Each verdict also states the **minimum detectable effect**: the smallest true drop that the gate flags
+with 80% power on these examples and clusters,
+tolerance + (z_{1-alpha/2} + z_{0.8}) SE (:func:`robust_bench.scoring.intervals.minimum_detectable_effect`),
+so that a pass is read as "no drop of that size", not "no drop".
 
 Exit status: 0 pass, 1 regression, 2 unusable input (a different suite or version, different
 data hashes, a task missing from one run, logs over different examples, a tampered log).
@@ -21,8 +29,10 @@ import numpy as np
 
 from robust_bench.benchmarks import Suite, list_suites, load_suite
 from robust_bench.io.fileio import atomic_write_text
-from robust_bench.results.runs import RunFolderError, log_columns, read_manifest
-from robust_bench.scoring.intervals import mcnemar_difference, paired_difference
+from robust_bench.results.runs import RunFolderError, log_clusters, log_columns, read_manifest
+from robust_bench.scoring.intervals import (POWER, ClusterIndex, bootstrap_standard_error, cluster_index,
+                                            clustered_mcnemar, design_effect, minimum_detectable_effect,
+                                            paired_difference)
 from robust_bench import RobustBenchError
 
 __all__ = ["GateError", "TaskVerdict", "check_runs", "format_verdict", "write_junit", "write_summary"]
@@ -46,6 +56,9 @@ class TaskVerdict:
     p_value: float | None
     n: int
     regressed: bool
+    n_clusters: int = 0
+    design_effect: float | None = None     # of the baseline's primary metric
+    mde: float = float("nan")              # the smallest drop flagged with 80% power, in the metric's units
 
 
 def _validated(run: Path, suite: Suite | str | None) -> tuple[Suite, dict[str, dict], dict[str, list[dict]]]:
@@ -164,20 +177,61 @@ def check_runs(baseline: str | Path, candidate: str | Path, *, tolerance: float 
         formula = spec.formula
         sign = 1.0 if spec.higher_is_better else -1.0
         ca, cb = log_columns(la), log_columns(lb)
-        num, den = formula.fields[0], formula.fields[-1]
-        accuracy_like = (formula.kind == "ratio" and all(np.all(c[den] == 1) and np.isin(c[num], (0, 1)).all()
-                                                         for c in (ca, cb)))
-        if accuracy_like:
-            res = mcnemar_difference(ca[num].astype(int), cb[num].astype(int), confidence=1 - alpha)
-        else:
-            res = paired_difference(formula, ca, cb, confidence=1 - alpha, seed=int(ra["seed"]))
+        clusters = _clusters(name, la, lb)
+        res, mde, deff = _paired_test(formula, ca, cb, clusters, alpha=alpha, tolerance=tolerance, seed=int(ra["seed"]))
         lo, hi = res["interval"]
         change = sign * res["difference"]
         lo, hi = (lo, hi) if sign > 0 else (-hi, -lo)
         regressed = bool(np.isfinite(hi) and hi < -tolerance)
         out.append(TaskVerdict(name, metric, res["test"], res["baseline"], res["candidate"], change, (lo, hi),
-                               res.get("p_value"), len(la), regressed))
+                               res.get("p_value"), len(la), regressed, clusters.n_clusters,
+                               deff if np.isfinite(deff) else None, mde))
     return out
+
+
+def _clusters(task: str, la: Sequence[dict], lb: Sequence[dict]) -> ClusterIndex:
+    """The clusters of a task's examples as both logs name them (a log written before clusters were
+    declared names none: the other's are used, or each example is its own).
+
+    Raises
+    ------
+    GateError
+        If both logs name clusters and they differ.
+    """
+    ka, kb = log_clusters(la), log_clusters(lb)
+    named_a, named_b = (any("cluster" in e for e in log) for log in (la, lb))
+    if named_a and named_b and ka != kb:
+        first = next(e["id"] for e, x, y in zip(la, ka, kb) if x != y)
+        raise GateError(f"task {task}: the runs put the examples in different clusters (first {ascii(first)[:60]}); "
+                        "were they scored on the same data by the same robust-bench?")
+    return cluster_index(ka if named_a or not named_b else kb)
+
+
+def _paired_test(formula, ca: dict, cb: dict, clusters: ClusterIndex, *, alpha: float, tolerance: float,
+                 seed: int) -> tuple[dict, float, float]:
+    """The clustered paired test of the primary metric, its minimum detectable effect and the baseline's
+    design effect.
+
+    0/1 outcomes: :func:`~robust_bench.scoring.intervals.clustered_mcnemar`, and the detectable drop from
+    the SE of a paired difference of proportions under the alternative, inflated by the baseline's design
+    effect. Otherwise: the cluster paired bootstrap, and the detectable drop from its SE, floored at the
+    baseline metric's own clustered bootstrap SE (two identical runs disagree nowhere, yet a change would
+    be measured with at least the metric's own sampling error).
+    """
+    num, den = formula.fields[0], formula.fields[-1]
+    accuracy_like = (formula.kind == "ratio" and all(np.all(c[den] == 1) and np.isin(c[num], (0, 1)).all()
+                                                     for c in (ca, cb)))
+    n = len(ca[num])
+    deff = design_effect(formula, ca, clusters)
+    if accuracy_like:
+        res = clustered_mcnemar(ca[num].astype(int), cb[num].astype(int), clusters, confidence=1 - alpha)
+        mde = minimum_detectable_effect(alpha=alpha, tolerance=tolerance, n=n, discordance=(res["b"] + res["c"]) / n,
+                                        deff=deff, power=POWER)
+        return res, mde, deff
+    res = paired_difference(formula, ca, cb, confidence=1 - alpha, seed=seed, clusters=clusters)
+    floor = bootstrap_standard_error(formula, ca, seed=seed, clusters=clusters)
+    se = np.nanmax([res["se"], floor]) if np.isfinite([res["se"], floor]).any() else float("nan")
+    return res, minimum_detectable_effect(alpha=alpha, tolerance=tolerance, n=n, se=se, power=POWER), deff
 
 
 def write_junit(verdicts: Sequence[TaskVerdict], path: str | Path, *, tolerance: float) -> Path:
@@ -200,20 +254,35 @@ def format_verdict(v: TaskVerdict, tolerance: float) -> str:
     p = f", p = {v.p_value:.3g}" if v.p_value is not None else ""
     verdict = "REGRESSION" if v.regressed else "ok"
     return (f"{v.task}: {v.metric} {v.baseline:.4f} -> {v.candidate:.4f}, change {v.change:+.4f} "
-            f"[{v.interval[0]:+.4f}, {v.interval[1]:+.4f}] ({v.test}{p}, n = {v.n}); {verdict} at tolerance {tolerance}")
+            f"[{v.interval[0]:+.4f}, {v.interval[1]:+.4f}] ({v.test}{p}, n = {v.n} in {v.n_clusters} clusters"
+            f"{_deff(v)}); {verdict} at tolerance {tolerance}; {_mde(v)}")
+
+
+def _deff(v: TaskVerdict) -> str:
+    return f", design effect {v.design_effect:.2f}" if v.design_effect is not None else ""
+
+
+def _mde(v: TaskVerdict) -> str:
+    """The minimum detectable effect, in words."""
+    if not np.isfinite(v.mde):
+        return "minimum detectable effect unknown (too few clusters)"
+    return f"minimum detectable effect {v.mde:.4f} ({POWER:.0%} power)"
 
 
 def write_summary(verdicts: Sequence[TaskVerdict], path: str | Path, *, tolerance: float, alpha: float) -> Path:
     """A Markdown summary (for ``$GITHUB_STEP_SUMMARY`` or a PR comment)."""
-    rows = ["| task | metric | baseline | candidate | change (better > 0) | interval | test | verdict |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| task | metric | baseline | candidate | change (better > 0) | interval | test | examples (clusters) | "
+            f"minimum detectable effect ({POWER:.0%} power) | verdict |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for v in verdicts:
         p = f", p = {v.p_value:.3g}" if v.p_value is not None else ""
+        mde = f"{v.mde:.4f}" if np.isfinite(v.mde) else "unknown"
         rows.append(f"| {v.task} | {v.metric} | {v.baseline:.4f} | {v.candidate:.4f} | {v.change:+.4f} | "
-                    f"[{v.interval[0]:+.4f}, {v.interval[1]:+.4f}] | {v.test}{p} | "
+                    f"[{v.interval[0]:+.4f}, {v.interval[1]:+.4f}] | {v.test}{p} | {v.n} ({v.n_clusters}) | {mde} | "
                     f"{'**regression**' if v.regressed else 'pass'} |")
     n = sum(v.regressed for v in verdicts)
     head = (f"## robust-bench check: {'FAIL, ' + str(n) + ' regressions' if n else 'pass'}\n\n"
             f"A task regresses when the upper end of the {100 * (1 - alpha):.0f}% interval of the change is below "
-            f"-{tolerance}.\n\n")
+            f"-{tolerance}. The minimum detectable effect is the smallest drop the gate flags with {POWER:.0%} power "
+            f"on these examples, resampled or tested by cluster (the source each example was drawn from).\n\n")
     return atomic_write_text(path, head + "\n".join(rows) + "\n")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from robust_bench.benchmarks import Suite, Task, load_suite
-from robust_bench.evaluations import EvalOutput, get_evaluation, task_classifier, unit_ids
+from robust_bench.evaluations import EvalOutput, get_evaluation, task_classifier, unit_ids, with_clusters
 from robust_bench.io.fileio import remove_stale_temporaries
 from robust_bench.models.resolve import ModelHandle, ModelSpec, public_name, resolve_model, spec_name
 from robust_bench.perturb.setup import ANY, check_setup
@@ -307,6 +307,8 @@ def _write_task(out: Path, suite: Suite, task: Task, result: EvalOutput, data: _
                 echo: Callable[[str], None]) -> None:
     """A finished task's files: its log (then its partial results go), its entry in ``run.json`` and, unsharded,
     its record; one line said."""
+    # each line names its cluster (the source it was drawn from), which the record's intervals resample
+    result.examples = with_clusters(task.evaluation, data.rows, task.split, result.examples)
     log_sha = write_log(out / "logs" / f"{task.name}.jsonl", result.examples)
     shutil.rmtree(work, ignore_errors=True)
     entry = {"status": "done", "n_examples": len(result.examples), "n_asked": data.n_asked,
