@@ -25,7 +25,7 @@ from robust_bench.scoring import dspr_sentence_sums, punctuation_masks, uuas_cou
 from robust_bench.scoring.intervals import Formula
 from robust_bench.experiments.baselines import MAJORITY_MAX_LENGTH, MajorityBaseline, path_distances, source_trees
 from robust_bench.experiments.jabberwocky import ProbeSettings, run_probing
-from robust_bench.io.fileio import save_figure
+from robust_bench.io.fileio import pyplot, save_figure
 from robust_bench.results.runs import read_manifest
 
 __all__ = ["probe", "baseline", "probe_results", "probe_figure", "rep_name", "lead_table", "plot_probe_records"]
@@ -196,10 +196,7 @@ def plot_probe_records(records: Sequence[dict], out_stem: str | os.PathLike, *, 
         (``probe``, ``layer``, ``selected_layer``, ``baselines``) have the wrong type (naming the result
         and the field).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     groups: dict[tuple[str, str], dict] = {}
     for n, rec in enumerate(records, start=1):

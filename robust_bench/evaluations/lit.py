@@ -27,7 +27,7 @@ import numpy as np
 from robust_bench import RobustBenchError
 from robust_bench.evaluations import (EvalOutput, Metric, input_sha256, llm_traces, log_entry, ratio,
                                       register_evaluation, task_classifier, unit_ids)
-from robust_bench.io.fileio import save_figure
+from robust_bench.io.fileio import pyplot, save_figure
 from robust_bench.perturb.lit.pairs import CODES
 from robust_bench.results.runs import log_columns
 from robust_bench.scoring import consistency_details
@@ -198,10 +198,7 @@ def format_table(scores: dict, *, title: str = "") -> str:
 
 def plot_scores(scores: dict, out_stem: str | Path, *, title: str = "") -> list[Path]:
     """Grouped bars of Acc@Ori, Acc@Ctr and Consistency per transformation (PNG and SVG)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     codes = list(scores)
     x = np.arange(len(codes))

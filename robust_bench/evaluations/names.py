@@ -35,7 +35,7 @@ from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, f1, i
 from robust_bench.scoring import entity_counts, group_stability, stability_details, worst_best_rows
 from robust_bench.data.registry import UnknownConfigError, get_config
 from robust_bench.data.repository import built_config
-from robust_bench.io.fileio import save_figure
+from robust_bench.io.fileio import pyplot, save_figure
 from robust_bench.perturb.names import RANDOM_COPIES, mentions_from_tags, span_map_from_edits
 from robust_bench.perturb.organisations import SECTORS
 from robust_bench.scoring.coref import coref_counts, coref_scores, restrict_to_clusters
@@ -807,10 +807,7 @@ def plot_frequency(points: Sequence[tuple[int, float]], out_stem: str | Path, *,
     ValueError
         If ``points`` is empty (the corpus records no training frequency, as ``names_coref``).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     if not len(points):
         raise ValueError("no (frequency, score) points: the corpus records no training-data frequency")
@@ -855,10 +852,7 @@ def plot_spread(results: dict[str, dict], out_stem: str | Path, *, title: str, m
     min_groups : int
         Kinds with fewer groups are left out of the figure (their scores stay in the records).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     kinds = sorted({k for sc in results.values() for k, v in sc.get("by_kind", {}).items()
                     if v["groups"] >= min_groups})

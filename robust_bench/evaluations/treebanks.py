@@ -34,7 +34,7 @@ from robust_bench.evaluations import (EvalOutput, EvaluationError, Metric, input
                                       register_evaluation, unit_ids)
 from robust_bench.perturb.treebanks import FILTERS
 from robust_bench.attacks.treebanks import ParserAttack, TreeExample, make_attack, summarise
-from robust_bench.io.fileio import save_figure
+from robust_bench.io.fileio import pyplot, save_figure
 from robust_bench.scoring import attachment_errors, attachment_mask
 
 __all__ = ["parser_attack", "parser_attack_live", "source_rows", "tree_example", "RULES", "LIVE_OPTIONS", "filter_ablation", "mean_perplexity", "table6", "table4",
@@ -364,10 +364,7 @@ def table2(original: float, adversarial: float) -> str:
 
 def plot_candidates(summary: dict, out_stem: str | Path, *, title: str) -> list[Path]:
     """Bar chart of candidates per generator before and after filtering (Table 4), PNG and SVG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     gens = list(summary["candidates"])
     before = [summary["candidates"][g]["proposed"] for g in gens]
@@ -387,10 +384,7 @@ def plot_candidates(summary: dict, out_stem: str | Path, *, title: str) -> list[
 
 def plot_scores(summaries: dict[str, dict], out_stem: str | Path, *, title: str, rule: str = "ud") -> list[Path]:
     """UAS and LAS before and after the attack, one group of bars per parser, PNG and SVG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(summaries)
     metrics = [m for m in ("uas", "las") if all(f"{m}_original" in s["scores"][rule] for s in summaries.values())]

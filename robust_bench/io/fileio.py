@@ -11,7 +11,7 @@ from typing import BinaryIO, Callable, Iterable, Iterator, TextIO, TypeVar
 
 from robust_bench import RobustBenchError
 
-__all__ = ["CONTROL_CHARS", "CACHE_ENV", "TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open",
+__all__ = ["CONTROL_CHARS", "CACHE_ENV", "pyplot", "TextDecodeError", "read_text", "iter_lines", "read_lines", "atomic_open",
            "atomic_write_text", "atomic_write_bytes", "remove_stale_temporaries", "save_figure", "default_cache_dir", "cached"]
 
 #: Where robust-bench caches what it computes once and reuses (encoder representations, pseudoword inventories,
@@ -208,6 +208,17 @@ def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
     for p in stale:
         p.unlink()
     return stale
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the non-interactive Agg backend (figures are only ever saved to files);
+    imported on first use, since matplotlib is slow to import."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def save_figure(fig, out_stem: str | os.PathLike, *, dpi: int = 150) -> list[Path]:
