@@ -5,6 +5,8 @@
 #               parser attack's grammar filter), then the fast tier of the test suite (what CI runs,
 #               under 15 minutes on 2 cores) in TEST_WORKERS processes (pytest-xdist; 2 by default)
 #   make test-full  the same, then every test: whole-corpus builds, every kill point (about an hour)
+#   make docs   the same install, then the documentation site (docs/, mkdocs.yml) into site/, with
+#               warnings as errors (broken links, missing pages, API pages that cannot be read)
 # Every path below can be overridden: make demo SHARED=/data/shared PYTHON=python3.12
 
 SHARED ?= ../shared
@@ -25,7 +27,7 @@ BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-full coverage install browser grammar check-sources clean
+.PHONY: demo test test-full coverage docs install browser grammar check-sources clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +36,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install $(TORCH)
-	$(BIN)/pip install -e ".[test]"
+	$(BIN)/pip install -e ".[test,docs]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -85,5 +87,10 @@ test-full: $(STAMP) browser grammar
 coverage: $(STAMP) browser grammar
 	$(PYTEST) $(TIER) --cov --cov-report=term --cov-report=json:coverage.json
 
+# the site CI builds too (tests/test_docs.py): strict, so a broken link or API page fails the build
+# (NO_MKDOCS_2_WARNING: Material's banner about MkDocs 2.0, which the pinned mkdocs 1.6.1 is not)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf robust-bench results
+	rm -rf robust-bench results site
