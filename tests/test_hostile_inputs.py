@@ -4,7 +4,6 @@ line and the field (or the option); nothing is written."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from robust_bench.io.conllu_io import read_conllu
 from robust_bench.io.fileio import TextDecodeError, read_lines
 from robust_bench.io.m2 import M2Error, read_m2
 from robust_bench.io.task_data import TaskDataError, read_conll2003, read_mrpc, read_nli, read_qnli
-from robust_bench.results.records import RecordError, make_record, validate_record, write_record
+from robust_bench.results.records import RecordError, validate_record
 
 BOM = b"\xef\xbb\xbf"
 M2_TEXT = ("S He go to the school .\nA 1 2|||R:VERB:SVA|||goes|||REQUIRED|||-NONE-|||0\n\n"
@@ -228,27 +227,27 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path, capsys):
 
 # ---------------------------------------------------------------- result records
 
-RANGES = {"attack_success_rate": (0.0, 1.0)}
+RANGES = {"acc_ori": (0.0, 1.0)}
 
 
 def _record(**change):
-    rec = make_record(model_id="m", revision=None, config="gec_mrpc", split="validation", corpus_sha256="a" * 64,
-                      metrics={"attack_success_rate": 0.25}, ranges=RANGES, seed=0,
-                      timestamp="2026-11-22T14:00:00+00:00")
+    from tests.test_records import v2_record
+
+    rec = v2_record()
     for key, value in change.items():
         if key == "metric":
-            rec["metrics"]["attack_success_rate"] = value
+            rec["metrics"]["acc_ori"] = value
         else:
             rec[key] = value
     return rec
 
 
 @pytest.mark.parametrize("change, field", [
-    ({"metric": math.nan}, "metrics/attack_success_rate"),
-    ({"metric": math.inf}, "metrics/attack_success_rate"),
-    ({"metric": -math.inf}, "metrics/attack_success_rate"),
-    ({"metric": 1.5}, "metrics/attack_success_rate"),
-    ({"metric": -0.2}, "metrics/attack_success_rate"),
+    ({"metric": math.nan}, "metrics/acc_ori"),
+    ({"metric": math.inf}, "metrics/acc_ori"),
+    ({"metric": -math.inf}, "metrics/acc_ori"),
+    ({"metric": 1.5}, "metrics/acc_ori"),
+    ({"metric": -0.2}, "metrics/acc_ori"),
     ({"corpus_sha256": "a" * 64 + "\n"}, "corpus_sha256"),
     ({"timestamp": "2026-11-22"}, "timestamp"),
     ({"timestamp": "2026-11-22T14:00:00"}, "timestamp"),
@@ -259,19 +258,6 @@ def _record(**change):
 def test_records_must_be_strict_finite_and_in_range(change, field):
     with pytest.raises(RecordError, match=f"field '{field}'"):
         validate_record(_record(**change), ranges=RANGES)
-
-
-def test_written_records_are_strict_json_and_undefined_details_become_null(tmp_path):
-    rec = make_record(model_id="m", revision=None, config="names_mrpc", split="test", corpus_sha256="a" * 64,
-                      metrics={"stability": 0.5, "dspr": -0.1, "f1_drop": -0.02},
-                      ranges={"stability": (0.0, 1.0), "dspr": (-1.0, 1.0), "f1_drop": (-1.0, 1.0)}, seed=0,
-                      details={"random_mean": math.nan})
-    assert rec["details"]["random_mean"] is None
-    path = write_record(rec, tmp_path)
-    json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
-    with pytest.raises(RecordError, match="metrics/stability"):
-        make_record(model_id="m", revision=None, config="c", split="s", corpus_sha256="a" * 64,
-                    metrics={"stability": math.nan}, ranges={"stability": (0.0, 1.0)}, seed=0)
 
 
 def test_build_never_replaces_a_readme_that_is_not_its_card(tmp_path, monkeypatch, sources):

@@ -1,49 +1,63 @@
+"""Result records have one format (issue 52): v2, written from a per-example log by record_from_log and checked
+against its schema and the ranges the evaluation declares; every field a reader trips on is named."""
+
 import json
 
 import pytest
 
-from robust_bench.results import RecordError, load_schema, make_record, validate_record, write_record
+from robust_bench.results import RecordError, load_schema, validate_record
 
 SHA = "a" * 64
-RANGES = {"uuas": (0.0, 1.0), "dspr": (-1.0, 1.0)}
 
 
-def test_make_validate_and_write(tmp_path):
-    rec = make_record(model_id="baseline:path", revision=None, config="jabberwocky_ewt", split="test",
-                      corpus_sha256=SHA, metrics={"uuas": 0.5, "dspr": 0.6}, ranges=RANGES, seed=0, variant="plain",
-                      details={"n": 3})
-    assert rec["schema_version"] == "1" and rec["versions"]["robust_bench"]
-    path = write_record(rec, tmp_path)
-    assert path.name == "baseline_path__jabberwocky_ewt__test__plain.json"
-    assert json.loads(path.read_text()) == rec
-    assert load_schema()["title"].startswith("robust-bench result record v1")
+def v2_record(metric: float = 0.75, **change) -> dict:
+    """A v2 record of a two-example task, from its log (the one writer)."""
+    from robust_bench.benchmarks import MetricSpec, Suite, Task
+    from robust_bench.results.runs import record_from_log
+    from robust_bench.scoring.intervals import Formula
+
+    task = Task(name="t", family="lit", config="lit_mnli", split="validation_matched", interface="sequence-classification",
+                evaluation="contrast-set", metrics=(MetricSpec("acc_ori", True, (0.0, 1.0), Formula("ratio", ("c", "one"))),),
+                primary="acc_ori", data_sha256=SHA)
+    suite = Suite(name="s", version=1, description="", tasks=(task,))
+    examples = [{"id": str(i), "input_sha256": SHA, "prediction": 0, "gold": 0, "outcome": {"c": c, "one": 1}}
+                for i, c in enumerate([1, 1, 1, 0])]
+    rec = record_from_log(task, suite, examples, log_sha256=SHA, model_id="m", revision="abc", corpus_sha256=SHA,
+                          seed=0, limit=None, timestamp="2026-11-22T14:00:00+00:00")
+    rec["metrics"]["acc_ori"] = metric
+    rec.update(change)
+    return rec
+
+
+def test_a_record_from_a_log_validates_and_is_strict_json():
+    rec = v2_record()
+    assert rec["schema_version"] == "2.2" and rec["versions"]["robust_bench"]
+    validate_record(rec, ranges={"acc_ori": (0.0, 1.0)})
+    json.loads(json.dumps(rec, allow_nan=False))
+    assert load_schema()["title"].startswith("robust-bench result record v2")
+    with pytest.raises(RecordError, match="unknown version '1'"):        # v1 is gone: one format
+        validate_record({**rec, "schema_version": "1"})
 
 
 @pytest.mark.parametrize("mutate,field", [
     (lambda r: r.pop("seed"), "<record>"),
     (lambda r: r.update(corpus_sha256="xyz"), "corpus_sha256"),
-    (lambda r: r["metrics"].update(uuas="high"), "metrics/uuas"),
-    (lambda r: r.update(metrics={}), "metrics"),
+    (lambda r: r["metrics"].update(acc_ori="high"), "metrics/acc_ori"),
     (lambda r: r.update(timestamp="yesterday"), "timestamp"),
     (lambda r: r.update(extra=1), "<record>"),
 ])
 def test_invalid_records_name_the_field(mutate, field):
-    rec = make_record(model_id="m", revision="abc", config="c", split="s", corpus_sha256=SHA,
-                      metrics={"uuas": 1.0}, ranges=RANGES, seed=1)
+    rec = v2_record()
     mutate(rec)
     with pytest.raises(RecordError, match=f"field '{field}'"):
         validate_record(rec)
 
 
 def test_every_metric_is_checked_against_its_declared_range():
-    """A metric's range comes from the evaluation that declares it; a writer must give one for every
-    metric, and a value outside it is refused, naming the metric."""
-    with pytest.raises(RecordError, match="'metrics/uas': no declared range"):
-        make_record(model_id="m", revision="abc", config="c", split="s", corpus_sha256=SHA, metrics={"uas": 0.5},
-                    ranges=RANGES, seed=1)
-    with pytest.raises(RecordError, match=r"'metrics/dspr': -1.5 is outside \[-1, 1\]"):
-        make_record(model_id="m", revision="abc", config="c", split="s", corpus_sha256=SHA, metrics={"dspr": -1.5},
-                    ranges=RANGES, seed=1)
-    ok = make_record(model_id="m", revision="abc", config="c", split="s", corpus_sha256=SHA, metrics={"dspr": -0.5},
-                     ranges=RANGES, seed=1)
-    validate_record(ok)                     # a reader without the evaluation checks the schema only
+    """A metric's range comes from the evaluation that declares it; a reader that knows the evaluation
+    gives one for every metric, and a value outside it is refused, naming the metric."""
+    with pytest.raises(RecordError, match="'metrics/acc_ori': no declared range"):
+        validate_record(v2_record(), ranges={"uas": (0.0, 1.0)})
+    with pytest.raises(RecordError, match=r"'metrics/acc_ori': 1.5 is outside \[0, 1\]"):
+        validate_record(v2_record(1.5), ranges={"acc_ori": (0.0, 1.0)})
+    validate_record(v2_record(1.5))                     # a reader without the evaluation checks the schema only

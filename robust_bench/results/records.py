@@ -1,10 +1,9 @@
-"""Result records: the JSON every robust-bench evaluation emits.
+"""Result records: the JSON every robust-bench evaluation emits, one format (``result_record_v2.schema.json``,
+JSON Schema 2020-12).
 
-v1 (``result_record.schema.json``): one model on one config split, written by the names command, the
-live parser attack and ``baselines`` (to go, issue 52). v2 (``result_record_v2.schema.json``): one model
-on one task of a suite version, written by ``robust-bench run`` and the commands that are runs of it
-(``attack``, ``evaluate --config lit_*``, ``probe``), with intervals and the per-example log's hash.
-JSON Schema 2020-12.
+A record is one model on one task of a suite version, written from the task's per-example log by
+:func:`robust_bench.results.runs.record_from_log`, for ``robust-bench run`` and every family command (each
+is a run of a one-task suite, :mod:`robust_bench.suite.command`), with intervals and the log's hash.
 
 A metric's range is declared once, with the metric, by the evaluation that reports it
 (:mod:`robust_bench.evaluations`); the writers pass those ranges here, and a record is checked
@@ -14,38 +13,37 @@ against them.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-from robust_bench.io.fileio import atomic_write_text
 from robust_bench import RobustBenchError
 
-__all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "make_record", "validate_record", "write_record",
-           "package_versions", "model_slug", "SCHEMAS"]
+__all__ = ["SCHEMA_VERSION", "RecordError", "load_schema", "validate_record", "package_versions", "model_slug",
+           "SCHEMAS"]
 
 Ranges = Mapping[str, "tuple[float, float]"]
 
-SCHEMA_VERSION = "1"
+#: the newest record version (:data:`robust_bench.results.runs.RECORD_VERSION` writes it)
+SCHEMA_VERSION = "2.2"
 
 
 class RecordError(RobustBenchError, ValueError):
-    """A result record does not match the v1 schema."""
+    """A result record does not match the schema of its version (or a metric leaves its range)."""
 
 
 #: schema version -> schema file beside this module
-SCHEMAS = {"1": "result_record.schema.json", "2": "result_record_v2.schema.json", "2.1": "result_record_v2.schema.json",
+SCHEMAS = {"2": "result_record_v2.schema.json", "2.1": "result_record_v2.schema.json",
            "2.2": "result_record_v2.schema.json"}
 
 
 @lru_cache(maxsize=None)
 def load_schema(version: str = SCHEMA_VERSION) -> dict:
-    """The JSON schema of record ``version`` ("1", or "2", "2.1" and "2.2", which share one file).
+    """The JSON schema of record ``version`` ("2", "2.1" and "2.2" share one file).
 
     Raises
     ------
@@ -73,63 +71,6 @@ def package_versions(*names: str) -> dict[str, str]:
     return out
 
 
-def make_record(*, model_id: str, revision: str | None, config: str, split: str, corpus_sha256: str,
-                metrics: Mapping[str, float], ranges: Ranges, seed: int, variant: str | None = None,
-                details: Mapping[str, Any] | None = None, versions: Mapping[str, str] | None = None,
-                timestamp: str | None = None) -> dict:
-    """Assemble and validate a v1 record.
-
-    Parameters
-    ----------
-    model_id : str
-        Hub id, local path, or ``"baseline:<name>"``.
-    revision : str or None
-    config, split : str
-    corpus_sha256 : str
-        SHA-256 hex digest of the evaluated data file.
-    metrics : mapping of str to float
-    ranges : mapping of str to (float, float)
-        Each metric's declared range (:attr:`robust_bench.evaluations.Evaluation.ranges`); every
-        metric must have one.
-    seed : int
-    variant : str, optional
-        Which text the model saw (``"plain"``, ``"jabberwocky"``).
-    details : mapping, optional
-        Counts behind the metrics. Non-finite numbers in it (a mean over nothing) are written as null.
-    versions : mapping, optional
-        Defaults to :func:`package_versions` of datasets, evaluate, transformers and torch.
-    timestamp : str, optional
-        ISO 8601; defaults to now (UTC).
-
-    Returns
-    -------
-    dict
-
-    Raises
-    ------
-    RecordError
-        If the result does not validate, or a metric has no declared range or leaves it.
-    """
-    rec: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "model": {"id": model_id, "revision": revision},
-        "config": config,
-        "split": split,
-        "corpus_sha256": corpus_sha256,
-        "metrics": {k: float(v) for k, v in metrics.items()},  # non-finite values are refused below
-        "seed": int(seed),
-        "versions": dict(versions) if versions is not None
-        else package_versions("datasets", "evaluate", "transformers", "torch", "numpy", "scipy"),
-        "timestamp": timestamp or datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
-    if variant is not None:
-        rec["variant"] = variant
-    if details:
-        rec["details"] = _finite_or_null(json.loads(json.dumps(details)))
-    validate_record(rec, ranges=ranges)
-    return rec
-
-
 #: Longest string a record may hold anywhere (ids, labels, notes); records are small JSON files.
 MAX_STRING = 10_000
 #: Deepest nesting of objects and arrays in a record.
@@ -155,19 +96,6 @@ def _check_values(obj: Any, where: str, depth: int = 0) -> None:
     elif isinstance(obj, (list, tuple)):
         for i, v in enumerate(obj):
             _check_values(v, f"{where}/{i}", depth + 1)
-
-
-def _finite_or_null(obj: Any) -> Any:
-    """Undefined values in ``details`` (a NaN mean over nothing) become JSON null."""
-    import math
-
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _finite_or_null(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_finite_or_null(v) for v in obj]
-    return obj
 
 
 def validate_record(record: Mapping[str, Any], *, ranges: Ranges | None = None) -> None:
@@ -226,30 +154,3 @@ def model_slug(model: str) -> str:
     with every run of other characters than letters and digits made one ``_`` (run folders, figures,
     derived configs)."""
     return re.sub(r"[^A-Za-z0-9]+", "_", Path(model).name if Path(model).exists() else model).strip("_").lower()
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
-
-
-def write_record(record: Mapping[str, Any], out_dir: str | os.PathLike, *, tag: str | None = None) -> Path:
-    """Validate (its schema; :func:`make_record` checked the ranges) and write a record as
-    ``<model>__<config>__<split>[__<variant>][__<tag>].json``, atomically.
-
-    ``tag`` tells apart several records of one model on one split (for example the probe and layer).
-
-    Returns
-    -------
-    pathlib.Path
-        The written file.
-    """
-    validate_record(record)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    parts = [record["model"]["id"], record["config"], record["split"]]
-    if record.get("variant"):
-        parts.append(record["variant"])
-    if tag:
-        parts.append(tag)
-    path = out_dir / ("__".join(_slug(p) for p in parts) + ".json")
-    return atomic_write_text(path, json.dumps(record, indent=2, allow_nan=False) + "\n")
