@@ -377,6 +377,10 @@ def test_formulas_over_copies_and_the_conll_f1_by_hand():
     cols = {n: np.array([getattr(c[n.split("_")[0]], {"rn": "r_num", "rd": "r_den", "pn": "p_num", "pd": "p_den"}[
         n.split("_")[1]]) for c in per_doc]) for n in names}
     assert metric_value(Formula("conll_f1", tuple(names)), cols) == pytest.approx(coref_scores(docs)["conll_f1"])
+    drop = {"tp_c": np.array([2, 1, 0]), "fp_c": np.array([0, 1, 0]), "fn_c": np.array([0, 0, 1]),     # F1 6/8
+            "tp_a": np.array([1, 0, 0]), "fp_a": np.array([1, 1, 0]), "fn_a": np.array([1, 1, 1])}     # F1 2/7
+    assert metric_value(Formula("f1_drop", ("tp_c", "fp_c", "fn_c", "tp_a", "fp_a", "fn_a")), drop) == pytest.approx(
+        6 / 8 - 2 / 7)
 
 
 def _beta_binomial_clusters(n_clusters: int, m: int, p: float, rho: float, seed: int = 0):

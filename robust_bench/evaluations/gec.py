@@ -27,6 +27,7 @@ from robust_bench.attacks.search import AttackJournal
 from robust_bench.data.repository import write_derived_config
 from robust_bench.models.resolve import load_model
 from robust_bench.perturb.gec import realign_tags, render
+from robust_bench.scoring.intervals import Formula
 
 __all__ = ["attack", "attack_examples", "check_outcome", "attack_journal",
            "save_adversarial"]
@@ -185,7 +186,9 @@ def attack_examples(target, rows, config: str, *, uids: Sequence[str], search: s
     name="attack", family="grammatical_errors",
     metrics=(Metric("clean_accuracy", ratio("clean_correct")), Metric("adversarial_accuracy", ratio("adversarial_correct")),
              Metric("attack_success_rate", ratio("success", "attacked"), higher_is_better=False),
-             Metric("f1_clean", f1("clean")), Metric("f1_adversarial", f1("adversarial"))),
+             Metric("f1_clean", f1("clean")), Metric("f1_adversarial", f1("adversarial")),
+             Metric("f1_drop", Formula("f1_drop", f1("clean").fields + f1("adversarial").fields), higher_is_better=False,
+                    range=(-1.0, 1.0))),
     pairs=(("clean_accuracy", "adversarial_accuracy"), ("f1_clean", "f1_adversarial")),
     robustness=("attack_success_rate",), tolerance=Tolerance("lines", max_share=0.02),
     hub_task_type=pair_or_tagger_task_type, check_outcome=check_outcome, setup=lambda: {"candidates": "stored"},

@@ -35,7 +35,7 @@ WILSON_BELOW = 30
 
 
 #: fields each kind of formula takes
-ARITY = {"ratio": 2, "f1": 3, "dspr": 3, "conll_f1": 12}
+ARITY = {"ratio": 2, "f1": 3, "dspr": 3, "conll_f1": 12, "f1_drop": 6}
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,9 @@ class Formula:
     length ℓ; then the mean over lengths, Hewitt & Manning 2019, §3.1), or ``"conll_f1"`` (fields
     ``[recall numerator, recall denominator, precision numerator, precision denominator]`` of MUC, B³ and
     CEAFe in that order: each metric's F1 from its pooled sums, then their mean, the CoNLL-2012 score of
-    Pradhan et al., 2014, as :func:`robust_bench.scoring.coref.coref_scores` pools documents).
+    Pradhan et al., 2012, as :func:`robust_bench.scoring.coref.coref_scores` pools documents), or ``"f1_drop"``
+    (fields ``[tp, fp, fn]`` of the clean, then of the perturbed text: the F1 of the first minus that of the
+    second, Yin et al., 2020's drop of NER F1 under attack).
 
     ``over`` (``"mean"`` or ``"sd"``) makes it a statistic over copies: the fields are then the kind's
     fields for copy 1, then for copy 2, ..., the metric is computed per copy and the mean (or population
@@ -123,6 +125,9 @@ def metric_value(formula: Formula, columns: Mapping[str, np.ndarray], idx: np.nd
     if formula.kind == "f1":
         tp, fp, fn = (c.sum() for c in cols)
         return float(2 * tp / (2 * tp + fp + fn)) if tp else 0.0
+    if formula.kind == "f1_drop":
+        return metric_value(Formula("f1", formula.fields[:3]), columns, idx) - metric_value(
+            Formula("f1", formula.fields[3:]), columns, idx)
     if formula.kind == "conll_f1":
         sums = [c.sum() for c in cols]
         return float(np.mean([_prf(*sums[i:i + 4]) for i in range(0, 12, 4)]))
@@ -306,6 +311,9 @@ def _influence(formula: Formula, columns: Mapping[str, np.ndarray]) -> np.ndarra
         values = np.asarray([metric_value(f, columns) for f in parts])
         sd = values.std()
         return (values - values.mean()) @ inf / (len(values) * sd) if sd > 0 else np.full(inf.shape[1], np.nan)
+    if formula.kind == "f1_drop":
+        return _influence(Formula("f1", formula.fields[:3]), columns) - _influence(Formula("f1", formula.fields[3:]),
+                                                                                   columns)
     cols = [np.asarray(columns[f], dtype=np.float64) for f in formula.fields]
     if formula.kind == "conll_f1":      # the mean of three F1 = 2RP/(R+P), R = Σa/Σb and P = Σc/Σd
         out = np.zeros(len(cols[0]))

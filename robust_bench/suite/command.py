@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 
 from robust_bench.benchmarks import MetricSpec, Suite, SuiteError, Task, list_suites, load_suite, suite_yaml
 from robust_bench.data.registry import get_config
-from robust_bench.evaluations import EvalOutput, evaluations
+from robust_bench.evaluations import EvalOutput, evaluations, get_evaluation
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.models.resolve import ModelHandle
 from robust_bench.results.runs import RunError, log_columns
@@ -365,11 +365,13 @@ def attack_command(model: str, config: str, *, search: str = "greedy", budget: f
         ner = "ner_tags" in rows.column_names
         cols = log_columns(result.examples)
         m = {k: metric_value(f.formula, cols) for k, f in ((x.name, x) for x in task.metrics)}
+        declared = {x.name: x for x in get_evaluation(task.evaluation).metrics}
         what = "the non-entity tokens" if ner else f"the {run['segment'] if run else 'segment'}"
         lines = [f"{model} on {config}/{split}, {search} search, budget {budget:.0%} of {what}:"]
         if ner:
+            drop = metric_value(declared["f1_drop"].formula, cols)       # the declared f1_drop
             lines.append(f"  entity F1 clean {m['f1_clean']:.4f} -> adversarial {m['f1_adversarial']:.4f} "
-                         f"(drop {100 * (m['f1_clean'] - m['f1_adversarial']):.1f} points)")
+                         f"(f1_drop {100 * drop:.1f} points)")
         else:
             lines.append(f"  clean accuracy            {m['clean_accuracy']:.4f} ({len(rows)} examples)")
             lines.append(f"  adversarial accuracy      {m['adversarial_accuracy']:.4f}")
