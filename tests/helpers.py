@@ -57,3 +57,19 @@ def records_of(run_dir: Path) -> dict:
         rec.pop("timestamp")
         out[p.name] = rec
     return out
+
+
+def submit_to_own_leaderboard(run_dir: Path, store_dir: Path, model_id: str, revision: str | None = None):
+    """Store a run folder in a fresh local leaderboard that accepts the suite it ran: a family command's derived
+    suite (its ``suite.yaml``) or the shipped suite ``run.json`` names; the stored submission (a local model
+    records no revision: give one). The records'
+    format is the one the leaderboard takes (v2); whether a leaderboard ranks a derived suite is its own choice."""
+    from robust_bench.benchmarks import load_suite
+    from robust_bench.leaderboard.store import init_store, open_store, submit
+    from robust_bench.results.runs import read_manifest
+
+    own = run_dir / "suite.yaml"
+    suite = load_suite(own if own.is_file() else read_manifest(run_dir)["suite"]["name"])
+    store = init_store(store_dir, [suite])
+    sub, _ = submit(run_dir, open_store(store), model_id=model_id, revision=revision, partial=True)
+    return sub

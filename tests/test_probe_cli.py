@@ -68,6 +68,10 @@ def test_probe_command_end_to_end(name, tiny_models, built_repo, tmp_path):
         for ext in ("png", "svg"):
             assert list(r1.glob(f"*/figures/jabberwocky_ewt__{metric}.{ext}"))
     assert list(r1.glob("*/tables/jabberwocky_ewt_perceptron__layers.txt"))
+    from tests.helpers import submit_to_own_leaderboard      # v2 records, which a leaderboard of their suite stores
+
+    for k, folder in enumerate(sorted(r1.iterdir())):
+        assert submit_to_own_leaderboard(folder, tmp_path / f"store{k}", f"tests/{name}").records
     # several runs plot together
     fig = run(["probe-figure", *map(str, sorted(r1.iterdir())), "--out", str(tmp_path / "fig"),
                "--metric", "uuas"], tmp_path, env)

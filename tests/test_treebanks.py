@@ -445,6 +445,9 @@ def test_attack_parser_cli_on_a_second_parser(tmp_path, treebank_attack_models, 
     check = subprocess.run([str(exe), "check", "--baseline", str(run), "--candidate", str(run)], cwd=tmp_path,
                            capture_output=True, text=True, env=env)
     assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]
+    from tests.helpers import submit_to_own_leaderboard
+
+    assert set(submit_to_own_leaderboard(run, tmp_path / "store", "tests/chain-parser", "v1").records) == {"adv_ptb"}
     bad = subprocess.run(args[:2] + ["--parser", "spacy:/nowhere", "--vectors", treebank_attack_models["vectors"]],
                          cwd=tmp_path, capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "error:" in bad.stderr and "/nowhere" in bad.stderr
