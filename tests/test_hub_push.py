@@ -79,11 +79,11 @@ def test_push_uploads_the_checked_repository_with_its_benchmark_definition(built
     assert {k: v for k, v in up.items() if k != "folder_path"} == {
         "repo_id": "org/robust-bench", "repo_type": "dataset", "create_pr": False,
         "allow_patterns": ["README.md", "eval.yaml", "data/*/*.parquet", "data/*/metadata.json", "data/*/details.md",
-                           "data/*/audits/*"],
+                           "data/*/audits.md", "data/*/audits/*"],
         "commit_message": "robust-bench: 6 data files"}
     meta = read_metadata(repo)["jabberwocky_ewt"]
     assert sorted(files) == sorted(["README.md", "eval.yaml", "data/jabberwocky_ewt/metadata.json",
-                                    "data/jabberwocky_ewt/details.md", "data/jabberwocky_ewt/audits/README.md",
+                                    "data/jabberwocky_ewt/details.md", "data/jabberwocky_ewt/audits.md",
                                     *(f["path"] for f in meta["files"].values())])
     bench = yaml.safe_load(files["eval.yaml"])
     assert bench["tasks"] == [{"id": "jabberwocky_ewt", "config": "jabberwocky_ewt", "split": "test"}]

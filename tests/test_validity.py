@@ -142,7 +142,7 @@ def test_judged_audit_goes_on_the_card_and_goes_stale(request, config, fixture, 
     assert 0 < lo < (n - 1) / n < hi <= 1
     card = (repo / "README.md").read_text(encoding="utf-8")
     assert "**Validity**" in card and f"{n - 1}/{n}" in card and "the current build's" in card
-    history = (repo / "data" / config / "audits" / "README.md").read_text(encoding="utf-8")
+    history = (repo / "data" / config / "audits.md").read_text(encoding="utf-8")
     assert f"{n - 1}/{n}" in history and "| current |" in history
     stored = repo / entry["file"]
     assert stored.is_file() and stored.read_bytes() == path.read_bytes()
@@ -162,7 +162,7 @@ def test_judged_audit_goes_on_the_card_and_goes_stale(request, config, fixture, 
     m["builder_version"] = "0.0.1"
     (repo / "data" / config / "metadata.json").write_text(json.dumps(m), encoding="utf-8")
     write_card(repo)
-    assert "stale: judged on another build" in (repo / "data" / config / "audits" / "README.md").read_text("utf-8")
+    assert "stale: judged on another build" in (repo / "data" / config / "audits.md").read_text("utf-8")
     assert "no audit of this build yet" in (repo / "README.md").read_text(encoding="utf-8")
 
 
@@ -261,14 +261,14 @@ def test_shipped_audits_show_on_the_card_of_a_matching_build(gec_sources, tmp_pa
     monkeypatch.setattr(repository, "SHIPPED_AUDITS", shipped)
     build_config("gec_sst2", out=tmp_path / "b" / "robust-bench", source=gec_sources)
     card = (tmp_path / "b" / "robust-bench" / "README.md").read_text(encoding="utf-8")
-    history = (tmp_path / "b" / "robust-bench" / "data" / "gec_sst2" / "audits" / "README.md").read_text("utf-8")
+    history = (tmp_path / "b" / "robust-bench" / "data" / "gec_sst2" / "audits.md").read_text("utf-8")
     assert "97/100 (97.0%)" in card and "| current |" in history and "shipped in robust_bench/data/audits.json" in history
     # the same audit on a build with other data is stale
     entry["data_sha256"] = {s: "cd" * 32 for s in hashes}
     shipped.write_text(json.dumps({"gec_sst2": [entry]}), encoding="utf-8")
     build_config("gec_sst2", out=tmp_path / "c" / "robust-bench", source=gec_sources)
-    assert "stale: judged on another build" in (tmp_path / "c" / "robust-bench" / "data" / "gec_sst2" / "audits"
-                                                / "README.md").read_text(encoding="utf-8")
+    assert "stale: judged on another build" in (tmp_path / "c" / "robust-bench" / "data" / "gec_sst2"
+                                                / "audits.md").read_text(encoding="utf-8")
 
 
 def test_edits_that_together_make_correct_english_are_refused():

@@ -12,7 +12,7 @@ licence and citation.
 What is too long for that moves beside the data, linked from the card, nothing lost:
 
 * ``data/<config>/details.md``: the coverage notes, the full statistics and the provenance;
-* ``data/<config>/audits/README.md``: every judged audit of every build, current or stale, with its file.
+* ``data/<config>/audits.md``: every judged audit of every build, current or stale, with its file.
 
 ``metadata.json`` stays the one source of all of it: every file here is rendered from the metadata.
 """
@@ -32,7 +32,7 @@ __all__ = ["CARD_MARKER", "render_card", "config_files", "card_refusals", "DETAI
 CARD_MARKER = "Written by `robust-bench build`; do not edit by hand."
 #: the files beside a config's data that its card section links (relative to ``data/<config>/``)
 DETAILS = "details.md"
-AUDIT_HISTORY = "audits/README.md"
+AUDIT_HISTORY = "audits.md"
 #: a refusal table longer than this shows its largest reasons and links the rest
 MAX_REASONS = 20
 

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from robust_bench.data.card import DETAILS, render_card
+from robust_bench.data.card import AUDIT_HISTORY, DETAILS, render_card
 from robust_bench.data.repository import METADATA, read_metadata
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.io.sources import sha256_file
@@ -23,7 +23,7 @@ __all__ = ["PushError", "repository_files", "push_repository", "UPLOAD_PATTERNS"
 
 #: what goes to the Hub; locks, journals and staging folders stay local
 UPLOAD_PATTERNS = ["README.md", "eval.yaml", "data/*/*.parquet", f"data/*/{METADATA}", f"data/*/{DETAILS}",
-                   "data/*/audits/*"]
+                   f"data/*/{AUDIT_HISTORY}", "data/*/audits/*"]
 
 
 class PushError(RobustBenchError, ValueError):
@@ -54,7 +54,7 @@ def repository_files(repo: str | os.PathLike) -> list[str]:
                 raise PushError(f"{path}: its SHA-256 differs from data/{name}/{METADATA}; rebuild {name}")
             files.append(f["path"])
         files.append(f"data/{name}/{METADATA}")
-        files += [str(p.relative_to(repo)) for p in sorted((repo / "data" / name).glob(DETAILS))]
+        files += [str(p.relative_to(repo)) for rel in (DETAILS, AUDIT_HISTORY) for p in sorted((repo / "data" / name).glob(rel))]
         files += [str(p.relative_to(repo)) for p in sorted((repo / "data" / name / "audits").glob("*")) if p.is_file()]
     card = repo / "README.md"
     if not card.is_file() or card.read_text("utf-8") != render_card(metas, repo):

@@ -537,7 +537,7 @@ def read_metadata(repo: str | os.PathLike) -> dict[str, dict[str, Any]]:
 
 def write_card(repo: str | os.PathLike) -> Path:
     """Rewrite ``repo/README.md`` (:func:`robust_bench.data.card.render_card`) and the files each config's
-    section links (``data/<config>/details.md``, ``data/<config>/audits/README.md``) from the metadata of
+    section links (``data/<config>/details.md``, ``data/<config>/audits.md``) from the metadata of
     every config, each atomically."""
     repo = Path(repo)
     check_card_replaceable(repo)

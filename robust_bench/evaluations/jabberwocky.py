@@ -91,9 +91,10 @@ def probe(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     if "layers" in opts:
         opts["layers"] = tuple(opts["layers"])
     settings = ProbeSettings(probes=(kind,), seed=seed, **opts)
-    run = run_probing(model.spec.target, repo=repo, revision=model.spec.revision, config=task.config, settings=settings,
-                      device=model.device, dtype=model.dtype, pooling=pooling, progress=False, test_indices=positions,
-                      per_sentence=True,
+    # the model it was given, as an encoder; the probe trains on the config's train and validation splits (read
+    # from repo: the method's training data, not the task's rows) and is scored on the task's test rows
+    run = run_probing(model.encoder(pooling=pooling), repo=repo, config=task.config, settings=settings, progress=False,
+                      test_indices=positions, per_sentence=True,
                       checkpoint_dir=None if work is None else Path(work) / "probe")
     layer = run["selected"][kind]
     per = {r["variant"]: r["per_sentence"] for r in run["results"] if r["representation"] == layer}

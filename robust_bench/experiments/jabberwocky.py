@@ -172,7 +172,7 @@ def _score(kind: str, proj: np.ndarray, reps, heads, punct, rule: str, per_sente
     return out
 
 
-def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwocky_ewt",
+def run_probing(model, *, repo: str | os.PathLike, config: str = "jabberwocky_ewt",
                 settings: ProbeSettings | None = None, revision: str | None = None, device: str = "auto",
                 dtype: str = "auto", pooling: str = "first", encode_batch_size: int = 32,
                 cache_dir: str | os.PathLike | None = None, progress: bool = True,
@@ -182,8 +182,10 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
 
     Parameters
     ----------
-    model : str
-        ``AutoModel`` id or local path.
+    model : str or EncoderAdapter
+        ``AutoModel`` id or local path, or the encoder adapter of a model already loaded
+        (:meth:`robust_bench.models.resolve.ModelHandle.encoder`; ``revision``, ``device``, ``dtype``, ``pooling``
+        and ``encode_batch_size`` are then its own).
     repo : path-like
         Dataset repository holding ``config``.
     config : str
@@ -221,8 +223,9 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
     _check_settings(s)
     repo = Path(repo)
     splits, meta = _load_splits(repo, config, s.max_sentences, s.max_train_sentences, test_indices)
-    adapter = EncoderAdapter(model, revision=revision, device=device, dtype=dtype, pooling=pooling,
-                             batch_size=encode_batch_size, cache_dir=cache_dir)
+    adapter = model if isinstance(model, EncoderAdapter) else EncoderAdapter(
+        model, revision=revision, device=device, dtype=dtype, pooling=pooling, batch_size=encode_batch_size,
+        cache_dir=cache_dir)
     layers = tuple(s.layers) if s.layers else default_layers(adapter.num_layers)
     if 0 not in layers:
         layers = (0, *layers)  # layer 0 is a baseline the paper always reports
@@ -280,7 +283,7 @@ def run_probing(model: str, *, repo: str | os.PathLike, config: str = "jabberwoc
     xpos = [test.xpos[k] for k in common_sorted]
     base = score_baselines(splits["train"].heads, {v: (heads, upos, xpos) for v in test_variants})
     return {
-        "model": model,
+        "model": adapter.model_id,
         "model_revision": adapter.fingerprint(),
         "config": config,
         "corpus_sha256": meta["files"]["test"]["sha256"],

@@ -308,6 +308,15 @@ def _parse_block(path: str, start: int, block: list[tuple[int, str]], index: int
     except ParseException as exc:  # pragma: no cover - pre-validation catches the usual cases
         raise ConlluError(path, start, None, f"conllu could not parse this sentence: {exc}") from exc
     words = [t for t in tl if isinstance(t["id"], int)]
+    # the conllu library splits a line its own way (it also takes runs of spaces as separators): where it reads
+    # other words or heads than the line-by-line check above, the sentence is refused, naming the line
+    if len(words) != len(word_lines):
+        raise ConlluError(path, start, "ID", f"conllu read {len(words)} words where the lines hold {len(word_lines)} "
+                                             "(a field separated by spaces instead of a tab?)")
+    for t, lineno in zip(words, word_lines):
+        if not isinstance(t["head"], int):
+            raise ConlluError(path, lineno, "HEAD", f"conllu read the head as {t['head']!r} (a field separated by "
+                                                    "spaces instead of a tab?)")
     heads = tuple(int(t["head"]) for t in words)
     validate_tree(heads, path=path, line=start, head_lines=word_lines)
     mwts = tuple((t["id"][0], t["id"][2], t["form"]) for t in tl if isinstance(t["id"], tuple) and t["id"][1] == "-")

@@ -552,6 +552,27 @@ class ModelHandle:
         if tuple(have) != tuple(want):
             raise LabelMappingError(f"the callable's labels {list(have)} are not the task's {list(want)}")
 
+    def encoder(self, *, pooling: str = "first", batch_size: int = 32):
+        """The model as an :class:`~robust_bench.models.encoders.EncoderAdapter` (word-level hidden states of
+        every layer; ``pooling`` of a word's subwords), on the handle's device and dtype, one per pooling.
+
+        Raises
+        ------
+        ModelError
+            If the model is no transformers encoder (or causal LM) with hidden states.
+        """
+        if "encoder" not in self.spec.interfaces:
+            from robust_bench.models.loader import ModelError
+
+            raise ModelError(f"{public_name(self.spec.id)} is not an encoder ({', '.join(self.spec.interfaces)})")
+        key = ("enc", pooling, batch_size)
+        if key not in self._adapters:
+            from robust_bench.models.encoders import EncoderAdapter
+
+            self._adapters[key] = EncoderAdapter(self.spec.target, revision=self.spec.revision, device=self.device,
+                                                 dtype=self.dtype, pooling=pooling, batch_size=batch_size)
+        return self._adapters[key]
+
     def tagger(self, tags: Sequence[str], label_map: dict | None = None):
         """A :class:`~robust_bench.models.taggers.TokenClassifier` over ``tags`` (IOB2).
 
