@@ -1,5 +1,6 @@
 """The dataset repository: atomic builds, clear errors, no stale caches."""
 
+import json
 import os
 import shutil
 
@@ -117,3 +118,36 @@ def test_a_config_not_built_is_one_error_everywhere(tmp_path):
         res = runner.invoke(app, args)
         assert res.exit_code == 2, (args, res.output)          # `fail`: one line, status 2
         assert "holds no" in res.output and "robust-bench build" in res.output and "Traceback" not in res.output
+
+
+def test_the_card_is_a_hub_dataset_card_a_person_can_read(smoke_repo):
+    """Issue 55, item 3: the card of the smoke configs (8 of the default suite's 12) is a Hub dataset card that
+    huggingface_hub parses and whose metadata is DatasetCardData's; each config's section is at most 150 lines and
+    5 KB (so the 12 default configs stay under 60 KB), and what left the card is in the files it links."""
+    import re
+
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    repo, _ = smoke_repo
+    path = repo / "README.md"
+    text = path.read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) <= 60_000
+    card = DatasetCard.load(path)
+    data = card.data.to_dict()
+    assert DatasetCardData(**data).to_dict() == data and data["language"] == ["en"]
+    for heading in ("## Dataset summary", "## Supported tasks and leaderboards", "## Languages", "## Dataset structure",
+                    "## Dataset creation", "## Considerations for using the data", "## Licensing information",
+                    "## Citation information"):
+        assert heading in text, heading
+    metas = read_metadata(repo)
+    sections = re.split(r"^### ", text, flags=re.M)[1:]
+    assert sorted(s.split("\n", 1)[0] for s in sections) == sorted(metas)
+    for s in sections:
+        s = s.split("\n## ", 1)[0]
+        assert s.count("\n") <= 150 and len(s.encode("utf-8")) <= 5_000, s.split("\n", 1)[0]
+    for name, m in metas.items():
+        details = (repo / "data" / name / "details.md").read_text(encoding="utf-8")
+        assert f"data/{name}/details.md" in text and f"data/{name}/audits.md" in text
+        assert json.dumps(m["statistics"], indent=2, sort_keys=True) in details    # moved, not lost
+        assert not m.get("coverage_notes") or m["coverage_notes"].strip() in details
+        assert all(split in datasets.load_dataset(str(repo), name) for split in m["files"])
