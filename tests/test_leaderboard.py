@@ -99,6 +99,16 @@ def _edit_metric_text(path: Path, metric: str, value: str) -> None:
     text = path.read_text()
     at = text.index('"metrics"')
     path.write_text(text[:at] + re.sub(rf'"{metric}": [-0-9.e]+', f'"{metric}": {value}', text[at:], count=1))
+
+
+def _strip_clusters(run_dir: Path) -> None:
+    """Remove every line's cluster from the log and rehash it, as a submitter who wants narrower intervals would."""
+    log = run_dir / "logs" / "lit_mnli.jsonl"
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    log.write_text("".join(json.dumps({k: v for k, v in e.items() if k != "cluster"}) + "\n" for e in lines))
+    _rehash_log(run_dir, "lit_mnli")
+
+
 #: name -> (how to spoil a copy of a valid run, submit keyword arguments, what the rejection must say)
 HOSTILE = {
     "path traversal in --model-id": (None, {"model_id": "../../../etc/passwd"}, "'--model-id'"),
@@ -124,6 +134,7 @@ HOSTILE = {
     "design effect edited": (lambda r: _edit(r / REC, lambda d: d["design_effect"].update(acc_ori=1.0)), {},
                              "design_effect.acc_ori"),
     "clusters dropped from a 2.2 record": (lambda r: _edit(r / REC, lambda d: d.pop("n_clusters")), {}, "n_clusters"),
+    "clusters stripped from a 2.2 log (narrower intervals)": (lambda r: _strip_clusters(r), {}, "cluster"),
     "unknown record field": (lambda r: _edit(r / REC, lambda d: d.update(evil="<script>")), {},
                              "Additional properties"),
     "symbolic link": (lambda r: ((r / "records/gec_mnli.json").unlink(),

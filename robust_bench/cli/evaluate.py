@@ -39,6 +39,8 @@ def evaluate_cmd(
     device: str = typer.Option("auto", "--device", help="auto, cpu, cuda, cuda:N or mps."),
     dtype: str = typer.Option("auto", "--dtype"),
     batch_size: int = typer.Option(64, "--batch-size"),
+    resume: bool = typer.Option(False, "--resume", help="Continue (or take the finished tasks of) a run in the same "
+                                                       "folder, as `run --resume`."),
     suite: Optional[str] = typer.Option(None, "--suite", help="The suite whose task this is (default: the family's "
                                                             "shipped suite); other options or data make a derived, "
                                                             "unranked one-task suite."),
@@ -57,14 +59,24 @@ def evaluate_cmd(
     try:
         from robust_bench.data.registry import get_config
 
-        if get_config(config).family == "named_entity_swaps":
+        names = get_config(config).family == "named_entity_swaps"
+        # options of the other family, or of another names config, are refused rather than ignored
+        for option, given, ok in (("--random", random, names), ("--resemble", bool(parts), config == "names_mrpc"),
+                                  ("--predictor", predictor is not None, config == "names_coref"),
+                                  ("--split", split not in (None, "test"), not names),
+                                  ("--spacy-model", spacy_model is not None and model is not None,
+                                   config != "names_conll2003")):
+            check(option, not given or ok, f"does not apply to --config {config}" + (
+                " (give --model or --spacy-model, not both)" if option == "--spacy-model" else
+                " (name swaps score the test split)" if option == "--split" else ""))
+        if names:
             from robust_bench.suite.command import names_command
 
             outs, _ = names_command(config, model=model, spacy_model=spacy_model, predictor=predictor, random=random,
                                     resemble=[int(x) for x in parts], temperature=temperature, confidence=confidence,
                                     label_map=parse_label_map(label_map), device=device, dtype=dtype,
-                                    batch_size=batch_size, suite=suite, repo=repo, output_dir=output_dir,
-                                    echo=typer.echo)
+                                    batch_size=batch_size, resume=resume, suite=suite, repo=repo,
+                                    output_dir=output_dir, echo=typer.echo)
             for out in outs:
                 typer.echo(f"run folder: {out} (records, per-example logs, report; tables/ and figures/ hold Table 3)")
             return
@@ -73,7 +85,8 @@ def evaluate_cmd(
         from robust_bench.suite.command import evaluate_contrast_sets
 
         out, _ = evaluate_contrast_sets(model, config, split=split, label_map=parse_label_map(label_map),
-                                        device=device, dtype=dtype, batch_size=batch_size, suite=suite, repo=repo,
+                                        device=device, dtype=dtype, batch_size=batch_size, resume=resume, suite=suite,
+                                        repo=repo,
                                         output_dir=output_dir, echo=typer.echo)
         typer.echo(f"run folder: {out} (records, per-example logs, report; tables/ and figures/ hold Table 3)")
     except RobustBenchError as exc:

@@ -305,17 +305,27 @@ def log_columns(examples: Sequence[dict]) -> dict[str, np.ndarray]:
     return {k: np.asarray([e["outcome"].get(k, 0) for e in examples], dtype=np.float64) for k in keys}
 
 
-def log_clusters(examples: Sequence[dict]) -> list[str]:
+def log_clusters(examples: Sequence[dict], *, required: bool = False) -> list[str]:
     """Each log line's cluster: its ``cluster`` field, or its own id where it has none (a log written
     before clusters were declared: every example its own cluster).
+
+    Parameters
+    ----------
+    examples : sequence of dict
+    required : bool
+        Every line must state its cluster (a record 2.2's log: a line without one would make its intervals
+        narrower, as if it were a cluster of its own).
 
     Raises
     ------
     RunFolderError
-        If a line's cluster is not a string.
+        If a line's cluster is not a string, or missing where required.
     """
     out = []
     for e in examples:
+        if required and "cluster" not in e:
+            raise RunFolderError(f"log line {ascii(e['id'])[:80]}", "cluster", "missing: a record 2.2's log states "
+                                                                                 "every line's cluster")
         c = e.get("cluster", e["id"])
         if not isinstance(c, str):
             raise RunFolderError(f"log line {ascii(e['id'])[:80]}", "cluster", "must be a string")
@@ -387,7 +397,7 @@ def record_from_log(task, suite, examples: Sequence[dict], *, log_sha256: str, m
                        f"{', '.join(RECORD_VERSIONS)}")
     cols = log_columns(examples)
     clustered = schema_version not in ("2", "2.1")
-    clusters = cluster_index(log_clusters(examples)) if clustered else None
+    clusters = cluster_index(log_clusters(examples, required=True)) if clustered else None
     metrics, intervals, methods, counts, deffs = {}, {}, {}, {}, {}
     for spec in task.metrics:
         formula = spec.formula

@@ -380,7 +380,7 @@ def is_proportion(formula: Formula, columns: Mapping[str, np.ndarray]) -> bool:
     """Whether a metric is a proportion of 0/1 trials: a ratio whose per-example denominator is 0 or 1
     and numerator 0 or 1 (and at most the denominator), as accuracy, an attack success rate over the
     attacked examples, or consistency over the counted pairs are."""
-    if formula.kind != "ratio":
+    if formula.kind != "ratio" or formula.over is not None:     # a statistic over copies is no proportion
         return False
     num = np.asarray(columns[formula.fields[0]], dtype=np.float64)
     den = np.asarray(columns[formula.fields[1]], dtype=np.float64)
@@ -390,6 +390,8 @@ def is_proportion(formula: Formula, columns: Mapping[str, np.ndarray]) -> bool:
 def metric_count(formula: Formula, columns: Mapping[str, np.ndarray]) -> int:
     """How many examples a metric is over: for a ratio, those with a non-zero denominator (a success rate
     is over the attacked examples only); otherwise every example."""
+    if formula.over is not None:       # a statistic over copies: every example holds each copy's fields
+        return len(np.asarray(columns[formula.fields[0]]))
     if formula.kind == "ratio":
         return int((np.asarray(columns[formula.fields[1]], dtype=np.float64) != 0).sum())
     if formula.kind == "dspr":
@@ -436,7 +438,7 @@ def metric_interval(formula: Formula, columns: Mapping[str, np.ndarray], *, valu
                     clusters: ClusterIndex | None = None) -> Interval:
     """The interval a record reports for a metric: finite whenever the metric is over at least one example.
 
-    * a proportion (:func:`is_proportion`) over fewer than :data:`WILSON_BELOW` trials: the Wilson score
+    * a proportion (:func:`is_proportion`) over fewer than :data:`WILSON_BELOW` trials (or clusters): the Wilson score
       interval (:func:`wilson_interval`), which stays finite and honest where a bootstrap resample may
       hold no trial at all (an attack success rate over three attacked examples); with clusters of more
       than one row, on the effective sample size n / deff (deff = :func:`design_effect`, at least 1; Kish,
@@ -479,7 +481,8 @@ def metric_interval(formula: Formula, columns: Mapping[str, np.ndarray], *, valu
             return Interval(*wilson_interval(k / scale, n / scale, confidence=confidence), "wilson-clustered", n)
         return Interval(*wilson_interval(int(k), n, confidence=confidence), "wilson", n)
 
-    if proportion and n < WILSON_BELOW:
+    # few trials, or few clusters (a percentile bootstrap over a handful of clusters undercovers as badly)
+    if proportion and (n < WILSON_BELOW or (clustered and clusters.n_clusters < WILSON_BELOW)):
         return wilson()
     if len(np.asarray(columns[formula.fields[0]])) >= 2:
         lo, hi = bootstrap_interval(formula, columns, confidence=confidence, n_resamples=n_resamples, seed=seed,

@@ -219,7 +219,7 @@ def _paired_test(formula, ca: dict, cb: dict, clusters: ClusterIndex, *, alpha: 
     be measured with at least the metric's own sampling error).
     """
     num, den = formula.fields[0], formula.fields[-1]
-    accuracy_like = (formula.kind == "ratio" and all(np.all(c[den] == 1) and np.isin(c[num], (0, 1)).all()
+    accuracy_like = (formula.kind == "ratio" and formula.over is None and all(np.all(c[den] == 1) and np.isin(c[num], (0, 1)).all()
                                                      for c in (ca, cb)))
     n = len(ca[num])
     deff = design_effect(formula, ca, clusters)

@@ -275,6 +275,9 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
             work = out / ".partial" / task.name
             result: EvalOutput = get_evaluation(task.evaluation).run(handle, task, data.rows, data.positions, seed,
                                                                      repo, work=work)
+            # each line names its cluster (the source it was drawn from), which the record's intervals resample;
+            # a cluster the rows cannot give fails this task, not the run
+            result.examples = with_clusters(task.evaluation, data.rows, task.split, result.examples)
         except Exception as exc:  # noqa: BLE001 - reported per task; the other tasks still run
             from robust_bench.models.classifiers import LabelMappingError
 
@@ -307,8 +310,6 @@ def _write_task(out: Path, suite: Suite, task: Task, result: EvalOutput, data: _
                 echo: Callable[[str], None]) -> None:
     """A finished task's files: its log (then its partial results go), its entry in ``run.json`` and, unsharded,
     its record; one line said."""
-    # each line names its cluster (the source it was drawn from), which the record's intervals resample
-    result.examples = with_clusters(task.evaluation, data.rows, task.split, result.examples)
     log_sha = write_log(out / "logs" / f"{task.name}.jsonl", result.examples)
     shutil.rmtree(work, ignore_errors=True)
     entry = {"status": "done", "n_examples": len(result.examples), "n_asked": data.n_asked,
