@@ -490,3 +490,33 @@ def test_clustered_mcnemar_reduces_to_mcnemar_and_widens_with_clustered_discorda
     assert minimum_detectable_effect(alpha=0.05, tolerance=0.0, n=300, discordance=0.0, deff=3.0) > 1.5 * mde
     assert minimum_detectable_effect(alpha=0.05, tolerance=0.01, n=300, se=0.02) == pytest.approx(0.01 + 2.8016 * 0.02,
                                                                                                  rel=1e-4)
+
+
+def test_the_linearised_influence_is_the_derivative_of_the_metric():
+    """The design effect rests on each row's linearised influence (_influence): for the CoNLL F1, statistics over
+    copies (mean, sd) and the F1 drop it must equal the numeric derivative of the metric in the row's weight."""
+    from robust_bench.scoring.intervals import Formula, _influence, metric_value
+
+    rng = np.random.default_rng(0)
+    n = 30
+
+    def check(formula, cols):
+        base = metric_value(formula, cols)
+        for i in range(0, n, 7):
+            w = np.ones(n)
+            w[i] += 1e-6
+            numeric = (metric_value(formula, {k: v * w for k, v in cols.items()}) - base) / 1e-6
+            assert numeric == pytest.approx(_influence(formula, cols)[i], abs=1e-6), (formula.kind, formula.over, i)
+
+    names = [f"{m}_{k}" for m in ("muc", "bcub", "ceafe") for k in ("rn", "rd", "pn", "pd")]
+    coref = {}
+    for m in ("muc", "bcub", "ceafe"):
+        coref[f"{m}_rd"], coref[f"{m}_pd"] = rng.integers(1, 10, n).astype(float), rng.integers(1, 10, n).astype(float)
+        coref[f"{m}_rn"] = np.floor(coref[f"{m}_rd"] * rng.random(n))
+        coref[f"{m}_pn"] = np.floor(coref[f"{m}_pd"] * rng.random(n))
+    check(Formula("conll_f1", tuple(names)), coref)
+    copies = {f"{f}_{c}": rng.integers(0, 4, n).astype(float) for c in range(1, 6) for f in ("tp", "fp", "fn")}
+    fields = tuple(f"{f}_{c}" for c in range(1, 6) for f in ("tp", "fp", "fn"))
+    for over in ("mean", "sd"):
+        check(Formula("f1", fields, over=over), copies)
+    check(Formula("f1_drop", fields[:6]), copies)

@@ -8,7 +8,8 @@ dataset repository)::
     DIR/data/<config>/<split>.parquet
     DIR/data/<config>/metadata.json     what the card says about <config>, and everything else
     DIR/data/<config>/details.md        its statistics, coverage and provenance, linked from the card
-    DIR/data/<config>/audits/           judged audit TSVs and their history (README.md)
+    DIR/data/<config>/audits.md         every judged audit of every build, linked from the card
+    DIR/data/<config>/audits/           the judged audit TSVs
 
 Writes are atomic and crash-safe:
 

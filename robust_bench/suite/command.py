@@ -13,9 +13,10 @@ Which suite a command runs:
   config and split, when the command's options are the task's own: its records are those of
   ``robust-bench run --suite <family> --tasks <task>``, and ``submit`` takes them;
 * otherwise (another split, another search or budget, a label map...), a one-task suite derived from it,
-  named ``<config>_command`` and written into the run folder as ``suite.yaml``: ``check`` compares two such
-  runs (it reads the folder's ``suite.yaml``), ``submit`` refuses them, since they are not the benchmark's
-  protocol.
+  named ``<config>_command_<hash of its tasks>`` and written into the run folder as ``suite.yaml``: ``check``
+  compares two such runs (it reads the folder's ``suite.yaml``); a leaderboard of the shipped suites refuses
+  them, since they are not the benchmark's protocol (a leaderboard set up for the derived suite stores them:
+  the records are of the one format).
 """
 
 from __future__ import annotations
@@ -649,7 +650,7 @@ def attack_parser_command(parser_spec: str, config: str = "adv_ewt", *, limit: i
     copy's SHA-256; the live evaluation attacks each row's original words. ``--out`` is left untouched but
     for the derived config ``adv_<parser>_<config>`` (the attacked sentences, usable as a transfer set). The
     run folder, ``OUTPUT_DIR/<parser>/<config>_command_<hash>``, holds ``run.json``, the per-sentence log,
-    the v2 record (``check`` compares two of them; ``submit`` refuses them: not a shipped task), its
+    the v2 record (``check`` compares two of them; a leaderboard of the shipped suites refuses them: not a shipped task), its
     ``suite.yaml``, ``tables/`` (Tables 6, 4, 7, 2, 5, Markdown) and ``figures/``.
 
     Parameters
