@@ -72,19 +72,19 @@ def test_push_uploads_the_checked_repository_with_its_benchmark_definition(built
     repo = tmp_path / "robust-bench"
     shutil.copytree(built_repo, repo)
     (repo / ".lock").write_text("")  # local bookkeeping never goes up
+    (repo / "data" / "jabberwocky_ewt" / ".details.md.x.tmp").write_text("")  # nor an interrupted write
     res = _cli("push", "--repo", "org/robust-bench", "--local", str(repo), "--benchmark", "jabberwocky")
     assert res.exit_code == 0, res.output
     (_, repo_id, kw), (_, up, files) = fake_hub.last.calls
     assert (repo_id, kw) == ("org/robust-bench", {"repo_type": "dataset", "exist_ok": True})
-    assert {k: v for k, v in up.items() if k != "folder_path"} == {
-        "repo_id": "org/robust-bench", "repo_type": "dataset", "create_pr": False,
-        "allow_patterns": ["README.md", "eval.yaml", "data/*/*.parquet", "data/*/metadata.json", "data/*/details.md",
-                           "data/*/audits.md", "data/*/audits/*"],
-        "commit_message": "robust-bench: 6 data files"}
     meta = read_metadata(repo)["jabberwocky_ewt"]
-    assert sorted(files) == sorted(["README.md", "eval.yaml", "data/jabberwocky_ewt/metadata.json",
-                                    "data/jabberwocky_ewt/details.md", "data/jabberwocky_ewt/audits.md",
-                                    *(f["path"] for f in meta["files"].values())])
+    expected = sorted(["README.md", "eval.yaml", "data/jabberwocky_ewt/metadata.json", "data/jabberwocky_ewt/details.md",
+                       "data/jabberwocky_ewt/audits.md", *(f["path"] for f in meta["files"].values())])
+    # exactly the checked files go up (a stray file beside them does not)
+    assert {k: v for k, v in up.items() if k != "folder_path"} == {
+        "repo_id": "org/robust-bench", "repo_type": "dataset", "create_pr": False, "allow_patterns": expected,
+        "commit_message": "robust-bench: 6 data files"}
+    assert sorted(files) == expected
     bench = yaml.safe_load(files["eval.yaml"])
     assert bench["tasks"] == [{"id": "jabberwocky_ewt", "config": "jabberwocky_ewt", "split": "test"}]
     assert set(bench) == {"name", "description", "evaluation_framework", "tasks"}
@@ -137,3 +137,14 @@ def test_push_results_as_eval_results_and_as_model_index(smoke_runs, fake_hub):
     fake_hub.last = None
     res = _cli("push-results", str(run_dir), "--model-repo", "../etc")
     assert res.exit_code == 2 and fake_hub.last is None
+
+
+def test_push_refuses_linked_card_files_that_are_not_the_built_ones(built_repo, tmp_path, fake_hub):
+    """The card links data/<config>/details.md and audits.md: a stale or edited one stops the push before any call."""
+    repo = tmp_path / "robust-bench"
+    shutil.copytree(built_repo, repo)
+    (repo / "data" / "jabberwocky_ewt" / "details.md").write_text("edited by hand\n")
+    fake_hub.last = None
+    res = _cli("push", "--repo", "org/robust-bench", "--local", str(repo))
+    assert res.exit_code == 2 and "details.md: not the one the card links" in res.output
+    assert fake_hub.last is None

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from robust_bench.data.card import AUDIT_HISTORY, DETAILS, render_card
+from robust_bench.data.card import AUDIT_HISTORY, DETAILS, config_files, render_card
 from robust_bench.data.repository import METADATA, read_metadata
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.io.sources import sha256_file
@@ -54,7 +54,14 @@ def repository_files(repo: str | os.PathLike) -> list[str]:
                 raise PushError(f"{path}: its SHA-256 differs from data/{name}/{METADATA}; rebuild {name}")
             files.append(f["path"])
         files.append(f"data/{name}/{METADATA}")
-        files += [str(p.relative_to(repo)) for rel in (DETAILS, AUDIT_HISTORY) for p in sorted((repo / "data" / name).glob(rel))]
+        for rel, text in config_files(name, meta).items():        # the files the card links, as rendered now
+            path = repo / "data" / name / rel
+            if not path.is_file() or path.read_text("utf-8") != text:
+                raise PushError(f"{path}: not the one the card links for the built config; `robust-bench build` "
+                                "rewrites it")
+            files.append(f"data/{name}/{rel}")
+        audits = repo / "data" / name / "audits"
+        files += [str(p.relative_to(repo)) for p in sorted(audits.glob("*.tsv")) if p.is_file() and not p.is_symlink()]
         files += [str(p.relative_to(repo)) for p in sorted((repo / "data" / name / "audits").glob("*")) if p.is_file()]
     card = repo / "README.md"
     if not card.is_file() or card.read_text("utf-8") != render_card(metas, repo):
@@ -111,6 +118,8 @@ def push_repository(repo: str | os.PathLike, repo_id: str, *, create_pr: bool = 
     message = commit_message or f"robust-bench: {len(files) - 1} data files"
     for name, text in (extra_files or {}).items():
         atomic_write_text(repo / name, text)
-    info = api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(repo), allow_patterns=UPLOAD_PATTERNS,
+    # exactly the files checked above (and eval.yaml): no temporary file or folder of an unbuilt config goes up
+    info = api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(repo),
+                             allow_patterns=sorted(set(files) | set(extra_files or {})),
                              commit_message=message, create_pr=create_pr)
     return getattr(info, "pr_url", None) or getattr(info, "commit_url", None) or str(info)
