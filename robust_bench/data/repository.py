@@ -453,9 +453,25 @@ def recover(out: str | os.PathLike) -> list[str]:
         for p in out.glob(".*-old-*"):
             shutil.rmtree(p, ignore_errors=True)
             done.append(f"removed stale backup {p.name}")
-        for p in out.glob(".README.md.*.tmp"):      # a card write that was cut short
+        cut = list(out.glob(".README.md.*.tmp")) + list(out.glob("data/*/.*.tmp"))
+        for p in cut:      # a card (or linked file, or metadata) write that was cut short
             p.unlink(missing_ok=True)
+        card = out / "README.md"
+        if cut and card.is_file() and (out / "data").is_dir():
+            # the metadata is the source of the card and its linked files: render them again from it
+            _recover_card(out)
+            done.append("rewrote the card from the metadata after an interrupted write")
     return done
+
+
+def _recover_card(out: Path) -> None:
+    metas = {}
+    for cfg in sorted(p for p in (out / "data").iterdir() if (p / METADATA).is_file()):
+        metas[cfg.name] = json.loads((cfg / METADATA).read_text(encoding="utf-8"))
+    for name, m in metas.items():
+        for rel, text in config_files(name, m).items():
+            atomic_write_text(out / "data" / name / rel, text)
+    atomic_write_text(out / "README.md", render_card(metas, out))
 
 
 def _commit(out: Path, config: str, stage_cfg: Path) -> None:
