@@ -189,8 +189,8 @@ def _f1_random(stat: str) -> Formula:
     pairs=(("original_f1", "worst_f1"),), robustness=("worst_f1", "best_f1", "stability"),
     hub_task_type=pair_or_tagger_task_type, unit_column="group_id",
     # the swaps of one source example form one group; groups share a cluster where they share a document
-    # (a CoNLL-2003 document; a LitBank novel, whose windows are <novel>/<window>)
-    cluster=lambda rows: ([str(d).split("/")[0] for d in rows["document"]] if "document" in rows.column_names
+    # (a CoNLL-2003 document; MRPC pairs have none: each group its own cluster)
+    cluster=lambda rows: ([str(d) for d in rows["document"]] if "document" in rows.column_names
                           else [str(g) for g in rows["group_id"]]),
     title="Named-entity swaps (Balasubramanian et al., 2020)")
 def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
@@ -358,6 +358,8 @@ def _original_metrics(rows, preds) -> dict:
                     option="random")),
     pairs=(("original_conll_f1", "worst_conll_f1"),), robustness=("worst_conll_f1", "best_conll_f1", "stability"),
     hub_task_type="token-classification", unit_column="group_id",
+    # a group is a window of a LitBank novel (<novel>/<window>): the windows of one novel are one cluster
+    cluster=lambda rows: [str(g).split("/")[0] for g in rows["group_id"]],
     title="Named-entity swaps, coreference (Balasubramanian et al., 2020, §2.3)")
 def coref_name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutput:
     """Log lines of ``names_coref``, one per group (a LitBank document and its swapped variants): every
