@@ -565,3 +565,32 @@ def legislatures() -> tuple[str, ...]:
         bare = [next((n[len(c):] for c in _COUNTRY_WORDS if n.startswith(c)), n) for n in names]
         out.add(min(bare, key=lambda n: (-bare.count(n), len(n), n)))     # "House of Representatives", "Dail"
     return tuple(sorted(out))
+
+
+#: Television broadcasters by format (issue 53: a network's ratings race is no news channel's): the United
+#: States' national over-the-air networks of the corpus's years (Wikipedia, "List of United States
+#: over-the-air television networks", national English-language commercial and public networks 1995-2006)
+#: and the 24-hour news channels (Wikipedia, "List of cable television news channels", United States and
+#: United Kingdom). A broadcaster of neither format (a sports channel, a premium channel) is not swapped.
+BROADCAST_FORMATS = {
+    "television network": ("NBC", "CBS", "ABC", "Fox", "PBS", "UPN", "WB", "Pax TV"),
+    "news channel": ("CNN", "MSNBC", "CNBC", "Fox News", "Fox News Channel", "CNN Headline News",
+                     "Sky News", "BBC World", "Bloomberg Television", "CNN International"),
+}
+
+
+def broadcast_format(name: str) -> str | None:
+    """The format of a broadcaster named in :data:`BROADCAST_FORMATS` (``television network`` or ``news
+    channel``), else ``None``.
+
+    Parameters
+    ----------
+    name : str
+        The name, with or without "the".
+
+    Returns
+    -------
+    str or None
+    """
+    key = " ".join(w for w in name.split() if w.lower() != "the").lower()
+    return next((f for f, names in BROADCAST_FORMATS.items() if key in {n.lower() for n in names}), None)
