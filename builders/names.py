@@ -26,7 +26,8 @@ from robust_bench.data.citations import BALASUBRAMANIAN_2020
 from robust_bench.data.registry import register_builder
 from robust_bench.io.sources import SourceFile, SourceNotFoundError, describe_read, resolve_sources, sha256_file
 from robust_bench.io.task_data import CONLL2003_TAGS, MRPC_LABELS, read_conll2003, read_mrpc
-from robust_bench.perturb.names import (RANDOM_COPIES, coref_variant, distinct_variants, place_doubts, NameLexicon, apply_swaps, article_use, automatic_checks,
+from robust_bench.perturb.names import (GOLD_TAG_DOUBT, RANDOM_COPIES, coref_variant, distinct_variants, place_doubts,
+                                        placed_name, NameLexicon, apply_swaps, article_use, automatic_checks,
                                         business_companies, char_offsets, choose_target, coref_persons, coverage_notes,
                                         document_mentions, gold_person_names, harvest_organisations,
                                         industries_by_company, institution_counts, is_institution,
@@ -524,6 +525,8 @@ class NameSwaps(RobustBenchBuilder):
                 left_out["no named person"] += 1
                 continue
             mentions = [m for p in persons for m in p["mentions"]]
+            persons, n = [p for p in persons if not placed_name(d.tokens, p["mentions"], lexicon)], len(persons)
+            refused.update({GOLD_TAG_DOUBT: n - len(persons)} if n > len(persons) else {})      # issue 53
             hints = {p["entity"]: p["gender"] for p in persons if p["gender"]}
             target, passed_over = choose_target(d, persons, mentions, hints, lexicon)
             refused.update(passed_over)

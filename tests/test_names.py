@@ -414,6 +414,9 @@ def test_whole_names_configs_have_the_cards_sizes(build_any):
     assert not {k: v for k, v in mrpc["checks"].items() if v}
     coref = read_metadata(build_any("names_coref", whole=True))["names_coref"]["statistics"]["test"]
     assert coref["groups"] >= 75 and coref["identical_variants"] == 0          # 78 since issue 53
+    assert not {k: v for k, v in coref["checks"].items() if v}
+    conll = read_metadata(build_any("names_conll2003", whole=True))["names_conll2003"]["statistics"]["test"]
+    assert not {k: v for k, v in conll["checks"].items() if v} and conll["variants_per_group_min"] >= 1
 
 
 def _name_sensitive(pairs):
@@ -865,6 +868,11 @@ def test_places_tagged_as_persons_are_doubted(lexicon):
     plan = plan_swaps(tokens, ms, lexicon, random.Random(0), gold=True, bare="last",
                       refuse=place_doubts(tokens, ms, lexicon, [0, 2]))
     assert plan.skipped[GOLD_TAG_DOUBT] == 2 and {a for a, _ in plan.spans} == {10}
+    # a coreference document renames a person's words wherever they stand: one in a place position is enough
+    from robust_bench.perturb.names import placed_name
+
+    assert placed_name(tokens, [Mention(10, 11, "PER", "c")], lexicon)
+    assert not placed_name("Mr. Darcy smiled at Elizabeth .".split(), [Mention(1, 2, "PER", "d")], lexicon)
 
 
 def test_adjusted_articles_and_possessives_say_what_they_are(lexicon):

@@ -61,7 +61,7 @@ from robust_bench.perturb.names.rows import (SentenceSpanMap, char_offsets, ment
                                              render, row_refusals, sentence_variant, spaces_after)
 from robust_bench.perturb.names.spans import Edit, SpanMap, SwapPlan, apply_swaps, realign_tags, span_map_from_edits
 from robust_bench.perturb.names.swaps import plan_swaps
-from robust_bench.perturb.names.places import GOLD_TAG_DOUBT, known_place, place_doubts, place_position
+from robust_bench.perturb.names.places import GOLD_TAG_DOUBT, known_place, place_doubts, place_position, placed_name
 from robust_bench.perturb.names.variants import distinct_variants, variant_counts
 from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS
 
@@ -84,4 +84,4 @@ __all__ = ["RANDOM_COPIES", "ENTITY_TYPES", "Mention", "Edit", "SpanMap", "SwapP
            "SentenceSpanMap", "row_refusals", "plan_refusals", "mention_counts", "spaces_after", "render",
            "char_offsets", "pair_variant", "sentence_variant", "automatic_checks", "split_statistics",
            "coverage_notes", "GOLD_TAG_DOUBT", "known_place", "place_doubts", "place_position", "distinct_variants",
-           "variant_counts", "coref_variant"]
+           "variant_counts", "coref_variant", "placed_name"]

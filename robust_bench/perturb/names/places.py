@@ -121,3 +121,26 @@ def place_doubts(tokens: Sequence[str], mentions, lexicon=None,
         if place_position(tokens, m.start, m.end, s) and known_place(" ".join(tokens[m.start:m.end]), lexicon):
             out[m.entity] = GOLD_TAG_DOUBT
     return out
+
+
+def placed_name(tokens: Sequence[str], mentions, lexicon=None) -> bool:
+    """Whether a person's name word stands somewhere in the document where a place stands and a gazetteer
+    knows it as a place (:func:`place_position`, :func:`known_place`, read against the document's start):
+    a coreference document renames a person's words wherever they occur, so one such occurrence would put
+    a person's name where a place was.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        The document, flat.
+    mentions : iterable of Mention
+        The person's name mentions.
+    lexicon : NameLexicon, optional
+
+    Returns
+    -------
+    bool
+    """
+    words = {w for m in mentions for w in tokens[m.start:m.end] if w[:1].isupper()}
+    spans = [(m.start, m.end) for m in mentions] + [(i, i + 1) for i, t in enumerate(tokens) if t in words]
+    return any(place_position(tokens, a, b) and known_place(" ".join(tokens[a:b]), lexicon) for a, b in spans)
