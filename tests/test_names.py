@@ -408,8 +408,8 @@ def test_whole_names_configs_have_the_cards_sizes(build_any):
     from robust_bench.data.repository import read_metadata
 
     mrpc = read_metadata(build_any("names_mrpc", whole=True))["names_mrpc"]["statistics"]["test"]
-    # issue 53: organisations of the same remit or refused leave about 90; distinct variants, at most B each
-    assert mrpc["groups"] > 75 and mrpc["groups"] <= mrpc["variants"] <= 3 * mrpc["groups"]
+    # issue 53: organisations of the same remit or refused leave 76; distinct variants, at most B each
+    assert mrpc["groups"] > 70 and mrpc["groups"] <= mrpc["variants"] <= 3 * mrpc["groups"]
     assert mrpc["variants_per_group_min"] >= 1 and mrpc["identical_variants"] == 0
     assert not {k: v for k, v in mrpc["checks"].items() if v}
     coref = read_metadata(build_any("names_coref", whole=True))["names_coref"]["statistics"]["test"]
@@ -731,8 +731,9 @@ def org_lexicon(sources):
     ("The Defense Department statement said", set(),
      "a government department (each has its own remit; no pool of the same remit here)"),
     # ... a company described by its business is not replaced from a group that mixes businesses (here it is
-    # refused first as the owner of "HarperCollins Publishers")
-    ("publishing house HarperCollins", {"News Corp."},
+    # refused first as the owner of "HarperCollins Publishers"; News Corp., a publisher, has too few publishers
+    # to be replaced by one)
+    ("publishing house HarperCollins", set(),
      "an organisation whose product, brand or work the pair names (Microsoft ... Windows, NBC's ER)"),
     # ... a maker whose product the pair names stays ("Sun ... an alternative to Windows")
     ("alternative to Windows", set(), "an organisation whose product, brand or work the pair names (Microsoft ... Windows, "

@@ -620,7 +620,7 @@ _MEDIA_KINDS = ("broadcaster", "newspaper", "news agency", "television network",
 _INDUSTRY_NOUNS = {"airline": "airlines", "carrier": "airlines", "chipmaker": "semiconductors",
                    "drugmaker": "pharmaceuticals", "automaker": "motor vehicles", "carmaker": "motor vehicles",
                    "insurer": "insurance", "retailer": "retail", "bank": "banking", "lender": "banking",
-                   "brokerage": "banking", "publisher": "media", "broadcaster": "media",
+                   "brokerage": "banking", "publisher": "publishing", "broadcaster": "entertainment",
                    "software maker": "software", "biotech": "pharmaceuticals"}
 
 
