@@ -68,11 +68,15 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
                          "(Fortune's industries grouped, and split by company where they mix kinds a reader tells "
                          "apart: `COMPANY_GROUP`, e.g. Jabil Circuit is no chipmaker, Walgreens no grocer); a "
                          "company of no known group is not swapped. Institutions are replaced by institutions of the "
-                         "same kind (court, legislature, hospital, university, broadcaster, news agency or "
-                         "newspaper, United States executive department), harvested from the ORG entities of "
-                         "CoNLL-2003 train outside sports stories (seen at least "
-                         f"{cfg.min_org_count} times) and WordNet. Other kinds (agencies, associations, exchanges, "
-                         "international bodies) each have their own remit and are not swapped; a kind with fewer "
+                         "same kind and remit (court, legislature, hospital, university, newspaper, news agency; "
+                         "broadcasters by format: a television network by a network, a news channel by a news "
+                         "channel, from Wikipedia's lists of US over-the-air networks and of cable news channels), "
+                         "harvested from the ORG entities of CoNLL-2003 train outside sports stories (seen at least "
+                         f"{cfg.min_org_count} times) and WordNet. Other kinds (government departments, agencies, "
+                         "associations, exchanges, international bodies, broadcasters of no known format) each have "
+                         "their own remit and are not swapped; nor is a company, broadcaster or newspaper where the "
+                         "pair names its product, brand, programme or officer, or describes it by its business; "
+                         "a kind with fewer "
                          f"than {MIN_ORGANISATION_POOL} names is not swapped either: their mentions are refused and "
                          "counted below.")
         lines.append("\"Mentions swapped\" is the share of the type's mentions in the swapped variants that an "
@@ -138,7 +142,11 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
                      "as a first name only. Left whole (counted above): a name written family name first (\"Kim Do "
                      "Hoon\"), a word that is one person's first name and another's surname (\"Mushtaq Ahmad\", "
                      "\"Saqlain Mushtaq\"), a person whose initial cannot be replaced by an unused one, a place "
-                     "name tagged as a person. Edit offsets are tokens.")
+                     "name tagged as a person, a gold PER tag on a place a gazetteer knows standing where a place "
+                     "stands (a gold-tag doubt: \"SANTIAGO 1996-12-05\", \"member for Fraser\"), an East Asian "
+                     "name (names-dataset's country data; whole or not at all), a name word no list knows in "
+                     "either role. An article or a possessive adjusted beside a new name is an edit of type "
+                     "`adjusted`. Edit offsets are tokens.")
     else:
         cov = provenance.get("coref_coverage") or {}
         lines.append("As in the paper (§2.3: \"we replace only mentions of a single name in the long document\"), "
