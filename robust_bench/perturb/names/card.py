@@ -113,28 +113,7 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
                      f"swapped in part {checks['east_asian_partial_swaps']:,}; edits recorded as a swap whose "
                      f"original is an article or a possessive {checks['non_entity_edits']:,}.")
     if cfg.task == "mrpc":
-        lines.append(f"Mentions come from the NER of `{provenance.get('spacy_model')}` (OntoNotes labels "
-                     "mapped: ORG). Two independent signals must agree that a span is an organisation of a known "
-                     "kind: the tagger's ORG, and a word of the name marking an institution kind or evidence "
-                     "that it is a company (the Fortune 500, a corporate suffix here or in the Reuters or MRPC "
-                     "text, a sector word of its name). Spans that are something else are refused first: "
-                     "people (an honorific, the name lists, the same words tagged PERSON in the pair), products "
-                     "(digits), stock indices, tickers, places. A pair is kept when both sentences have an "
-                     "organisation left (the paper's filter, 218 test pairs with its tagger); mentions of one "
-                     "organisation (a shorter name, an acronym) are linked, and one mapping is shared by both "
-                     "sentences. Edit offsets are characters.")
-        cov = provenance.get("coverage") or {}
-        if cov:
-            lines += ["", "| split | pairs | with a tagged ORG in both sentences | kept | ORG mentions tagged | "
-                      "kept |", "|---|---:|---:|---:|---:|---:|"]
-            for split, c in cov.items():
-                lines.append(f"| {split} | {c['pairs']:,} | {c['pairs with a tagged organisation in both sentences']:,}"
-                             f" | {c['pairs kept']:,} | {c['mentions tagged']:,} | {c['mentions kept']:,} |")
-            why = Counter()
-            for c in cov.values():
-                why.update(c["mentions refused by reason"])
-            lines += ["", "Tagged ORG mentions refused, by reason: " + ", ".join(
-                f"{k} {v:,}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) + "."]
+        lines += _mrpc_notes(provenance)
     elif cfg.task == "conll2003":
         lines.append("Mentions come from the gold PER tags; every person of the document is swapped and the "
                      "mapping is shared by the whole document; tags are realigned when a name changes length. A name "
@@ -167,6 +146,35 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
                          + ", ".join(f"{k} {v:,}" for k, v in
                                      cov["persons refused as the document's target, by reason"].items()) + ".")
     return "\n".join(lines)
+
+
+def _mrpc_notes(provenance: Mapping[str, Any]) -> list[str]:
+    """The ``names_mrpc`` lines of :func:`coverage_notes`: how mentions are found, and the tagged ORG mentions
+    kept and refused by reason, per split."""
+    lines: list[str] = []
+    lines.append(f"Mentions come from the NER of `{provenance.get('spacy_model')}` (OntoNotes labels "
+                 "mapped: ORG). Two independent signals must agree that a span is an organisation of a known "
+                 "kind: the tagger's ORG, and a word of the name marking an institution kind or evidence "
+                 "that it is a company (the Fortune 500, a corporate suffix here or in the Reuters or MRPC "
+                 "text, a sector word of its name). Spans that are something else are refused first: "
+                 "people (an honorific, the name lists, the same words tagged PERSON in the pair), products "
+                 "(digits), stock indices, tickers, places. A pair is kept when both sentences have an "
+                 "organisation left (the paper's filter, 218 test pairs with its tagger); mentions of one "
+                 "organisation (a shorter name, an acronym) are linked, and one mapping is shared by both "
+                 "sentences. Edit offsets are characters.")
+    cov = provenance.get("coverage") or {}
+    if cov:
+        lines += ["", "| split | pairs | with a tagged ORG in both sentences | kept | ORG mentions tagged | "
+                  "kept |", "|---|---:|---:|---:|---:|---:|"]
+        for split, c in cov.items():
+            lines.append(f"| {split} | {c['pairs']:,} | {c['pairs with a tagged organisation in both sentences']:,}"
+                         f" | {c['pairs kept']:,} | {c['mentions tagged']:,} | {c['mentions kept']:,} |")
+        why = Counter()
+        for c in cov.values():
+            why.update(c["mentions refused by reason"])
+        lines += ["", "Tagged ORG mentions refused, by reason: " + ", ".join(
+            f"{k} {v:,}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) + "."]
+    return lines
 
 
 
