@@ -26,12 +26,13 @@ from robust_bench.data.citations import BALASUBRAMANIAN_2020
 from robust_bench.data.registry import register_builder
 from robust_bench.io.sources import SourceFile, SourceNotFoundError, describe_read, resolve_sources, sha256_file
 from robust_bench.io.task_data import CONLL2003_TAGS, MRPC_LABELS, read_conll2003, read_mrpc
-from robust_bench.perturb.names import (RANDOM_COPIES, NameLexicon, apply_swaps, article_use, automatic_checks,
+from robust_bench.perturb.names import (GOLD_TAG_DOUBT, RANDOM_COPIES, coref_variant, distinct_variants, place_doubts,
+                                        placed_name, NameLexicon, apply_swaps, article_use, automatic_checks,
                                         business_companies, char_offsets, choose_target, coref_persons, coverage_notes,
                                         document_mentions, gold_person_names, harvest_organisations,
                                         industries_by_company, institution_counts, is_institution,
                                         is_sports_headline, link_document_persons, mention_counts, mrpc_pair,
-                                        organisation_kind, pair_variant, plan_refusals, plan_swaps, row_refusals,
+                                        organisation_kind, pair_variant, plan_swaps, row_refusals,
                                         sentence_variant, split_statistics, suffixed_companies)
 from robust_bench.perturb.organisations import company_key, read_fortune500, read_traded_companies
 from robust_bench.text.nlp import ner_model_name
@@ -43,7 +44,8 @@ Named-entity swaps ("What's in a Name?", Balasubramanian et al., 2020): every me
 is replaced by another name of the same type, consistently in the whole example or document
 (full names, first names alone, last names alone and possessives; first names by first names of
 the same gender, last names by last names), never by a name already present and never two
-entities by one name. Each group holds the original (variant 0) and B swapped variants; a robust
+entities by one name. Each group holds the original (variant 0) and up to B swapped variants, each a
+distinct text (fewer where fewer distinct swaps exist; the card gives the mean and minimum); a robust
 model answers the same for all of them. Scores: the original set, D_worst and D_best (per group
 the variant with the lowest and the highest score, Algorithm 1), the mean and standard deviation
 over the 10 copies of the `random` split, and stability (the share of groups whose prediction is
@@ -65,7 +67,7 @@ _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fc
 _CONLL_TRAIN = SourceFile("conll2003/train.txt", f"{_CONLL_HUB}/train/0000.parquet")
 _MSR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
 _LITBANK = "https://github.com/dbamman/litbank/archive/refs/heads/master.zip"
-_VERSION = datasets.Version("2.2.0")
+_VERSION = datasets.Version("2.3.0")
 #: An institution tagged in MRPC train joins the pool of its kind from this many mentions (a single
 #: mention may be a tagging accident).
 _MRPC_MIN_INSTITUTION_COUNT = 2
@@ -384,9 +386,6 @@ class NameSwaps(RobustBenchBuilder):
         return gens
 
     # ---- generation ----------------------------------------------------------------------------
-    def _variants(self, split: str) -> list[int]:
-        return list(range(1, RANDOM_COPIES + 1)) if split == "random" else list(range(0, self.config.budget + 1))
-
     def _rng(self, split: str, group: str, variant: int) -> random.Random:
         stream = "random" if split == "random" else "swap"
         return random.Random(f"robust-bench/{self.config.seed}/{self.config.name}/{stream}/{group}/{variant}")
@@ -439,16 +438,27 @@ class NameSwaps(RobustBenchBuilder):
             r, toks, mentions = pair["row"], pair["tokens"], pair["mentions"]
             group = f"{split if split != 'random' else 'test'}-{r['idx']:05d}"
             orig_chars = char_offsets(toks, pair["spaces"], pair["n1"])
-            for v in self._variants(split):
-                plan = None if v == 0 else plan_swaps(toks, mentions, lexicon, self._rng(split, group, v),
-                                                      types=self.config.types)
-                s1, s2, edits, out_edits, refusals = pair_variant(pair, plan, self._article_use, self._train_count,
-                                                                  orig_chars)
+
+            def attempt(k, pair=pair, group=group, orig_chars=orig_chars):
+                plan = None if k == 0 else plan_swaps(pair["tokens"], pair["mentions"], lexicon,
+                                                      self._rng(split, group, k), types=self.config.types)
+                out = pair_variant(pair, plan, self._article_use, self._train_count, orig_chars)
+                return out[:2], out
+
+            for v, (s1, s2, edits, out_edits, refusals) in self._variant_list(split, attempt,
+                                                                             (r["sentence1"], r["sentence2"])):
                 yield f"{split}-{r['idx']:05d}-{v:03d}", {
                     "id": f"{split}-{r['idx']:05d}-{v:03d}", "idx": r["idx"], "sentence1": s1, "sentence2": s2, "label": r["label"],
                     "original_sentence1": r["sentence1"], "original_sentence2": r["sentence2"],
                     "group_id": group, "variant": v, "edits": out_edits, "n_swapped": len(out_edits),
                     "refusals": refusals, **mention_counts(mentions, self.config.types, edits)}
+
+    def _variant_list(self, split: str, attempt, original) -> list[tuple[int, Any]]:
+        """(variant, payload) of a group: the original (``attempt(0)``) and the distinct swaps
+        (:func:`distinct_variants`, at most B); the ``random`` split's copies as drawn."""
+        if split == "random":
+            return [(v, attempt(v)[1]) for v in range(1, RANDOM_COPIES + 1)]
+        return list(enumerate([attempt(0)[1]] + distinct_variants(attempt, self.config.budget, original)))
 
     def _conll(self, documents, split, lexicon):
         for sents in documents:
@@ -457,25 +467,36 @@ class NameSwaps(RobustBenchBuilder):
             if not any(m.type in self.config.types for m in mentions):
                 continue
             mentions, refuse = link_document_persons(tokens, sents, offsets, mentions)
-            plans = {v: (plan_swaps(tokens, mentions, lexicon, self._rng(split, f"doc{doc_id}", v),
-                                    types=self.config.types, gold=True, bare="last", refuse=refuse) if v else None)
-                     for v in self._variants(split)}
-            applied = {v: apply_swaps(tokens, p) if p else None for v, p in plans.items()}
+            refuse = {**place_doubts(tokens, mentions, lexicon, offsets), **refuse}
+            cache: dict = {}          # a document's plans, drawn once per attempt and shared by its sentences
+
+            def doc_plan(k, tokens=tokens, mentions=mentions, refuse=refuse, cache=cache, doc_id=doc_id):
+                if k not in cache:
+                    plan = plan_swaps(tokens, mentions, lexicon, self._rng(split, f"doc{doc_id}", k),
+                                      types=self.config.types, gold=True, bare="last", refuse=refuse) if k else None
+                    cache[k] = (plan, apply_swaps(tokens, plan) if plan else None)
+                return cache[k]
+
             for r, o in zip(sents, offsets):
                 tags = [CONLL2003_TAGS[t] for t in r["ner_tags"]]
-                if not any(o <= m.start < o + len(r["tokens"]) and m.type in self.config.types for m in mentions):
+                n = len(r["tokens"])
+                local_mentions = [m for m in mentions if o <= m.start < o + n]
+                if not any(m.type in self.config.types for m in local_mentions):
                     continue
                 group = f"{'test' if split == 'random' else split}-{r['idx']:05d}"
-                n = len(r["tokens"])
-                for v, res in applied.items():
-                    local_mentions = [m for m in mentions if o <= m.start < o + n]
-                    new_toks, new_tags, edits, counts = sentence_variant(r, o, tags, local_mentions, self.config.types,
-                                                                         res, self._train_count)
+
+                def attempt(k, r=r, o=o, n=n, tags=tags, local_mentions=local_mentions):
+                    plan, res = doc_plan(k)
+                    out = sentence_variant(r, o, tags, local_mentions, self.config.types, res, self._train_count)
+                    return tuple(out[0]), (*out, row_refusals(plan, o, o + n))
+
+                for v, (new_toks, new_tags, edits, counts, refusals) in self._variant_list(split, attempt,
+                                                                                          tuple(r["tokens"])):
                     yield f"{split}-{r['idx']:05d}-{v:03d}", {
                         "id": f"{split}-{r['idx']:05d}-{v:03d}", "idx": r["idx"], "document": doc_id, "tokens": new_toks, "ner_tags": new_tags,
                         "original_tokens": list(r["tokens"]), "original_ner_tags": list(r["ner_tags"]),
                         "group_id": group, "variant": v, "edits": edits, "n_swapped": len(edits),
-                        "refusals": row_refusals(plans[v], o, o + n), **counts}
+                        "refusals": refusals, **counts}
 
     def _coref_targets(self, docs, lexicon) -> list[dict]:
         """Choose, in every document, the one person whose name the variants change (the paper replaces
@@ -504,6 +525,8 @@ class NameSwaps(RobustBenchBuilder):
                 left_out["no named person"] += 1
                 continue
             mentions = [m for p in persons for m in p["mentions"]]
+            persons, n = [p for p in persons if not placed_name(d.tokens, p["mentions"], lexicon)], len(persons)
+            refused.update({GOLD_TAG_DOUBT: n - len(persons)} if n > len(persons) else {})      # issue 53
             hints = {p["entity"]: p["gender"] for p in persons if p["gender"]}
             target, passed_over = choose_target(d, persons, mentions, hints, lexicon)
             refused.update(passed_over)
@@ -521,25 +544,13 @@ class NameSwaps(RobustBenchBuilder):
         for t in targets:
             d, mentions, target = t["doc"], t["mentions"], t["target"]
             own = [m for m in mentions if m.entity == target]
-            for v in self._variants(split):
-                refusals = []
-                if v == 0:
-                    toks, clusters, eds, starts = list(d.tokens), d.clusters, [], list(d.sentence_starts)
-                    swapped: list[int] = []
-                    used: list[str] = []
-                else:
-                    plan = plan_swaps(d.tokens, mentions, lexicon, self._rng(split, d.key, v), types=("PER",),
-                                      gender_hints=t["hints"], entities=[target])
-                    refusals = plan_refusals(plan)
-                    toks, eds, smap = apply_swaps(d.tokens, plan)
-                    clusters = [[smap.span(a, b) for a, b in c] for c in d.clusters]
-                    starts = [smap.token(s)[0] for s in d.sentence_starts]
-                    # the gold clusters with a replaced name (the paper scores only those): the person's,
-                    # and those of relatives whose surname changed with theirs
-                    hit = {i for e in eds for i in range(e.start, e.end)}
-                    swapped = [c for c, spans in enumerate(d.clusters)
-                               if any(i in hit for a, b in spans for i in range(a, b))]
-                    used = [plan.genders.get(f"c{c}", "") for c in swapped]
+
+            def attempt(k, t=t):
+                out = coref_variant(t, lexicon, self._rng(split, t["doc"].key, k) if k else None)
+                return tuple(out[0]), out
+
+            for v, (toks, clusters, eds, starts, swapped, used, refusals) in self._variant_list(
+                    split, attempt, tuple(d.tokens)):
                 yield f"{split}-{d.key}-{v:03d}", {
                     "id": f"{split}-{d.key}-{v:03d}", "document": d.key, "tokens": toks, "sentence_starts": starts,
                     "clusters": [[list(s) for s in c] for c in clusters], "swapped_clusters": swapped,

@@ -26,7 +26,7 @@ def lexicon(sources):
                            companies=read_fortune500(sources / "names/fortune500_2015.tsv"))
     words = {w for t in (SENT, "Mary Jones John Brown Kit Small Taylor Benito Alessandra Mussolini Qwyllith Tess "
                                "Durbeyfield Betsey Trotwood Woodhouse Emma Tassel Kim Do Hoon Clijsters Kusunose Shiho Lee Kyou-hyuk "
-                               "Westwood Boxmeer Gunn Margit William Hill Joan".split())
+                               "Westwood Boxmeer Gunn Margit William Hill Joan Jamie Yoo Sang Chul Clarke Oleg Shatskikh Fraser Santiago".split())
              for w in t if w[:1].isupper()}
     lex.add_facts(name_facts(words | lex.fact_words()))
     return lex
@@ -67,15 +67,19 @@ def test_gender_is_kept(lexicon, seed):
     plan, new, _, _ = _swap(lexicon, seed, tokens, ms)
     assert new[0] in lexicon.pool("female") and new[3] in lexicon.pool("male")
     assert plan.genders == {"a": "female", "b": "male"}
-    # a name of either gender (names-dataset: "Kit" 36% women) takes the context's, here the pronouns'
-    plan, new, _, _ = _swap(lexicon, seed, "Kit Small smiled ; she left .".split(), [Mention(0, 2, "PER", "k")],
+    # a name of either gender (names-dataset: "Jamie" 33% women) takes the context's, here the pronouns'
+    # ("Kit" is also a Hong Kong family name: East Asian, left whole, issue 53)
+    plan, new, _, _ = _swap(lexicon, seed, "Jamie Small smiled ; she left .".split(), [Mention(0, 2, "PER", "k")],
                             gender_hints={"k": "female"})
     assert new[0] in lexicon.pool("female")
-    # ... and without context a name of either gender ("Taylor" 61%), or of none known ("Qwyllith"), a
-    # name of either gender: never flipped
-    for name in ("Taylor", "Qwyllith"):
-        plan, new, _, _ = _swap(lexicon, seed, f"{name} Small smiled .".split(), [Mention(0, 2, "PER", "k")])
-        assert new[0] in lexicon.pool("unisex") and plan.genders == {"k": "unknown"}
+    # ... and without context a name of either gender ("Taylor" 61%): a name of either gender, never flipped
+    plan, new, _, _ = _swap(lexicon, seed, "Taylor Small smiled .".split(), [Mention(0, 2, "PER", "k")])
+    assert new[0] in lexicon.pool("unisex") and plan.genders == {"k": "unknown"}
+    # a name word no list knows in either role ("Qwyllith") has no pool: the person is left whole (issue 53)
+    from robust_bench.perturb.names.swaps import UNKNOWN_NAME_WORD
+
+    plan, new, _, _ = _swap(lexicon, seed, "Qwyllith Small smiled .".split(), [Mention(0, 2, "PER", "k")])
+    assert new[:2] == ["Qwyllith", "Small"] and plan.skipped[UNKNOWN_NAME_WORD] == 1
     # a name of known gender against its context is left whole, and says why
     plan, new, _, _ = _swap(lexicon, seed, "Benito Small smiled ; she left .".split(), [Mention(0, 2, "PER", "k")],
                             gender_hints={"k": "female"})
@@ -386,7 +390,9 @@ def test_names_configs_build_load_and_score(build_any):
     repo = build_any("names_coref")
     coref = datasets.load_dataset(str(repo), "names_coref", split="test")
     sc = score_coref(RuleBasedCoref(), coref)
-    assert sc["groups"] >= 6 and sc["metrics_original"]["documents"] == sc["groups"]     # of 8 documents
+    # of 8 documents (issue 53: a person whose name word no list knows, in a role position does not decide, is
+    # left whole)
+    assert sc["groups"] >= 5 and sc["metrics_original"]["documents"] == sc["groups"]
     assert sc["stability"] == 1.0            # consistent swaps cannot change string/head matching
     for r in coref.select(range(1, min(40, len(coref)), 4)):
         for c in r["clusters"]:
@@ -397,13 +403,20 @@ def test_names_configs_build_load_and_score(build_any):
 @pytest.mark.full
 def test_whole_names_configs_have_the_cards_sizes(build_any):
     """The whole corpora, as the suite pins them: names_mrpc's test pairs with names (the paper had
-    218; the same-kind rule leaves about 130) and LitBank's documents with a person to swap."""
+    218; the same-kind rule leaves about 130, the same remit of issue 53 about 90) and LitBank's documents with a
+    person to swap; the automatic checks of issue 53 find nothing."""
     from robust_bench.data.repository import read_metadata
 
     mrpc = read_metadata(build_any("names_mrpc", whole=True))["names_mrpc"]["statistics"]["test"]
-    assert mrpc["groups"] > 120 and mrpc["variants"] == 3 * mrpc["groups"]
+    # issue 53: organisations of the same remit or refused leave 76; distinct variants, at most B each
+    assert mrpc["groups"] > 70 and mrpc["groups"] <= mrpc["variants"] <= 3 * mrpc["groups"]
+    assert mrpc["variants_per_group_min"] >= 1 and mrpc["identical_variants"] == 0
+    assert not {k: v for k, v in mrpc["checks"].items() if v}
     coref = read_metadata(build_any("names_coref", whole=True))["names_coref"]["statistics"]["test"]
-    assert coref["groups"] >= 85
+    assert coref["groups"] >= 75 and coref["identical_variants"] == 0          # 78 since issue 53
+    assert not {k: v for k, v in coref["checks"].items() if v}
+    conll = read_metadata(build_any("names_conll2003", whole=True))["names_conll2003"]["statistics"]["test"]
+    assert not {k: v for k, v in conll["checks"].items() if v} and conll["variants_per_group_min"] >= 1
 
 
 def _name_sensitive(pairs):
@@ -435,7 +448,9 @@ def test_names_mrpc_builds_with_one_mapping_per_pair_and_resemble_scores_it(buil
     assert set(sets) == {"test", "validation", "random"}
     assert datasets.load_dataset(str(repo), "names_mrpc", split="test").num_rows == test.num_rows
     stats = meta["statistics"]["test"]
-    assert stats["groups"] >= 15 and stats["variants"] == 3 * stats["groups"]   # of the first 300 source pairs
+    # of the first 300 source pairs; distinct variants (issue 53), at most B = 3 per group
+    assert stats["groups"] >= 10 and stats["groups"] <= stats["variants"] <= 3 * stats["groups"]
+    assert stats["checks"]["non_entity_edits"] == 0 and stats["identical_variants"] == 0
     assert 0.8 < stats["mentions_swapped_share"] <= 1.0
     assert "mentions swapped" in (repo / "data" / "names_mrpc" / "details.md").read_text()   # the card links it
     for r in test.select(range(1, min(400, len(test)), 9)):
@@ -646,7 +661,11 @@ def test_organisation_names_and_kinds():
     assert organisation_kind("Night Court") == "organisation" and organisation_kind("U.S. District Court") == "court"
     assert organisation_kind("the Justice Department") == "executive department" == organisation_kind(
         "U.S. Department of Agriculture")
-    assert organisation_kind("Radio City Music Hall") == "event or venue" and organisation_kind("NBC") == "broadcaster"
+    assert organisation_kind("Radio City Music Hall") == "event or venue"
+    # broadcasters by format (issue 53): a network by a network, a news channel by a news channel; others whole
+    assert organisation_kind("NBC") == organisation_kind("CBS") == "television network"
+    assert organisation_kind("CNN") == organisation_kind("Fox News Channel") == "news channel"
+    assert organisation_kind("ESPN") == "broadcaster" and organisation_kind("Washington Post") == "newspaper"
     assert not executive_department("Food and Drug Administration") and len(executive_departments()) == 15
     assert "War Department" not in executive_departments()
 
@@ -666,8 +685,10 @@ def org_lexicon(sources):
 
 
 @pytest.mark.parametrize("key, swapped, refused", [
-    # a division named after its company is no company of its own, and its company stays with it
-    ("Microsoft Developer Network (MSDN)", set(), "a division or product named after the company"),
+    # a division named after its company is no company of its own, and its company stays with it (issue 53: the
+    # capitalised words after the company's name are its own)
+    ("Microsoft Developer Network (MSDN)", set(),
+     "an organisation whose product, brand or work the pair names (Microsoft ... Windows, NBC's ER)"),
     # the tagger's span misses "U.S.": the court is taken whole
     ("Rork said he thought Walker would ask him to appeal", {"U.S. District Court"}, None),
     # a company beside its ticker keeps the ticker's meaning: refused
@@ -689,7 +710,7 @@ def org_lexicon(sources):
     ("each bank helped Enron", set(), "a company of unknown industry"),
     # a department beside its secretary's title: "Secretary of State Colin L. Powell ... the State Department"
     ("victory for Secretary of State Colin L. Powell", set(),
-     "an executive department beside a secretary's title (Secretary of State)"),
+     "a government department (each has its own remit; no pool of the same remit here)"),
     # ... but not as a modifier ("Senate President Jim King"), nor where that name stands elsewhere in the pair
     ("said Senate President Jim King", set(), "a legislature named elsewhere in the pair in a way not swapped"),
     # ... nor beside its members' title ("Senator Clinton ... re-election for the Senate")
@@ -705,6 +726,19 @@ def org_lexicon(sources):
     ("England's University of Bristol", set(), "an institution the sentence places (Bristol University in Britain)"),
     # "the airline" says which companies may replace an airline no list knows
     ("Qantas issued its second profit downgrade", {"Qantas"}, None),
+    # issue 53: a government department has a remit no other shares ("the Defense Department statement")
+    ("The Defense Department statement said", set(),
+     "a government department (each has its own remit; no pool of the same remit here)"),
+    # ... a company described by its business is not replaced from a group that mixes businesses (here it is
+    # refused first as the owner of "HarperCollins Publishers"; News Corp., a publisher, has too few publishers
+    # to be replaced by one)
+    ("publishing house HarperCollins", set(),
+     "an organisation whose product, brand or work the pair names (Microsoft ... Windows, NBC's ER)"),
+    # ... a maker whose product the pair names stays ("Sun ... an alternative to Windows")
+    ("alternative to Windows", set(), "an organisation whose product, brand or work the pair names (Microsoft ... Windows, "
+                                      "NBC's ER)"),
+    # ... a news channel by a news channel
+    ("In the latest top-level shuffle at CNN", {"CNN"}, None),
 ])
 def test_organisations_of_an_mrpc_pair(sources, org_lexicon, key, swapped, refused):
     """The MRPC organisation filter on real pairs of MRPC test and the real OntoNotes pipeline: what is swapped,
@@ -728,6 +762,8 @@ def test_organisations_of_an_mrpc_pair(sources, org_lexicon, key, swapped, refus
         assert why[refused] >= 1
     if "Qantas" in swapped:
         assert {m.kind for m in mentions} == {"industry:airlines"}
+    if "CNN" in swapped:
+        assert {m.kind for m in mentions} == {"news channel"}
 
 
 def test_a_user_name_list_or_an_empty_pool_is_refused_before_anything_is_written(tmp_path, sources):
@@ -769,3 +805,102 @@ def test_a_corpus_is_annotated_once_then_read_back_equal_from_the_cache(tmp_path
     assert cached.read_bytes() != b"damaged"
     pipe_cached(nlp, texts[:1], cache_dir=tmp_path)
     assert len(list((tmp_path / "spacy-docs").glob("*.spacy"))) == 2
+
+
+def test_distinct_variants_never_repeat_a_text():
+    """Issue 53: a group's variants are distinct texts, fewer than B where fewer distinct swaps exist; a group
+    with no swap at all keeps one identical variant (its refusals say why)."""
+    from robust_bench.perturb.names import distinct_variants, variant_counts
+
+    texts = ["a", "b", "a", "orig", "c", "b", "c", "c", "c", "c", "c", "c"]
+    got = distinct_variants(lambda k: (texts[k - 1], k), 3, "orig")
+    assert got == [1, 2, 5]                                          # "a", "b", "c": the first draw of each
+    got = distinct_variants(lambda k: (texts[k - 1], k), 10, "orig", patience=4)
+    assert got == [1, 2, 5]                                          # stops after 4 draws with nothing new
+    assert distinct_variants(lambda k: ("orig", k), 5, "orig") == [1]   # nothing changes: one identical variant
+    with pytest.raises(ValueError, match="budget"):
+        distinct_variants(lambda k: ("x", k), 0, "orig")
+    rows = [("g1", 0, True), ("g1", 1, False), ("g1", 2, False), ("g2", 0, True), ("g2", 1, True)]
+    assert variant_counts(rows) == {"variants_per_group_mean": 1.5, "variants_per_group_min": 1,
+                                    "variants_per_group_max": 2, "identical_variants": 1}
+
+
+@pytest.mark.parametrize("text, mention, reason", [
+    # issue 53: an East Asian name, surname first with a two-token given name, whole or not at all
+    ("Yoo Sang Chul scored twice .", (0, 3), "FAMILY_NAME_FIRST EAST_ASIAN_NAME"),
+    ("Sang Chul Yoo scored twice .", (0, 3), "FAMILY_NAME_FIRST EAST_ASIAN_NAME GENDER_DISAGREES"),
+    # a word no list knows in either role (a misspelt "Isolde")
+    ("Qwyllith Kostner won the downhill .", (0, 2), "UNKNOWN_NAME_WORD"),
+    # a family name taken as a given name by position ("Clarke" ranks 8th as a family name, 1,065th as a given one)
+    ("Clarke Smith scored .", (0, 2), "ROLE_AGAINST_THE_LISTS"),
+])
+def test_names_of_every_tradition_are_swapped_whole_or_left(lexicon, text, mention, reason):
+    from robust_bench.perturb.names import swaps
+
+    tokens = text.split()
+    for seed in range(5):
+        plan, new, edits, _ = _swap(lexicon, seed, tokens, [Mention(*mention, "PER", "p")], gold=True, bare="last")
+        assert new == tokens and not edits and sum(plan.skipped[getattr(swaps, r)] for r in reason.split()) == 1
+
+
+def test_a_korean_surname_alone_follows_its_full_name(lexicon):
+    """Issue 53: "Roh" alone is the surname of "Roh Tae-woo" (a given name in the Korean romanisation): both whole."""
+    from robust_bench.perturb.names.swaps import EAST_ASIAN_NAME, FAMILY_NAME_FIRST
+
+    tokens = "Roh Tae-woo spoke . Roh said .".split()
+    for seed in range(5):
+        plan, new, edits, _ = _swap(lexicon, seed, tokens, [Mention(0, 2, "PER", "p"), Mention(4, 5, "PER", "p")],
+                                    gold=True, bare="last")
+        assert new == tokens and plan.skipped[EAST_ASIAN_NAME] + plan.skipped[FAMILY_NAME_FIRST] == 2
+
+
+def test_places_tagged_as_persons_are_doubted(lexicon):
+    """Issue 53: a gold PER tag on a known place where a place stands is not swapped (a dateline, "member for
+    Fraser", "in Santiago"); the same word where a person stands is."""
+    from robust_bench.perturb.names import GOLD_TAG_DOUBT, known_place, place_doubts, place_position
+
+    assert known_place("SANTIAGO") and known_place("Fraser", lexicon) and not known_place("Qwyllith")
+    tokens = "SANTIAGO 1996-12-05 The Labor member for Fraser said he met Fraser in Santiago .".split()
+    assert place_position(tokens, 0, 1) and place_position(tokens, 6, 7) and place_position(tokens, 12, 13)
+    assert not place_position(tokens, 10, 11)                        # "met Fraser": where a person stands
+    ms = [Mention(0, 1, "PER", "a"), Mention(6, 7, "PER", "b"), Mention(10, 11, "PER", "c")]
+    assert place_doubts(tokens, ms, lexicon, [0, 2]) == {"a": GOLD_TAG_DOUBT, "b": GOLD_TAG_DOUBT}
+    plan = plan_swaps(tokens, ms, lexicon, random.Random(0), gold=True, bare="last",
+                      refuse=place_doubts(tokens, ms, lexicon, [0, 2]))
+    assert plan.skipped[GOLD_TAG_DOUBT] == 2 and {a for a, _ in plan.spans} == {10}
+    # a coreference document renames a person's words wherever they stand: one in a place position is enough
+    from robust_bench.perturb.names import placed_name
+
+    assert placed_name(tokens, [Mention(10, 11, "PER", "c")], lexicon)
+    assert not placed_name("Mr. Darcy smiled at Elizabeth .".split(), [Mention(1, 2, "PER", "d")], lexicon)
+
+
+def test_adjusted_articles_and_possessives_say_what_they_are(lexicon):
+    """Issue 53: an article or a possessive adjusted beside a new name is recorded as ``adjusted``, not as a swap
+    of an entity."""
+    from robust_bench.perturb.names import automatic_checks
+
+    tokens = "He met Hastings ' wife .".split()
+    for seed in range(10):
+        plan, new, edits, _ = _swap(lexicon, seed, tokens, [Mention(2, 3, "PER", "h")])
+        assert all(e.type == "adjusted" for e in edits if e.role in ("possessive", "article"))
+        assert all(e.type == "PER" for e in edits if e.role not in ("possessive", "article"))
+    row = {"group_id": "g", "variant": 1, "refusals": [], "n_swapped": 1, "tokens": ["Smith", "'s"],
+           "original_tokens": ["Hastings", "'"], "ner_tags": [1, 0], "original_ner_tags": [1, 0],
+           "edits": [{"type": "PER", "role": "possessive", "original": "'", "replacement": "'s", "start": 1, "end": 2}]}
+
+    class Rows(list):
+        def select_columns(self, cols):
+            return self
+
+    assert automatic_checks(Rows([row]), "conll2003", lexicon, {})["non_entity_edits"] == 1
+
+
+def test_audit_draws_no_variant_identical_to_its_original():
+    """VALIDITY §2, issue 53: a variant whose text is its original's is not drawn, even with edits recorded."""
+    from robust_bench.experiments.audit import _changed
+
+    row = {"original_tokens": ["Lee", "said"], "tokens": ["Lee", "said"], "edits": [{"original": "x"}]}
+    assert not _changed(row) and _changed({**row, "tokens": ["Park", "said"]})
+    assert not _changed({**row, "edits": []})
+    assert _changed({"tokens": ["a"], "edits": [{"original": "x"}]})     # a coreference document: its edits say

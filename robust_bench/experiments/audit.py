@@ -122,9 +122,15 @@ def _passage(row: dict, original: dict | None, pick: int) -> dict:
 
 
 def _changed(row: dict) -> bool:
-    if "edits" in row:
-        return bool(row["edits"])
-    a, b = _pairs(row)
+    """Whether a row changed its original: edits recorded (where the family records them) and a text that
+    differs (VALIDITY §2: rows left unchanged are not sampled; a variant whose edits give back its
+    original's text, issue 53, is one). A coreference document's variant holds no original: its edits say."""
+    if "edits" in row and not row["edits"]:
+        return False
+    try:
+        a, b = _pairs(row)
+    except AuditError:
+        return bool(row.get("edits"))
     return a != b
 
 

@@ -291,7 +291,9 @@ INDUSTRY_GROUPS: dict[str, tuple[str, ...]] = {
     "computer hardware": ("Computers, Office Equipment", "Computer Peripherals"),
     "internet": ("Internet Services and Retailing",),
     "telecommunications": ("Telecommunications",),
-    "media": ("Entertainment", "Publishing, Printing"),
+    # issue 53: a publisher by a publisher ("publishing house Disney" was judged of another kind)
+    "entertainment": ("Entertainment",),
+    "publishing": ("Publishing, Printing",),
     "pharmaceuticals": ("Pharmaceuticals",),
     "insurance": ("Insurance: Life, Health (Mutual)", "Insurance: Life, Health (stock)",
                   "Insurance: Property and Casualty (Mutual)", "Insurance: Property and Casualty (Stock)"),
@@ -360,8 +362,8 @@ INDUSTRY_CUES: dict[str, str] = {
                      "cellphone", "broadband"], "telecommunications"),
     **dict.fromkeys(["cable", "satellite"], "cable and satellite"),
     **dict.fromkeys(["broadcaster", "broadcast", "television", "tv", "film", "films", "movie",
-                     "movies", "music", "newspaper", "newspapers", "magazine", "publisher",
-                     "publishing"], "media"),
+                     "movies", "music"], "entertainment"),
+    **dict.fromkeys(["newspaper", "newspapers", "magazine", "publisher", "publishing"], "publishing"),
     **dict.fromkeys(["drugmaker", "drugmakers", "pharmaceutical", "pharmaceuticals", "biotech",
                      "biotechnology", "vaccine", "vaccines", "medicine", "medicines", "fda"], "pharmaceuticals"),
     **dict.fromkeys(["insurer", "insurers", "insurance", "policyholders"], "insurance"),
@@ -403,10 +405,10 @@ _TRADED_INDUSTRY_WORDS: tuple[tuple[str, str, str | None], ...] = (
     ("communications equipment", "technology", None),
     ("telecommunication", "media and telecoms", "telecommunications"),
     ("wireless", "media and telecoms", "telecommunications"),
-    ("broadcasting", "media and telecoms", "media"),
-    ("publishing", "media and telecoms", "media"),
-    ("entertainment", "media and telecoms", "media"),
-    ("media", "media and telecoms", "media"),
+    ("broadcasting", "media and telecoms", "entertainment"),
+    ("publishing", "media and telecoms", "publishing"),
+    ("entertainment", "media and telecoms", "entertainment"),
+    ("media", "media and telecoms", None),
     ("video games", "technology", None),
     ("pharmaceutical", "health", "pharmaceuticals"),
     ("biotechnology", "health", "pharmaceuticals"),
@@ -450,7 +452,7 @@ _TRADED_INDUSTRY_WORDS: tuple[tuple[str, str, str | None], ...] = (
 GROUP_WORDS = {"semiconductors": ("semiconductor",), "software": ("software", "it services", "information technology"),
                "computer hardware": ("computer", "hardware", "peripherals", "storage"), "internet": ("internet",),
                "telecommunications": ("telecom", "communications equipment", "wireless"),
-               "media": ("media", "entertainment", "publishing", "broadcasting"),
+               "entertainment": ("media", "entertainment", "broadcasting"), "publishing": ("publishing",),
                "pharmaceuticals": ("pharma", "biotech", "drug"), "insurance": ("insurance",),
                "banking": ("bank", "financial", "investment", "capital markets", "asset management", "securities"),
                "airlines": ("airline",), "railroads": ("rail",), "logistics": ("logistics", "freight", "delivery"),
@@ -565,3 +567,32 @@ def legislatures() -> tuple[str, ...]:
         bare = [next((n[len(c):] for c in _COUNTRY_WORDS if n.startswith(c)), n) for n in names]
         out.add(min(bare, key=lambda n: (-bare.count(n), len(n), n)))     # "House of Representatives", "Dail"
     return tuple(sorted(out))
+
+
+#: Television broadcasters by format (issue 53: a network's ratings race is no news channel's): the United
+#: States' national over-the-air networks of the corpus's years (Wikipedia, "List of United States
+#: over-the-air television networks", national English-language commercial and public networks 1995-2006)
+#: and the 24-hour news channels (Wikipedia, "List of cable television news channels", United States and
+#: United Kingdom). A broadcaster of neither format (a sports channel, a premium channel) is not swapped.
+BROADCAST_FORMATS = {
+    "television network": ("NBC", "CBS", "ABC", "Fox", "PBS", "UPN", "WB", "Pax TV"),
+    "news channel": ("CNN", "MSNBC", "CNBC", "Fox News", "Fox News Channel", "CNN Headline News",
+                     "Sky News", "BBC World", "Bloomberg Television", "CNN International"),
+}
+
+
+def broadcast_format(name: str) -> str | None:
+    """The format of a broadcaster named in :data:`BROADCAST_FORMATS` (``television network`` or ``news
+    channel``), else ``None``.
+
+    Parameters
+    ----------
+    name : str
+        The name, with or without "the".
+
+    Returns
+    -------
+    str or None
+    """
+    key = " ".join(w for w in name.split() if w.lower() != "the").lower()
+    return next((f for f, names in BROADCAST_FORMATS.items() if key in {n.lower() for n in names}), None)

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from robust_bench.perturb.names.card import coverage_notes, split_statistics
 from robust_bench.perturb.names.checks import automatic_checks
-from robust_bench.perturb.names.coref import (choose_target, coref_persons, gold_person_names, is_person_cluster,
+from robust_bench.perturb.names.coref import (choose_target, coref_variant, coref_persons, gold_person_names, is_person_cluster,
                                               pronoun_gender, target_refusal)
 from robust_bench.perturb.names.determiners import TokenInfo, article_use, fix_determiners, needs_the
 from robust_bench.perturb.names.kinds import (INSTITUTION_KINDS, ORGANISATION_KINDS, harvest_organisations,
@@ -61,6 +61,8 @@ from robust_bench.perturb.names.rows import (SentenceSpanMap, char_offsets, ment
                                              render, row_refusals, sentence_variant, spaces_after)
 from robust_bench.perturb.names.spans import Edit, SpanMap, SwapPlan, apply_swaps, realign_tags, span_map_from_edits
 from robust_bench.perturb.names.swaps import plan_swaps
+from robust_bench.perturb.names.places import GOLD_TAG_DOUBT, known_place, place_doubts, place_position, placed_name
+from robust_bench.perturb.names.variants import distinct_variants, variant_counts
 from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS
 
 #: full random-replacement copies of each test example in a config's ``random`` split (Table 3's random row)
@@ -81,4 +83,5 @@ __all__ = ["RANDOM_COPIES", "ENTITY_TYPES", "Mention", "Edit", "SpanMap", "SwapP
            "gold_person_names", "coref_persons", "is_person_cluster", "pronoun_gender", "target_refusal", "choose_target",
            "SentenceSpanMap", "row_refusals", "plan_refusals", "mention_counts", "spaces_after", "render",
            "char_offsets", "pair_variant", "sentence_variant", "automatic_checks", "split_statistics",
-           "coverage_notes"]
+           "coverage_notes", "GOLD_TAG_DOUBT", "known_place", "place_doubts", "place_position", "distinct_variants",
+           "variant_counts", "coref_variant", "placed_name"]

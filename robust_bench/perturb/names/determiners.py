@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from robust_bench.perturb.checks import indefinite_article
 from robust_bench.perturb.names.kinds import ORGANISATION_KINDS, is_institution, organisation_kind
+from robust_bench.perturb.names.spans import ADJUSTED
 
 def needs_the(name: str, article_use: dict | None = None) -> bool | None:
     """Whether an organisation name takes "the" as a noun phrase. Companies do not ("Boeing", "IBM").
@@ -40,7 +41,7 @@ def needs_the(name: str, article_use: dict | None = None) -> bool | None:
         return False
     if kind == "hospital":
         return None                     # "taken to Kings County Hospital", "at the Boston Medical Center"
-    if kind in ("broadcaster", "news agency or newspaper"):
+    if kind in ("broadcaster", "newspaper", "news agency", "television network", "news channel"):
         # as the news writes each ("the Associated Press", "The Washington Post"; "NBC", "Reuters", "Spike TV"),
         # else the original's article stays
         the, seen = (article_use or {}).get(name, (0, 0))
@@ -128,8 +129,8 @@ def fix_determiners(plan, tokens, token_of, sentence_starts: set[int], article_u
         if prev is not None and prev.lower() in ("a", "an") and free:
             article = indefinite_article(words[0])
             if prev.lower() != article:
-                plan.spans[(a - 1, a)] = ((article.capitalize() if prev[0].isupper() else article,), entity, typ,
-                                          "article")
+                plan.spans[(a - 1, a)] = ((article.capitalize() if prev[0].isupper() else article,), entity,
+                                          ADJUSTED, "article")
             continue
         # the name's head: its token whose head lies outside it ("Health" of "Kansas Department of Health
         # and Environment" is inside; "Department" is not)

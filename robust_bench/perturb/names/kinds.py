@@ -8,7 +8,8 @@ from collections import Counter
 from typing import Iterable, Sequence
 
 from robust_bench.perturb.names.mentions import mentions_from_tags
-from robust_bench.perturb.organisations import SECTORS, executive_department, legislatures
+from robust_bench.perturb.organisations import (BROADCAST_FORMATS, SECTORS, broadcast_format, executive_department,
+                                                legislatures)
 from robust_bench.text.names import is_name_word
 
 _POSSESSIVE = {"'s", "'", "’s", "’"}
@@ -58,8 +59,9 @@ _INSTITUTION_KINDS = (
                         "centres", "convention", "show", "fair", "exhibition", "games", "championship", "cup"}),
     ("broadcaster", {"nbc", "abc", "cbs", "cnn", "espn", "bbc", "hbo", "msnbc", "cnbc", "pbs", "television",
                      "channel", "tv", "broadcasting", "sky"}),
-    ("news agency or newspaper", {"reuters", "press", "news", "post", "times", "tribune", "herald", "gazette",
-                                  "bloomberg", "afp", "newspaper", "chronicle", "globe", "telegraph", "daily"}),
+    ("newspaper", {"post", "times", "tribune", "herald", "gazette", "newspaper", "chronicle", "globe", "telegraph",
+                   "daily"}),
+    ("news agency", {"reuters", "press", "news", "bloomberg", "afp"}),
     ("committee", {"committee", "subcommittee"}),
     ("government body", {"commission"}),
     ("court", {"court", "tribunal", "judiciary"}),
@@ -85,7 +87,8 @@ _INSTITUTION_KINDS = (
 
 #: The institution kinds of ``_INSTITUTION_KINDS``, and the United States executive departments (WordNet;
 #: :func:`robust_bench.perturb.organisations.executive_department`).
-INSTITUTION_KINDS = tuple(dict.fromkeys(k for k, _ in _INSTITUTION_KINDS)) + ("executive department",)
+INSTITUTION_KINDS = tuple(dict.fromkeys(k for k, _ in _INSTITUTION_KINDS)) + ("executive department",) + tuple(
+    BROADCAST_FORMATS)
 
 
 #: Every organisation kind an edit records: a company sector (:data:`SECTORS`) or an institution kind.
@@ -130,6 +133,9 @@ def organisation_kind(text: str) -> str:
     """
     words = [w.lower().strip(",").removesuffix(".com") for w in text.split()]     # "CNET News.com": news
     low = " ".join(words)
+    fmt = broadcast_format(text)
+    if fmt is not None:
+        return fmt                      # "CBS": a network; "CNN": a news channel (issue 53)
     if executive_department(text):
         return "executive department"   # "the Justice Department", "U.S. Department of Agriculture"
     if " ".join(w for w in text.split() if w.lower() != "the") in legislatures():

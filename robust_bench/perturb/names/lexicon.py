@@ -13,7 +13,7 @@ from typing import Iterable, Mapping, Sequence
 
 from robust_bench import RobustBenchError
 from robust_bench.perturb.names.kinds import INSTITUTION_KINDS, organisation_core, organisation_kind, university_name
-from robust_bench.perturb.organisations import (COMPANY, GROUP_WORDS, SECTORS, company_index, company_key,
+from robust_bench.perturb.organisations import (BROADCAST_FORMATS, COMPANY, GROUP_WORDS, SECTORS, company_index, company_key,
                                                 executive_departments, legislatures, sector_from_words, sector_pools)
 from robust_bench.text.names import EITHER_SHARE, SURNAME_FIRST_COUNTRIES, NameFact
 
@@ -37,6 +37,22 @@ MIN_ORGANISATION_POOL = 10
 #: The same for an industry group (``industry:<group>``), a narrower kind: fewer companies suffice (the
 #: Fortune 500's four software makers, Microsoft, Oracle, Symantec and salesforce.com, replace each other).
 MIN_INDUSTRY_POOL = 4
+
+
+def pool_minimum(kind: str) -> int:
+    """The fewest replacement names a kind needs to be swapped: :data:`MIN_INDUSTRY_POOL` for an industry group
+    and a broadcast format (narrow kinds: the eight US networks replace each other), else
+    :data:`MIN_ORGANISATION_POOL`.
+
+    Parameters
+    ----------
+    kind : str
+
+    Returns
+    -------
+    int
+    """
+    return MIN_INDUSTRY_POOL if kind.startswith("industry:") or kind in BROADCAST_FORMATS else MIN_ORGANISATION_POOL
 
 
 POOL_FIRST_NAMES = 1000
@@ -356,6 +372,8 @@ class NameLexicon:
             return tuple(n for n in pools[kind] if " " in n or not _adjective(n))
         if kind == "executive department":
             return executive_departments()
+        if kind in BROADCAST_FORMATS:
+            return BROADCAST_FORMATS[kind]
         if kind == "legislature":
             # WordNet's legislatures, and those the corpus names ("National Assembly")
             return tuple(dict.fromkeys(legislatures() + tuple(

@@ -43,7 +43,10 @@ LEGISLATURE_MODIFIER = "a legislature as a modifier (the Senate bill)"
 #: Institution kinds whose members are not interchangeable: each international body has its own remit
 #: ("NATO producers ... the cartel's next supply cut"), and events and venues are no organisations.
 NOT_INTERCHANGEABLE = {"international body": "an international body (each has its own remit)",
-                        "event or venue": "an event or a venue"}
+                        "event or venue": "an event or a venue",
+                        "executive department": "a government department (each has its own remit; no pool of the "
+                                                "same remit here)",
+                        "broadcaster": "a broadcaster of no known format (a network, a news channel)"}
 
 
 #: A country's abbreviation before an institution belongs to its name ("U.S. District Court").

@@ -46,6 +46,12 @@ class Edit:
         return dict(self.__dict__)
 
 
+#: The edit type of an article or a possessive adjusted because of a swap ("an" -> "a" before the new name,
+#: "'s" -> "'" after a plural one): not a swap of its own, and its original is no entity (issue 53). Its role
+#: says which (``article`` or ``possessive``).
+ADJUSTED = "adjusted"
+
+
 @dataclass
 class SwapPlan:
     """Replacement tokens per original token span, and the choices behind them.

@@ -7,16 +7,18 @@ dataset cards count."""
 from __future__ import annotations
 
 import random
+import re
 from typing import Iterable, Mapping, Sequence
 
 from robust_bench.perturb.names.kinds import _ORG_SUFFIXES, _POSSESSIVE, organisation_core, organisation_kind, same_organisation
-from robust_bench.perturb.names.lexicon import MIN_INDUSTRY_POOL, MIN_ORGANISATION_POOL, NameLexicon, _plural_name
+from robust_bench.perturb.names.lexicon import NameLexicon, _plural_name, pool_minimum
 from robust_bench.perturb.names.mentions import ENTITY_TYPES, Mention
 from robust_bench.perturb.names.roles import (_NO_FIRST_LAST_TITLES, _ORGANISATION_NOUNS,
                                               _given_name_only, _is_initial, _particle, _person_spans, _plural_of,
                                               _pluralise, _surface, _two_role_words, _word_roles, nickname_pairs)
-from robust_bench.perturb.names.spans import SwapPlan
-from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES, is_name_word
+from robust_bench.perturb.names.places import GOLD_TAG_DOUBT
+from robust_bench.perturb.names.spans import ADJUSTED, SwapPlan
+from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES, SURNAME_FIRST_COUNTRIES, is_name_word
 
 def _occurs(words: Sequence[str], lowered_tokens: Sequence[str], token_set: set[str]) -> bool:
     """Whether the token sequence ``words`` occurs in the document (case-insensitive)."""
@@ -179,11 +181,15 @@ ENDS_IN_A_GIVEN_NAME = "a full name that ends in a given name (Ingeborg Helen)"
 AFTER_A_NOUN_FOR_A_FIRM = "a name after a noun for a firm (bookmakers William Hill)"
 FIRST_NAME_AND_SURNAME = "person with a name word that is another's first name and surname"
 POPE_OR_SAINT = "a pope's or a saint's name"
+DEITY_OR_PROPHET = "a name of God or a prophet (Allah, the prophet Mohammed)"
 NICKNAME_AND_FULL_FORM = "person whose first names are a nickname and its full form"
 FIRST_NAME_OF_UNKNOWN_GENDER = "person with a first name of unknown gender"
 NAME_LIST_EXHAUSTED = "name list exhausted"
 EMPTY_MENTION = "empty mention"
 LOCATION_NOT_IN_THE_LEXICON = "location not in the lexicon"
+EAST_ASIAN_NAME = "an East Asian name (family name first, given name in one or two tokens): whole or not at all"
+UNKNOWN_NAME_WORD = "a name word the lists know in neither role"
+ROLE_AGAINST_THE_LISTS = "a name word whose role names-dataset contradicts (Clarke as a given name, Shatskikh Oleg)"
 
 
 def no_pool_of_its_kind(kind: str) -> str:
@@ -298,12 +304,101 @@ def _pope_or_saint(p: _Person) -> bool:
     return any(a > 0 and p.tokens[a - 1].lower() in _NO_FIRST_LAST_TITLES for _, (a, b) in p.names)
 
 
+#: Names of God and of founders of religions that CoNLL-2003 tags PER ("there is no God but Allah and ...
+#: the prophet Mohammed"): no first name and surname to swap.
+_DEITIES = {"god", "allah", "jesus", "christ", "buddha", "yahweh", "jehovah", "mohammed", "muhammad", "moses"}
+
+
+def _deity_or_prophet(p: _Person) -> bool:
+    return any(b - a == 1 and p.tokens[a].lower() in _DEITIES or a > 0 and p.tokens[a - 1].lower() == "prophet"
+               for _, (a, b) in p.names)
+
+
+def _name_words(p: _Person):
+    """The words of a person's names that are swapped (no particle, no initial), with their position."""
+    for _, (a, b) in p.names:
+        for k, w in enumerate(p.tokens[a:b]):
+            if not _particle(w, k, b - a) and not _is_initial(w) and w[:1].isalpha():
+                yield w, k, b - a
+
+
+def east_asian_word(word: str, lexicon) -> bool:
+    """Whether a name word is East Asian by names-dataset's country data
+    (:data:`~robust_bench.text.names.SURNAME_FIRST_COUNTRIES`): a family name among the 300 most frequent of a
+    country whose press writes the family name first, ranked there above any rank as a given name elsewhere
+    ("Yoo", "Roh", "Lee", "Kim"); or a given name most borne there that the (American) name lists do not know
+    ("Sang", "Chul", "Hoon"). Such names are written surname first, often with a two-syllable given name as
+    two tokens ("Yoo Sang Chul"), so English position rules do not tell the roles (issue 53).
+
+    Parameters
+    ----------
+    word : str
+    lexicon : NameLexicon
+
+    Returns
+    -------
+    bool
+    """
+    f = lexicon.facts.get(word.title())
+    if f is None:
+        return False
+    if f.surname_first_rank is not None and f.surname_first_rank <= 300 and (
+            f.given_rank_west is None or f.given_rank_west > f.surname_first_rank):
+        return True
+    return f.first_country in SURNAME_FIRST_COUNTRIES and not (
+        lexicon.is_first_name(word.title()) or lexicon.is_last_name(word.title()))
+
+
+def _east_asian_name(p: _Person) -> bool:
+    # "Roh" alone beside "Roh Tae-woo": a given name in the Korean romanisation marks the person's every name
+    return any(east_asian_word(w, p.lexicon) or re.fullmatch(r"[A-Z][a-z]+-[a-z]+", w) is not None
+               for w, _, _ in _name_words(p))
+
+
+def known_name_word(word: str, lexicon) -> bool:
+    """Whether names-dataset or the name lists know ``word`` as a given name or a family name (each part of a
+    hyphenated name)."""
+    return all(p.title() in lexicon.facts or lexicon.is_first_name(p.title()) or lexicon.is_last_name(p.title())
+               for p in word.split("-") if p)
+
+
+def _unknown_name_word(p: _Person) -> bool:
+    # "Islode Kostner" (a misspelt "Isolde"): a word no list knows in either role has no role and no gender to
+    # draw by, unless a full name puts it last (a family name by position: "Betsey Trotwood", "Dean Sturridge")
+    last = {p.tokens[b - 1].lower() for _, (a, b) in p.names if b - a > 1}
+    return any(not known_name_word(w, p.lexicon) and (p.roles.get(w.lower()) == "first" or w.lower() not in last)
+               and _plural_of(w, p.roles) is None for w, _, _ in _name_words(p))      # "the Woodhouses"
+
+
+def _role_against_the_lists(p: _Person) -> bool:
+    # "Clarke" read as a first name where names-dataset ranks it ten times higher as a family name; "Oleg"
+    # last in "Shatskikh Oleg" (a surname-first list), a given name names-dataset does not know as a family name
+    facts = p.lexicon.facts
+    for w, k, n in _name_words(p):
+        f = facts.get(w.title())
+        if f is not None and p.roles.get(w.lower()) == "first" and f.last_rank is not None and (
+                f.first_rank is None or 50 * f.last_rank < f.first_rank):
+            return True
+    for _, (a, b) in p.names:
+        words = [w for w in p.tokens[a:b] if w[:1].isupper() and not _is_initial(w)]
+        if len(words) < 2:
+            continue
+        head, tail = facts.get(words[0].title()), facts.get(words[-1].title())
+        if head is not None and tail is not None and head.last_rank is not None and tail.first_rank is not None \
+                and (head.first_rank is None or head.last_rank < head.first_rank) \
+                and (tail.last_rank is None or tail.first_rank < tail.last_rank):
+            return True         # a family name before a given name: a list written surname first
+    return False
+
+
 #: The checks of a person, in order, with the reason each records: the first that holds leaves the
 #: person whole (before the caller's own refusals).
 PERSON_CHECKS = ((GENDER_DISAGREES, _gender_disagrees), (FAMILY_NAME_FIRST, _family_name_first),
                  (PARTICLE_OUTSIDE_THE_NAME, _particle_outside_the_name),
                  (ENDS_IN_A_GIVEN_NAME, _ends_in_a_given_name), (AFTER_A_NOUN_FOR_A_FIRM, _after_a_noun_for_a_firm),
-                 (FIRST_NAME_AND_SURNAME, _first_name_and_surname), (POPE_OR_SAINT, _pope_or_saint))
+                 (FIRST_NAME_AND_SURNAME, _first_name_and_surname), (POPE_OR_SAINT, _pope_or_saint),
+                 (DEITY_OR_PROPHET, _deity_or_prophet), (EAST_ASIAN_NAME, _east_asian_name), (UNKNOWN_NAME_WORD, _unknown_name_word),
+                 (ROLE_AGAINST_THE_LISTS, _role_against_the_lists))
 
 
 def _person_context(tokens, names, hint: str | None) -> str | None:
@@ -344,7 +439,31 @@ def _genders_and_conflicts(state: _Planning, person_names, roles, two_roles, hin
         gender = context if context in ("male", "female") else next(iter(named)) if len(named) == 1 else None
         plan.genders[entity] = gender or "unknown"
         _first_name_pools(lexicon, firsts, context, unisex, word_gender)
+    _share_refusals(tokens, person_names, conflicted)
     return word_gender, conflicted
+
+
+#: Reasons that leave a name whole or not at all (issue 53): another person who shares one of its words (the
+#: surname "Bowyer" alone beside "Lee Bowyer") is left whole too, or the name would change in part.
+_WHOLE_OR_NOT_AT_ALL = (EAST_ASIAN_NAME, FAMILY_NAME_FIRST)
+
+
+def _share_refusals(tokens, person_names, conflicted: dict[str, str]) -> None:
+    """Leave whole every person sharing a name word with one left whole for a reason of
+    :data:`_WHOLE_OR_NOT_AT_ALL` (in place, until nothing changes)."""
+    words = {e: {w.lower() for _, (a, b) in names for w in tokens[a:b] if w[:1].isupper() and not _is_initial(w)}
+             for e, names in person_names.items()}
+    changed = True
+    while changed:
+        changed = False
+        held = [(words[e], why) for e, why in conflicted.items() if why in _WHOLE_OR_NOT_AT_ALL and e in words]
+        for e, ws in words.items():
+            if e in conflicted:
+                continue
+            why = next((why for hw, why in held if hw & ws), None)
+            if why is not None:
+                conflicted[e] = why
+                changed = True
 
 
 def _first_name_pools(lexicon, firsts, context, unisex: bool, word_gender: dict[str, str]) -> None:
@@ -471,7 +590,7 @@ def _swap_organisation(state: _Planning, entity: str, ms, spans, org_cores: list
     kind = next((m.kind for m in ms if m.kind), None) or organisation_kind(canonical)
     if kind == "organisation":
         kind = lexicon.company_sector(canonical)
-    if len(lexicon.pool(kind)) < (MIN_INDUSTRY_POOL if kind.startswith("industry:") else MIN_ORGANISATION_POOL):
+    if len(lexicon.pool(kind)) < pool_minimum(kind):
         # never another kind: "the Securities and Exchange Commission" for "the Nasdaq" says something else
         plan.skipped[no_pool_of_its_kind(kind)] += len(spans)
         return
@@ -543,8 +662,11 @@ def _swap_name_words_elsewhere(state: _Planning, protected: set[int]) -> None:
     surnames = {word: "last" for word, (k, _) in parts.items() if k.startswith("last:")}
     if not parts:
         return
+    # a place doubted as a person stays whole ("member for Fraser" beside a person Fraser); a person refused
+    # otherwise shares the new surname of a relative (the family keeps one name)
+    left = {i for a, b, why in plan.refused if why == GOLD_TAG_DOUBT for i in range(a, b)}
     for i, w in enumerate(tokens):
-        if i in taken or i in protected or not is_name_word(w, gold=True):
+        if i in taken or i in protected or i in left or not is_name_word(w, gold=True):
             continue
         hit = parts.get(w.lower())
         plural = False
@@ -573,7 +695,7 @@ def _agree_indefinite_articles(state: _Planning) -> None:
             article = indefinite_article(words[0])
             if tokens[a - 1].lower() != article:
                 plan.spans[(a - 1, a)] = ((article.capitalize() if tokens[a - 1][0].isupper() else article,),
-                                          entity, typ, "article")
+                                          entity, ADJUSTED, "article")
 
 
 def _fix_possessives(state: _Planning) -> None:
@@ -585,12 +707,12 @@ def _fix_possessives(state: _Planning) -> None:
         if words and b < len(tokens) and tokens[b] in ("'", "’") and b not in taken \
                 and tokens[b - 1].lower().endswith("s") and not words[-1].lower().endswith("s"):
             taken.add(b)
-            plan.spans[(b, b + 1)] = (("'s",), entity, typ, "possessive")
+            plan.spans[(b, b + 1)] = (("'s",), entity, ADJUSTED, "possessive")
         elif typ == "ORG" and words and b < len(tokens) and tokens[b] in ("'s", "’s") and b not in taken \
                 and words[-1].endswith(("'s", "’s")):
             taken.add(b)                # "Dillard's" + "'s": the name's own possessive serves
-            plan.spans[(b, b + 1)] = ((), entity, typ, "possessive")
+            plan.spans[(b, b + 1)] = ((), entity, ADJUSTED, "possessive")
         elif typ == "ORG" and words and b < len(tokens) and tokens[b] in ("'s", "’s") and b not in taken \
                 and _plural_name(words[-1]):
             taken.add(b)
-            plan.spans[(b, b + 1)] = (("'" if tokens[b] == "'s" else "’",), entity, typ, "possessive")
+            plan.spans[(b, b + 1)] = (("'" if tokens[b] == "'s" else "’",), entity, ADJUSTED, "possessive")
