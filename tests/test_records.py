@@ -20,7 +20,8 @@ def v2_record(metric: float = 0.75, **change) -> dict:
                 evaluation="contrast-set", metrics=(MetricSpec("acc_ori", True, (0.0, 1.0), Formula("ratio", ("c", "one"))),),
                 primary="acc_ori", data_sha256=SHA)
     suite = Suite(name="s", version=1, description="", tasks=(task,))
-    examples = [{"id": str(i), "input_sha256": SHA, "prediction": 0, "gold": 0, "outcome": {"c": c, "one": 1}}
+    examples = [{"id": str(i), "input_sha256": SHA, "prediction": 0, "gold": 0, "outcome": {"c": c, "one": 1},
+                 "cluster": f"pair-{i // 2}"}
                 for i, c in enumerate([1, 1, 1, 0])]
     rec = record_from_log(task, suite, examples, log_sha256=SHA, model_id="m", revision="abc", corpus_sha256=SHA,
                           seed=0, limit=None, timestamp="2026-11-22T14:00:00+00:00")
