@@ -73,3 +73,24 @@ def submit_to_own_leaderboard(run_dir: Path, store_dir: Path, model_id: str, rev
     store = init_store(store_dir, [suite])
     sub, _ = submit(run_dir, open_store(store), model_id=model_id, revision=revision, partial=True)
     return sub
+
+
+def chromium_driver():
+    """Headless Chromium through selenium (Debian's chromium and chromium-driver, which `make browser` installs):
+    the browser tests of the leaderboard site and the docs site. A missing browser fails, never skips."""
+    import shutil
+
+    import pytest
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not (os.path.exists(chromium) and os.path.exists(driver)):
+        # never skip (as with ../shared): a missing browser is set-up to mend, in CI and locally alike
+        pytest.fail("the browser test needs Debian's chromium and chromium-driver; `make browser` installs them")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        opts.add_argument(a)
+    return webdriver.Chrome(service=Service(driver), options=opts)

@@ -167,19 +167,9 @@ def test_every_declared_metric_has_a_meaning_and_a_source():
 
 
 def _driver():
-    """Headless Chromium through selenium, as tests/test_leaderboard.py drives it."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    from tests.helpers import chromium_driver
 
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    if not (os.path.exists(chromium) and os.path.exists(driver)):
-        pytest.fail("the browser test needs Debian's chromium and chromium-driver; `make browser` installs them")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        opts.add_argument(a)
-    return webdriver.Chrome(service=Service(driver), options=opts)
+    return chromium_driver()
 
 
 def test_the_site_builds_strictly_and_opens_in_a_browser(tmp_path):

@@ -161,3 +161,22 @@ def test_the_command_line_only_parses_calls_and_prints():
             assert not isinstance(node, ast.ClassDef), f"{path.name}: class {node.name}"
 
 
+
+
+def test_a_metric_that_needs_an_option_is_refused_without_it():
+    """Metric.option is checked for every evaluation before it runs: Table 3's random row needs `random`."""
+    from dataclasses import replace
+
+    from robust_bench.benchmarks import load_suite
+    from robust_bench.evaluations import EvaluationError, get_evaluation
+
+    ev = get_evaluation("name-swaps")
+    task = next(t for t in load_suite("default").tasks if t.config == "names_mrpc")
+    ev.check_options(task)                                          # the suite's task lists no random metric
+    spec = ev.metric("random_mean_f1")
+    from robust_bench.benchmarks import MetricSpec
+
+    asking = replace(task, metrics=task.metrics + (MetricSpec(spec.name, spec.higher_is_better, spec.range, spec.formula),))
+    with pytest.raises(EvaluationError, match=r"random_mean_f1 \(random\)"):
+        ev.check_options(asking)
+    ev.check_options(replace(asking, options={**asking.options, "random": True}))

@@ -244,20 +244,9 @@ def test_aggregation_and_the_built_site(board):
 
 
 def _driver():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    from tests.helpers import chromium_driver
 
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    if not (os.path.exists(chromium) and os.path.exists(driver)):
-        # never skip (as with ../shared): a missing browser is set-up to mend, in CI and locally alike
-        pytest.fail("the browser test needs Debian's chromium and chromium-driver; `make browser` installs them")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        opts.add_argument(a)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(driver), options=opts)
+    return chromium_driver()
 
 
 def test_site_in_a_real_browser(board):

@@ -199,6 +199,22 @@ class Evaluation:
     def __call__(self, *args, **kwargs) -> EvalOutput:
         return self.run(*args, **kwargs)
 
+    def check_options(self, task) -> None:
+        """Refuse a task that lists a metric whose fields the evaluation logs only under an option the task
+        does not set (:attr:`Metric.option`: Table 3's random row needs ``random``).
+
+        Raises
+        ------
+        EvaluationError
+            Naming the metrics and the option.
+        """
+        declared = {m.name: m.option for m in self.metrics}
+        missing = sorted(f"{m.name} ({declared[m.name]})" for m in task.metrics
+                         if declared.get(m.name) and not task.options.get(declared[m.name]))
+        if missing:
+            raise EvaluationError(f"task {task.name!r}: metrics {', '.join(missing)} need the task option in "
+                                  "parentheses set")
+
     def metric(self, name: str) -> Metric:
         """The declared metric ``name``.
 

@@ -166,12 +166,19 @@ def _random_rows(task, rows, repo) -> tuple[Any, dict]:
                  "inputs": _inputs(sub), "sha256": files["random"]["sha256"]}
 
 
-def _random_metrics(task, evaluation, random: bool) -> None:
-    declared = {m.name: m.option for m in evaluation.metrics}
-    asked = sorted(m.name for m in getattr(task, "metrics", ()) if declared.get(m.name) == "random")
-    if asked and not random:
-        raise EvaluationError(f"task {task.name!r}: metrics {asked} are over the random split's copies: set the "
-                              "task's option random: true")
+def _predicted(predict, score, task, rows, inputs, repo, details: dict):
+    """Predict the task's rows and, with the option ``random``, the random copies of their groups, in one batched
+    call; score each (``score(rows, predictions)``). Returns the rows' scores, the :func:`_group_entries` ``random``
+    argument (None without the option) and all predictions (the rows' first); ``details`` gains ``random_sha256``."""
+    random, extra = None, []
+    if task.options.get("random"):
+        rrows, random = _random_rows(task, rows, repo)
+        extra = random["inputs"]
+        details["random_sha256"] = random["sha256"]
+    preds = predict(inputs + extra)
+    if random is not None:
+        random["scored"] = score(rrows, preds[len(inputs):])
+    return score(rows, preds[:len(inputs)]), random, preds
 
 
 def _f1_random(stat: str) -> Formula:
@@ -232,7 +239,6 @@ def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutpu
         metrics without the option.
     """
     o = task.options
-    _random_metrics(task, name_swaps, bool(o.get("random")))
     details: dict[str, Any] = {}
     if "sentence1" in rows.column_names:
         adapter = task_classifier(model, list(rows.features["label"].names), task, repo, seed, o.get("label_map"))
@@ -246,16 +252,7 @@ def name_swaps(model, task, rows, positions, seed, repo, work=None) -> EvalOutpu
         raise EvaluationError(f"task {task.name!r}: name swaps score sentence pairs (names_mrpc) or NER "
                               f"(names_conll2003); {task.config!r} has neither")
     inputs = _inputs(rows)
-    random = None
-    extra: list = []
-    if o.get("random"):
-        rrows, random = _random_rows(task, rows, repo)
-        extra = random["inputs"]
-        details["random_sha256"] = random["sha256"]
-    preds = adapter.predict(inputs + extra)
-    scored = _rows_scored(rows, preds[:len(inputs)])
-    if random is not None:
-        random["scored"] = _rows_scored(rrows, preds[len(inputs):])
+    scored, random, _ = _predicted(adapter.predict, _rows_scored, task, rows, inputs, repo, details)
     entries = _group_entries(rows, inputs, scored, adapter, random)
     return EvalOutput(entries, {"rows": len(rows), "groups": len(entries), **details},
                       extras={"table3": table3_extras(scored, rows), "adapter": adapter})
@@ -394,19 +391,9 @@ def coref_name_swaps(model, task, rows, positions, seed, repo, work=None) -> Eva
     if "clusters" not in rows.column_names:
         raise EvaluationError(f"task {task.name!r}: coreference name swaps score names_coref rows; {task.config!r} "
                               "has no clusters")
-    o = task.options
-    _random_metrics(task, coref_name_swaps, bool(o.get("random")))
     predictor = model.coref()
-    inputs = _inputs(rows)
-    random, extra, details = None, [], {}
-    if o.get("random"):
-        rrows, random = _random_rows(task, rows, repo)
-        extra = random["inputs"]
-        details["random_sha256"] = random["sha256"]
-    preds = predictor.predict(inputs + extra)
-    scored = _coref_scored(rows, preds[:len(inputs)])
-    if random is not None:
-        random["scored"] = _coref_scored(rrows, preds[len(inputs):])
+    inputs, details = _inputs(rows), {}
+    scored, random, preds = _predicted(predictor.predict, _coref_scored, task, rows, inputs, repo, details)
     if any(v == 0 for v in rows["variant"]):
         details["original_metrics"] = _original_metrics(rows, preds)
     entries = _group_entries(rows, inputs, scored, None, random)

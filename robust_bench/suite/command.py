@@ -34,7 +34,7 @@ from robust_bench.data.registry import get_config
 from robust_bench.evaluations import EvalOutput, evaluations, get_evaluation
 from robust_bench.io.fileio import atomic_write_text
 from robust_bench.models.resolve import ModelHandle
-from robust_bench.results.runs import RunError, log_columns
+from robust_bench.results.runs import RunError, log_columns, read_records
 from robust_bench.scoring.intervals import metric_value
 from robust_bench.suite.runner import run_folder, run_suite
 
@@ -894,7 +894,7 @@ def baselines_command(config: str = "jabberwocky_ewt", *, repo: str | os.PathLik
         # deterministic and model-free: a second call takes the finished run (make demo twice) instead of refusing it
         out, _ = run_command(f"baseline:{name}", suite, tasks, repo=repo, output_dir=output_dir, resume=True, echo=echo)
         outs.append(out)
-        scores[name] = _records_of(out)[tasks[0].name]["metrics"]
+        scores[name] = read_records(out)[tasks[0].name]["metrics"]
     details = read_manifest(outs[0])["tasks"][tasks[0].name]["details"]
     echo(f"UUAS excludes punctuation by: {PUNCTUATION_RULES[details['punctuation_rule']]}")
     lines = [f"{'baseline':<10} {'variant':<12} {'UUAS':>7} {'DSpr':>7}"]
@@ -915,10 +915,3 @@ def baselines_command(config: str = "jabberwocky_ewt", *, repo: str | os.PathLik
     for out in outs:
         echo(f"  wrote {out}")
     return outs
-
-
-def _records_of(run: Path) -> dict:
-    """The v2 records of a run folder, by task."""
-    import json
-
-    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted((run / "records").glob("*.json"))}

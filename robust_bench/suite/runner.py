@@ -273,8 +273,9 @@ def run_suite(model: str, suite: str | Suite, *, repo: str | os.PathLike, out: s
             # finished units of a long task (attacks, probe searches) are kept here until the task ends,
             # so a killed run resumes inside the task
             work = out / ".partial" / task.name
-            result: EvalOutput = get_evaluation(task.evaluation).run(handle, task, data.rows, data.positions, seed,
-                                                                     repo, work=work)
+            evaluation = get_evaluation(task.evaluation)
+            evaluation.check_options(task)
+            result: EvalOutput = evaluation.run(handle, task, data.rows, data.positions, seed, repo, work=work)
             # each line names its cluster (the source it was drawn from), which the record's intervals resample;
             # a cluster the rows cannot give fails this task, not the run
             result.examples = with_clusters(task.evaluation, data.rows, task.split, result.examples)
