@@ -546,7 +546,7 @@ def merge_runs(shard_dirs: Sequence[str | os.PathLike], out: str | os.PathLike, 
             continue
         if any(s is None or s["status"] != states[0]["status"] for s in states):
             raise RunError(f"task {task.name!r} has different states across shards: "
-                           f"{[s and s['status'] for s in states]}")
+                           f"{[s and (s['status'] + (': ' + s['reason'] if s.get('reason') else '')) for s in states]}")
         if states[0]["status"] != "done":
             manifest["tasks"][task.name] = states[0]
             continue
