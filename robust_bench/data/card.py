@@ -79,18 +79,19 @@ def card_data(metas: dict[str, dict[str, Any]]):
 
 
 def card_refusals(meta: dict[str, Any]) -> dict[str, int]:
-    """Refusals by reason of a built config, summed over its splits, as its builder counts them
-    (:meth:`robust_bench.data.builder_base.RobustBenchBuilder.card_refusals`; a derived config's family's
-    builder, else the ``refusals`` of each split's statistics)."""
-    from robust_bench.data.builder_base import RobustBenchBuilder
-    from robust_bench.data.registry import UnknownConfigError, get_config, list_configs
-
-    try:
-        builder = get_config(meta["config"]).builder
-    except UnknownConfigError:
-        builder = next((c.builder for c in list_configs() if c.family == meta.get("family")), RobustBenchBuilder)
-    stats = {s: v for s, v in (meta.get("statistics") or {}).items() if not s.startswith("_") and isinstance(v, dict)}
-    out = builder.card_refusals(stats)
+    """Refusals by reason of a built config, largest first: those its builder counted at build time
+    (``refusals`` of its metadata, :meth:`robust_bench.data.builder_base.RobustBenchBuilder.card_refusals`), else
+    (a derived config, metadata of an older build) the ``refusals`` of each split's statistics, summed. The card
+    reads the metadata only: rendering it never imports the builders."""
+    out = meta.get("refusals")
+    if out is None:
+        out = {}
+        for name, stats in (meta.get("statistics") or {}).items():
+            if name.startswith("_") or not isinstance(stats, dict):
+                continue
+            for reason, n in (stats.get("refusals") or {}).items():
+                if isinstance(n, (int, float)):
+                    out[reason] = out.get(reason, 0) + int(n)
     return dict(sorted(((k, int(v)) for k, v in out.items() if v), key=lambda kv: (-kv[1], kv[0])))
 
 

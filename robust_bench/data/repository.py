@@ -198,6 +198,9 @@ def _build_locked(entry, config, out, source, seed, num_proc, options, start) ->
                       for split, p in files.items()},
             "statistics": stats,
             "coverage_notes": builder.coverage_notes(stats),
+            # refusals by reason as the family counts them, summed over the splits: the card reads them from here
+            "refusals": type(builder).card_refusals(
+                {k: v for k, v in stats.items() if not k.startswith("_") and isinstance(v, dict)}),
             "versions": _versions(),
         }
         del dataset, builder
