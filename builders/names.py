@@ -67,7 +67,7 @@ _CONLL_HUB = "https://huggingface.co/datasets/eriktks/conll2003/resolve/refs%2Fc
 _CONLL_TRAIN = SourceFile("conll2003/train.txt", f"{_CONLL_HUB}/train/0000.parquet")
 _MSR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
 _LITBANK = "https://github.com/dbamman/litbank/archive/refs/heads/master.zip"
-_VERSION = datasets.Version("2.3.0")
+_VERSION = datasets.Version("2.4.0")
 #: An institution tagged in MRPC train joins the pool of its kind from this many mentions (a single
 #: mention may be a tagging accident).
 _MRPC_MIN_INSTITUTION_COUNT = 2
@@ -370,7 +370,7 @@ class NameSwaps(RobustBenchBuilder):
             lexicon.add_facts(name_facts(words | lexicon.fact_words()))
             self.provenance["name_facts"] = {"source": f"names-dataset {_version('names-dataset')}",
                                              "names": len(lexicon.facts),
-                                             "pools": {k: len(lexicon.pool(k)) for k in ("male", "female", "unisex")}}
+                                             "pools": {k: len(lexicon.pool(k)) for k in ("male", "female")}}
         if cfg.task == "coref":
             examples = {"test": self._coref_targets(examples["test"], lexicon)}
         if cfg.task == "conll2003":

@@ -10,7 +10,7 @@ from typing import Iterable
 
 from robust_bench import RobustBenchError
 
-__all__ = ["HONORIFIC_GENDER", "NOT_NAME_WORDS", "PARTICLES", "is_name_word", "GENDER_SHARE", "EITHER_SHARE",
+__all__ = ["HONORIFIC_GENDER", "NOT_NAME_WORDS", "PARTICLES", "is_name_word", "GENDER_SHARE",
            "SURNAME_FIRST_COUNTRIES", "NameFact", "NameFactsError", "name_facts"]
 
 #: Titles that stay in place; the value is the gender they imply (``None``: either).
@@ -64,12 +64,9 @@ def is_name_word(w: str, gold: bool = False) -> bool:
 
 
 #: A first name is of known gender when at least this share of its bearers have that gender
-#: (names-dataset's shares); "Courtney" (89% women), "Kim", "Andrea" and "Jordan" are not.
+#: (names-dataset's shares); "Courtney" (89% women), "Kim", "Andrea" and "Jordan" are not. (A name that NLTK's
+#: names corpus lists for both genders is not either: see :meth:`NameLexicon.gender_of`.)
 GENDER_SHARE = 0.9
-#: A first name goes to the pool of names of either gender when its share of women lies in this range
-#: ("Jamie", "Casey", "Morgan") and NLTK's names corpus lists it for both: the replacement of a first name
-#: whose gender is not known.
-EITHER_SHARE = (0.25, 0.75)
 #: Countries whose names are written family name first ("Kim Dae-jung", "Tan Kong Yam", "Li Peng", and
 #: in sports results "Inoue Junichi"; the English-language press writes Japanese names in either order,
 #: so a Japanese name counts as family name first only when its second word is a given name there).

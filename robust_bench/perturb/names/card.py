@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from robust_bench.perturb.names.lexicon import MIN_ORGANISATION_POOL
 from robust_bench.perturb.names.variants import variant_counts
+from robust_bench.text.names import GENDER_SHARE
 
 
 def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], random_copies: int) -> str:
@@ -55,14 +56,14 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
                  "all could be made, one per such group, to record why; audits do not draw it.")
     lex = stats.get("_lexicon", {})
     if lex:
-        person = ("male", "female", "unisex", "last")
+        person = ("male", "female", "last")
         shown = {k: v for k, v in lex.items() if v and (k in person) == ("PER" in cfg.types)}
         lines.append("Replacement names: " + ", ".join(f"{k} {v:,}" for k, v in shown.items()) + "."
                      + (" First names by gender from names-dataset (a first name is of known gender when at least "
-                        "90% of its bearers are; a name of either gender takes one leaning the same way, a name "
-                        "of unknown gender one from the `unisex` pool: NLTK's names of both genders whose "
-                        "names-dataset share of women lies in [0.25, 0.75] and leans as the CheckList list holding "
-                        "it does)." if "PER" in cfg.types else ""))
+                        f"{GENDER_SHARE:.0%} of its bearers are and NLTK's names corpus does not list it for both genders, as it "
+                        "does \"Chris\" and \"Laurie\"); a name of either or unknown gender takes the gender "
+                        "the text gives the person (the coreference cluster's pronouns, an honorific), and where "
+                        "nothing does, the person is left whole and counted below." if "PER" in cfg.types else ""))
         if "ORG" in cfg.types:
             lines.append("Companies are replaced by Fortune 500 companies (2015 list) of the same industry group "
                          "(Fortune's industries grouped, and split by company where they mix kinds a reader tells "

@@ -274,6 +274,25 @@ def is_animal(noun: str) -> bool:
     return _first_noun_sense(noun) == "noun.animal"
 
 
+def _words_of_titled_places(d, per) -> set[str]:
+    """Name words (lower case) of the gold persons nested in a place, facility or vessel of the gold layer
+    whose name goes on in capitals after the person's ("King Solomon's Mines"; not "Mrs. Todd's garden")."""
+    from robust_bench.text.nlp import map_entity_label
+
+    toks, out = d.tokens, set()
+    for a, b, lab in d.entities:
+        if map_entity_label(lab) == "PER":
+            continue
+        for pa, pb in per:
+            rest = [w for w in toks[pb:b] if w not in _POSSESSIVES]
+            if a <= pa and pb <= b and rest and all(w[:1].isupper() for w in rest):
+                out.update(w.lower() for w in toks[pa:pb] if w[:1].isupper())
+    return out
+
+
+_POSSESSIVES = frozenset({"'s", "’s", "'", "’"})
+
+
 def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
     """Why ``person`` cannot be the person a coreference document's variants rename, or ``None``.
 
@@ -281,8 +300,12 @@ def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
     "Strether" alone is no more a first name than a surname, and the paper's default, the last name,
     turned "Lucilla" into a surname); a name word the document also writes in lower case ("Hope",
     "Will") or after "the" ("of the Hudson"), or inside a place, facility, organisation or vessel of
-    the gold layer; a gold name with capitalised words that are not names ("Ginger Nut", "Vishnu the
-    Preserver"), which would be half swapped; and an animal (a mention such as "the dog": "Buck").
+    the gold layer; a mention nested inside a place or facility of the gold layer ("King Solomon's Mines");
+    a first name that also stands alone for another gold person or a family ("relations named Robinson");
+    a gold name with capitalised words that are not names ("Ginger Nut", "Vishnu the Preserver"), which
+    would be half swapped; an animal (a mention such as "the dog": "Buck"); and a person whose family's
+    names hold a nickname and its full form ("John Carter", "Captain Jack Carter of Virginia"), or whose first
+    name's nickname or full form the document writes anywhere ("Sir John", "plain Jack Durbeyfield").
 
     Parameters
     ----------
@@ -320,6 +343,17 @@ def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
              if i not in in_person}
     if low & other:
         return "a name word that also names a place, an organisation or a vessel"
+    if low & _words_of_titled_places(d, per):
+        # "King Solomon's Mines": a place, facility or vessel named after a person, which its renaming would
+        # rename too ("Mrs. Todd's garden" is not one: a garden that she owns)
+        return "a name inside the name of a place, a facility or a vessel (King Solomon's Mines)"
+    firsts_of_person = {w for w in low if roles.get(w, ("",))[0] == "first"}
+    mine = {(m.start, m.end) for m in person["mentions"]}
+    if any(b - a == 1 and (a, b) not in mine and toks[a].lower() in firsts_of_person and a not in inside
+           for a, b in per):
+        # "relations were named Robinson ... I was called Robinson Kreutznaer": the first name stands alone
+        # for another person or a family
+        return "a first name the document also gives another person or a family"
     for a, b in per:
         if inside & set(range(a, b)) and any(
                 i not in inside and toks[i][:1].isupper() and toks[i].lower() not in HONORIFIC_GENDER
@@ -333,13 +367,19 @@ def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
     # the first names that go with the person's surname anywhere in the document ("John Carter" and his
     # "Captain Jack Carter"): a nickname and its full form need related replacements
     lasts = {toks[m.end - 1].lower() for m in person["mentions"] if roles.get(toks[m.end - 1].lower(), ("",))[0] == "last"}
+    # ... wherever the surname stands in the gold name ("Captain Jack Carter of Virginia")
     firsts = {toks[i].lower() for a, b, lab in d.entities if map_entity_label(lab) == "PER" and b - a >= 2
-              and toks[b - 1].lower() in lasts for i in range(a, b - 1)
+              for j in range(a + 1, b) if toks[j].lower() in lasts for i in range(a, j)
               if toks[i][:1].isupper() and toks[i].lower() not in HONORIFIC_GENDER}
     firsts |= {toks[i].lower() for m in person["mentions"] for i in range(m.start, m.end)
                if roles.get(toks[i].lower(), ("",))[0] == "first"}
     if nickname_pairs(firsts):
         return "a name whose family holds a nickname and its full form"
+    # ... or anywhere in the document ("calling me 'Sir John' ... when I be plain Jack Durbeyfield")
+    own = {w for w in low if roles.get(w, ("",))[0] == "first"}
+    every = {toks[i].lower() for a, b in per for i in range(a, b) if toks[i][:1].isupper()}
+    if nickname_pairs(own | every) & own:
+        return "a first name whose nickname or full form the document also writes (Sir John, plain Jack)"
     return None
 
 

@@ -112,6 +112,33 @@ def university_name(name: str) -> bool:
     return bool(words) and (words[-1] in ("University", "College") or words[0] == "University" and len(words) <= 4)
 
 
+#: The finer kinds of the kind ``university`` that replace only each other (:func:`university_kind`).
+UNIVERSITY_KINDS = ("university", "college", "junior college")
+
+
+def university_kind(name: str) -> str:
+    """Which of :data:`UNIVERSITY_KINDS` a university's name says it is: a ``junior college`` (a junior or
+    community college, two-year), a ``college`` ("Boston College", "Northwest College") or a ``university``.
+    A blind read judged "the University of Minnesota" by "Young Harris Junior College" and "Northwest
+    College" by "Vanderbilt University" of another kind (issue 53).
+
+    >>> university_kind("Young Harris Junior College"), university_kind("University of Michigan")
+    ('junior college', 'university')
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+    """
+    low = {w.lower() for w in name.split()}
+    if low & {"junior", "community"}:
+        return "junior college"
+    return "university" if "university" in low else "college"
+
+
 def organisation_kind(text: str) -> str:
     """The kind of an organisation name: an institution kind when a word marks one (``court``,
     ``legislature``, ``party``, ``exchange``, ``central bank``, ``international body``,

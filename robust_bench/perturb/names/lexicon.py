@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from robust_bench import RobustBenchError
-from robust_bench.perturb.names.kinds import INSTITUTION_KINDS, organisation_core, organisation_kind, university_name
+from robust_bench.perturb.names.kinds import (INSTITUTION_KINDS, UNIVERSITY_KINDS, organisation_core, organisation_kind,
+                                              university_kind, university_name)
 from robust_bench.perturb.organisations import (BROADCAST_FORMATS, COMPANY, GROUP_WORDS, SECTORS, company_index, company_key,
                                                 executive_departments, legislatures, sector_from_words, sector_pools)
-from robust_bench.text.names import EITHER_SHARE, SURNAME_FIRST_COUNTRIES, NameFact
+from robust_bench.text.names import SURNAME_FIRST_COUNTRIES, NameFact
 
 class NameLexiconError(RobustBenchError, ValueError):
     """A name list is missing or malformed; the message names the file and the field."""
@@ -271,7 +272,16 @@ class NameLexicon:
         """The gender of a first name: ``male`` or ``female`` when names-dataset gives at least
         :data:`~robust_bench.text.names.GENDER_SHARE` of its bearers that gender, ``either`` when it
         knows the name with both ("Courtney", "Kim", "Andrea"); for a name it does not know, the one
-        first-name list that holds it; else ``None`` (unknown)."""
+        first-name list that holds it; else ``None`` (unknown). A name that NLTK's names corpus (Kantrowitz)
+        lists among both men's and women's names is ``either`` whatever the shares: a blind read found
+        "Chris" Witty (90% men's in names-dataset) a woman and "Laurie" Harper (95% women's) a man (issue 53).
+
+        Raises
+        ------
+        NameLexiconError
+            If NLTK's names corpus is not installed."""
+        if first.title() in _both_gender_names():
+            return "either"
         fact = self.facts.get(first.title())
         if fact is not None and fact.gender is not None:
             return fact.gender
@@ -349,8 +359,7 @@ class NameLexicon:
                                                     or _english_word(key))
 
     def pool(self, kind: str) -> tuple[str, ...]:
-        """The names of one kind: ``male``, ``female``, ``unisex`` (names of either gender; ``unisex-male``
-        and ``unisex-female`` those leaning one way), ``last``, a company sector (:data:`SECTORS`; ``company`` holds the companies whose names
+        """The names of one kind: ``male``, ``female``, ``last``, a company sector (:data:`SECTORS`; ``company`` holds the companies whose names
         reveal no industry), an institution kind (:data:`INSTITUTION_KINDS`), ``country``, ``city``.
         Computed once per kind.
 
@@ -378,12 +387,14 @@ class NameLexicon:
             # WordNet's legislatures, and those the corpus names ("National Assembly")
             return tuple(dict.fromkeys(legislatures() + tuple(
                 o for o in self.organisations if organisation_kind(o) == kind and o not in legislatures())))
-        if kind in INSTITUTION_KINDS:
+        if kind in INSTITUTION_KINDS or kind in UNIVERSITY_KINDS:
             # not a team named after its university ("University of New Mexico Lobos"), not a city ("Newport
-            # News"), not a longer form of another name of the pool ("CBS Television", "Reuters Research")
-            names = [o for o in self.organisations if organisation_kind(o) == kind
-                     and not (_plural_name(o.split()[-1]) and organisation_kind(o.split()[-1]) != kind)
-                     and (kind != "university" or university_name(o))
+            # News"), not a longer form of another name of the pool ("CBS Television", "Reuters Research");
+            # universities, colleges and junior colleges apart (issue 53)
+            base = "university" if kind in UNIVERSITY_KINDS else kind
+            names = [o for o in self.organisations if organisation_kind(o) == base
+                     and not (_plural_name(o.split()[-1]) and organisation_kind(o.split()[-1]) != base)
+                     and (base != "university" or university_name(o) and university_kind(o) == kind)
                      and self.location_kind(o) is None]
             words = {o: o.split() for o in names}
             return tuple(o for o in names if not any(
@@ -403,26 +414,6 @@ class NameLexicon:
         # a swap into a role swap
         male = tuple(n for n in male if self.likely_role(n) == "first")
         female = tuple(n for n in female if self.likely_role(n) == "first")
-        if kind in ("unisex", "unisex-male", "unisex-female"):
-            # names of either gender by two resources: names-dataset's shares, and NLTK's names corpus listing
-            # the name among both men's and women's names ("Casey", "Jamie", "Morgan"; not "Eli", "Maci"); and
-            # leaning the way the (American) list that holds it does, so that it reads as either gender to
-            # an English reader ("Andrea", a woman's name in the lists but 55% men's in names-dataset, and
-            # "Kellen" are left out). ``unisex-male`` and ``unisex-female``: those leaning one way, for a
-            # name of either gender that leans that way ("Joan", 56% women's: "Sydney", not "Marty")
-            lo, hi = EITHER_SHARE
-            both = _both_gender_names()
-            out = []
-            for n in self.male[:POOL_FIRST_NAMES] + self.female[:POOL_FIRST_NAMES]:
-                f = self.facts.get(n)
-                if n not in both or f is None or f.female is None or not lo <= f.female <= hi:
-                    continue
-                leans = "female" if f.female >= 0.5 else "male"
-                if leans != ("male" if n in self._male else "female"):
-                    continue
-                if kind == "unisex" or kind == f"unisex-{leans}":
-                    out.append(n)
-            return tuple(dict.fromkeys(out))
         last = tuple(n for n in self.last[:POOL_SURNAMES] if self.likely_role(n) == "last"
                      and not (self.rank(n, "last") > 500 and _english_word(n)))
         return {"male": male, "female": female, "last": last,
@@ -456,7 +447,7 @@ class NameLexicon:
         return self._ranks
 
     def sizes(self) -> dict[str, int]:
-        return {k: len(self.pool(k)) for k in ("male", "female", "unisex", "last", *SECTORS, *INSTITUTION_KINDS,
+        return {k: len(self.pool(k)) for k in ("male", "female", "last", *SECTORS, *INSTITUTION_KINDS,
                                                "country", "city")}
 
 
@@ -490,6 +481,21 @@ def _english_word(word: str) -> bool:
     return zipf_frequency(word.lower(), "en") >= 3.5
 
 
+@lru_cache(maxsize=8192)
+def _adjective(word: str) -> bool:
+    """Whether WordNet knows lower-case ``word`` as an adjective ("southern", "progressive", "united")."""
+    from robust_bench.text.wordnet import wordnet as wn
+
+    return bool(wn.synsets(word.lower(), pos=wn.ADJ))
+
+
+def _plural_name(word: str) -> bool:
+    """Whether a name's last word reads as a plural ("Devices", "Stores", "Airlines"; not "Texas",
+    "Paribas", "Express")."""
+    w = word.lower()
+    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "as", "os", "ys")) and word[:1].isupper()
+
+
 @lru_cache(maxsize=1)
 def _both_gender_names() -> frozenset:
     """First names that NLTK's names corpus (Kantrowitz) lists among both men's and women's names.
@@ -505,18 +511,3 @@ def _both_gender_names() -> frozenset:
     except LookupError as exc:
         raise NameLexiconError("NLTK's names corpus is missing: python -m nltk.downloader names (or set NLTK_DATA "
                                "to a folder that has corpora/names)") from exc
-
-
-@lru_cache(maxsize=8192)
-def _adjective(word: str) -> bool:
-    """Whether WordNet knows lower-case ``word`` as an adjective ("southern", "progressive", "united")."""
-    from robust_bench.text.wordnet import wordnet as wn
-
-    return bool(wn.synsets(word.lower(), pos=wn.ADJ))
-
-
-def _plural_name(word: str) -> bool:
-    """Whether a name's last word reads as a plural ("Devices", "Stores", "Airlines"; not "Texas",
-    "Paribas", "Express")."""
-    w = word.lower()
-    return len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "as", "os", "ys")) and word[:1].isupper()

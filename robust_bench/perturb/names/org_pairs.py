@@ -160,6 +160,7 @@ TRANSPORT_OF_NO_KIND = "a transport company of no known kind (airline, railroad,
 NO_INDUSTRY_GROUP = "a company of a known sector but no known industry group"
 BRAND_IN_THE_PAIR = "an organisation whose product, brand or work the pair names (Microsoft ... Windows, NBC's ER)"
 BESIDE_AN_OFFICER = "an organisation in a pair that names an officer (Microsoft chairman Larry Ellison)"
+DESCRIBED_UNIVERSITY = "a university or college the pair describes (private, public, affiliated with a church)"
 DESCRIBED_BY_ITS_BUSINESS = "a company the sentence describes by its business (publishing house HarperCollins)"
 
 
@@ -455,6 +456,11 @@ def _kind_refusal(kind: str, names, spans, toks, kind_of, pair: _Pair, renamed: 
     if kind in _MEDIA_KINDS and any(sp in pair.described for sp in spans):
         # "the cable sports network ESPN": a description that fits one broadcaster
         return DESCRIBED_BROADCASTER
+    if kind == "university" and (any(sp in pair.described for sp in spans) or any(
+            part in _UNIVERSITY_DESCRIPTIONS for t in toks for part in t.lower().split("-"))):
+        # "Washington private-college president", "which is affiliated with the Assemblies of God": a
+        # description that fits some universities only (issue 53)
+        return DESCRIBED_UNIVERSITY
     if kind == "court" and any(court_level(n) == "supreme" for n in names):
         return SUPREME_COURT
     if (kind in SECTORS or kind.startswith("industry:")) and ticker:
@@ -612,6 +618,10 @@ def court_level(name: str) -> str:
 #: FDA" is another story).
 _SWAPPED_INSTITUTIONS = {"court", "hospital", "university", "legislature", "newspaper", "news agency",
                          "television network", "news channel"}
+#: Words that describe a university's control, church or type, which its replacement need not share.
+_UNIVERSITY_DESCRIPTIONS = frozenset({"private", "public", "affiliated", "catholic", "jesuit", "baptist", "methodist",
+                                      "lutheran", "presbyterian", "christian", "bible", "ivy", "nonprofit",
+                                      "for-profit", "liberal", "two-year", "four-year", "land-grant", "historically"})
 #: Kinds of news media: a description beside one fits that one only ("the cable sports network ESPN").
 _MEDIA_KINDS = ("broadcaster", "newspaper", "news agency", "television network", "news channel")
 

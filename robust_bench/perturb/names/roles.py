@@ -25,7 +25,7 @@ def person_name_tokens(tokens: Sequence[str], start: int, end: int, *, gold: boo
         The mention, ``[start, end)``.
     gold : bool
         The span is a gold name annotation: words that are usually not names ("Jason Little",
-        "B. Young") count as names.
+        "B. Young") count as names, and "M." is an initial ("M. Waugh"), not "Monsieur".
 
     Returns
     -------
@@ -38,7 +38,8 @@ def person_name_tokens(tokens: Sequence[str], start: int, end: int, *, gold: boo
         b -= 1
     a = b
     while a > start and (tokens[a - 1].lower() not in HONORIFIC_GENDER
-                         or gold and tokens[a - 1].lower() in _NAME_LIKE_TITLES) and (
+                         or gold and (tokens[a - 1].lower() in _NAME_LIKE_TITLES
+                                      or re.fullmatch(r"[A-Z]\.", tokens[a - 1]) is not None)) and (
             is_name_word(tokens[a - 1], gold) or tokens[a - 1] in PARTICLES and a - 1 > start and a < b):
         a -= 1
     if all(t in PARTICLES for t in tokens[a:b]):
@@ -57,10 +58,10 @@ def _is_initial(word: str) -> bool:
 
 def _surface(original: str, new: str) -> str:
     """``new`` in the shape of ``original``: an initial stays an initial ("J." -> "S."), capitals stay
-    capitals ("TOMMY" -> "SOLBERG")."""
+    capitals ("TOMMY" -> "SOLBERG", and "McBRIDE" -> "MATHESON" beside "SALLIE")."""
     if _is_initial(original):
         return new[0].upper() + "."
-    if original.isupper() and len(original) > 1:
+    if len(original) > 1 and (original.isupper() or re.fullmatch(r"(Mc|Mac|O')[A-Z]{2,}", original)):
         return new.upper()
     return new
 
@@ -157,6 +158,8 @@ def _count_uses(tokens, names, seen: dict, shape: dict) -> None:
             seen.setdefault(words[0].lower(), Counter())["after surname title"] += 1
         elif len(words) == 1 and before in _FIRST_NAME_TITLES:
             seen.setdefault(words[0].lower(), Counter())["after first-name title"] += 1
+        elif len(words) == 1 and before in _EITHER_WAY_TITLES:
+            seen.setdefault(words[0].lower(), Counter())["after either-way title"] += 1
         for k, w in enumerate(words):
             if _particle(w, k, len(words)):
                 continue
@@ -169,10 +172,12 @@ def _count_uses(tokens, names, seen: dict, shape: dict) -> None:
 def _role_with_evidence(word: str, c: Counter, lexicon, bare: str = "rank") -> tuple[str, str | None]:
     """The role of one name word from its uses ``c`` (see :func:`_word_roles`) and how it was decided,
     first that applies: ``position`` (first or last word of full names); ``lists`` (the name lists know
-    it in one role only: "Miss Betsey"); ``names-dataset`` (a given name the lists do not know, that
-    names-dataset ranks ten times lower or not at all as a family name: "Lucilla", "Leonce"; never the
-    other way, "Tibby" is unranked as a given name there); ``title`` ("Mr. Harvey", "Sir John");
-    ``rank`` (one list ranks it at least ten times higher and names-dataset's ranks agree); else
+    it in one role only: "Miss Betsey"); ``title`` ("Mr. Harvey", "Sir John", "Mr. Heathcliff");
+    ``names-dataset`` (a given name the lists do not know, among names-dataset's 1,000 most frequent given
+    names, that it ranks ten times lower or not at all as a family name: "Lucilla", "Leonce"; not "Bartleby",
+    2,940th, a surname to a reader; never the other way, "Tibby" is unranked as a given name
+    there); ``rank`` (one list ranks it at least ten times higher and names-dataset's ranks agree; in
+    fiction not for a name seen only after a title that goes either way, "my cousin Percy"); else
     ``None``, the paper's default, the last name (§2.3). Positions that the lists contradict ("Mary
     Jane": "Jane" is a first name only) decide the role but are no evidence.
 
@@ -196,15 +201,20 @@ def _role_with_evidence(word: str, c: Counter, lexicon, bare: str = "rank") -> t
         return "first", "position"      # a middle name: "Joao Manuel Pinto"
     likely = lexicon.likely_role(title)
     fact = lexicon.facts.get(title)
-    if likely is None and fact is not None and fact.first_rank is not None and fact.first_rank <= 3000 and (
+    if c["after surname title"] != c["after first-name title"]:
+        # before names-dataset: "Mr. Heathcliff" is a surname, though names-dataset knows "Heathcliff" as a
+        # given name only (issue 53)
+        return ("first" if c["after first-name title"] > c["after surname title"] else "last"), "title"
+    if likely is None and fact is not None and fact.first_rank is not None and fact.first_rank <= 1000 and (
             fact.last_rank is None or fact.last_rank >= 10 * fact.first_rank):
         return "first", "names-dataset"
-    if c["after surname title"] != c["after first-name title"]:
-        return ("first" if c["after first-name title"] > c["after surname title"] else "last"), "title"
     if likely is None:
         return "last", None
     if bare == "last":
         return "last", ("rank" if likely == "last" else None)
+    if bare == "rank" and alone and c["single"] and c["after either-way title"] >= c["single"]:
+        # seen only after a title that goes either way ("my cousin Percy", "Lord Jim"): nothing decides
+        return likely, None
     first = min(lexicon.rank(title, "male"), lexicon.rank(title, "female"))
     last = lexicon.rank(title, "last")
     ratio = (max(first, last) + 1) / (min(first, last) + 1)
@@ -246,8 +256,8 @@ _NO_FIRST_LAST_TITLES = {"pope", "st.", "st", "saint", "ste.", "ste"}
 
 
 #: Titles before a surname ("Mr. Harvey", "Dr. Seward") and before a first name ("Sir John",
-#: "Aunt Polly"); "Lady", "Lord", "Father" go either way and decide nothing, and so do epithets
-#: ("my dear Watson", "old Osborne", "Little Nell").
+#: "Aunt Polly"); "Lady", "Lord", "Father", "cousin" go either way (:data:`_EITHER_WAY_TITLES`) and decide
+#: nothing, and so do epithets ("my dear Watson", "old Osborne", "Little Nell").
 _SURNAME_TITLES = {
     "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "dr", "dr.", "doctor", "prof", "prof.", "professor", "captain",
     "capt.", "colonel", "col.", "general", "gen.", "major", "lieutenant", "lieut.", "lt.", "sergeant", "sgt.",
@@ -258,7 +268,11 @@ _SURNAME_TITLES = {
 
 
 _FIRST_NAME_TITLES = {"sir", "dame", "king", "queen", "prince", "princess", "saint", "st.", "brother", "sister",
-                      "uncle", "aunt", "cousin", "pope", "friar", "granny", "grandma", "grandpa"}
+                      "uncle", "aunt", "pope", "friar", "granny", "grandma", "grandpa"}
+#: Titles before either a first name or a surname ("my cousin Percy" is a kinsman called by the family
+#: name; "Lady Catherine" and "Lady Russell", "Lord Jim" and "Lord Byron", "Father Brown"): a name seen
+#: only after one has no role that anything decides (issue 53).
+_EITHER_WAY_TITLES = {"cousin", "lady", "lord", "father", "mother"}
 
 
 def nickname_pairs(first_names: set[str]) -> set[str]:

@@ -10,7 +10,8 @@ import random
 import re
 from typing import Iterable, Mapping, Sequence
 
-from robust_bench.perturb.names.kinds import _ORG_SUFFIXES, _POSSESSIVE, organisation_core, organisation_kind, same_organisation
+from robust_bench.perturb.names.kinds import (_ORG_SUFFIXES, _POSSESSIVE, organisation_core, organisation_kind,
+                                              same_organisation, university_kind)
 from robust_bench.perturb.names.lexicon import NameLexicon, _plural_name, pool_minimum
 from robust_bench.perturb.names.mentions import ENTITY_TYPES, Mention
 from robust_bench.perturb.names.roles import (_NO_FIRST_LAST_TITLES, _ORGANISATION_NOUNS,
@@ -90,7 +91,7 @@ class _Drawer:
 
 def _person_part(word: str, role: str, word_gender: Mapping[str, str], choose, lexicon, rng) -> str | None:
     """The replacement of one person-name word, in its shape, a first name from the pool of its gender
-    (``word_gender``: male, female or unisex); ``None`` for a first name without one (it is kept, never
+    (``word_gender``: male or female); ``None`` for a first name without one (it is kept, never
     flipped) or an exhausted pool."""
     if role == "first":
         g = word_gender.get(word.lower())
@@ -148,7 +149,7 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
         are left unchanged and counted in ``skipped``.
     """
     types = set(types)
-    refuse = dict(refuse or {})
+    refuse = {**split_by_the_tags(tokens, mentions, lexicon), **(refuse or {})}
     state = _Planning(tokens, lexicon, rng, fixed)
     hints = dict(gender_hints or {})
     by_entity: dict[str, list[Mention]] = {}
@@ -183,13 +184,19 @@ FIRST_NAME_AND_SURNAME = "person with a name word that is another's first name a
 POPE_OR_SAINT = "a pope's or a saint's name"
 DEITY_OR_PROPHET = "a name of God or a prophet (Allah, the prophet Mohammed)"
 NICKNAME_AND_FULL_FORM = "person whose first names are a nickname and its full form"
-FIRST_NAME_OF_UNKNOWN_GENDER = "person with a first name of unknown gender"
+FIRST_NAME_OF_UNKNOWN_GENDER = "person with a first name of either or unknown gender that nothing in the text decides"
 NAME_LIST_EXHAUSTED = "name list exhausted"
 EMPTY_MENTION = "empty mention"
 LOCATION_NOT_IN_THE_LEXICON = "location not in the lexicon"
 EAST_ASIAN_NAME = "an East Asian name (family name first, given name in one or two tokens): whole or not at all"
 UNKNOWN_NAME_WORD = "a name word the lists know in neither role"
 ROLE_AGAINST_THE_LISTS = "a name word whose role names-dataset contradicts (Clarke as a given name, Shatskikh Oleg)"
+LONE_GIVEN_NAME = "a name word alone that the lists know as a given name (Tony, Peggy): given name or surname, nothing tells"
+SHORT_UNLISTED_WORD = "a short word alone that no name list holds (Nat, Lab: parties in a results line)"
+MIDDLE_WORD_OF_NO_ROLE = "a middle word the lists do not know as a surname (Hilde Synnove Lid): given name or surname, nothing tells"
+SPLIT_BY_THE_TAGS = "a name the gold tags split (Florence [LOC] Masnada [PER]): its first name would stay"
+MODIFIER_TAGGED_AS_PERSON = "a common word before a noun for a person (Pace bowler Ian Harvey): a modifier tagged PER"
+JOINED_NAME = "a name with a word that joins the next (Abdul Latif, Abu Bakr, bin Laden): one name in two words"
 
 
 def no_pool_of_its_kind(kind: str) -> str:
@@ -266,9 +273,10 @@ def _person_names(state: _Planning, mentions, by_entity, gold: bool) -> dict[str
 class _Person:
     """One person as the checks of :data:`PERSON_CHECKS` see it."""
 
-    def __init__(self, tokens, names, lexicon, roles, two_roles, context, named):
+    def __init__(self, tokens, names, lexicon, roles, two_roles, context, named, full_last=frozenset()):
         self.tokens, self.names, self.lexicon = tokens, names, lexicon
         self.roles, self.two_roles, self.context, self.named = roles, two_roles, context, named
+        self.full_last = full_last      # words (lower case) that end a full name anywhere in the document
 
 
 def _gender_disagrees(p: _Person) -> bool:
@@ -285,9 +293,98 @@ def _particle_outside_the_name(p: _Person) -> bool:
 
 
 def _ends_in_a_given_name(p: _Person) -> bool:
-    # "Ingeborg Helen [Markein]": a double first name, or a name the tags cut short
+    # "Ingeborg Helen [Markein]": a double first name, or a name the tags cut short; "Gunn Margit [Andreassen]":
+    # a given name the (American) lists do not know, that names-dataset knows as one of one gender
     return any(b - a > 1 and p.roles.get(p.tokens[b - 1].lower()) == "last"
-               and _given_name_only(p.tokens[b - 1], p.lexicon) for _, (a, b) in p.names)
+               and (_given_name_only(p.tokens[b - 1], p.lexicon) or _given_name_by_names_dataset(p.tokens[b - 1], p.lexicon))
+               for _, (a, b) in p.names)
+
+
+def _given_name_by_names_dataset(word: str, lexicon) -> bool:
+    """A word the name lists do not know that names-dataset ranks among the 1,000 most frequent given names of a
+    country, at least five times higher than as a family name, and gives one gender (≥ 90% of its bearers):
+    "Margit", "Ingeborg"."""
+    t = word.title()
+    if lexicon.is_first_name(t) or lexicon.is_last_name(t):
+        return False
+    f = lexicon.facts.get(t)
+    return f is not None and f.first_rank is not None and f.first_rank <= 1000 and (
+        f.last_rank is None or f.last_rank >= 5 * f.first_rank) and f.female is not None and not 0.1 < f.female < 0.9
+
+
+def _lone_given_name(p: _Person) -> bool:
+    # "his wife , Peggy", "Paul Crofts ... Tony": in the news a name alone is read as a surname ("Clinton said"),
+    # but one the lists know as a given name only (or rank ten times higher as one, names-dataset agreeing) may be
+    # either, unless a full name of the document ends in it (issue 53)
+    lexicon = p.lexicon
+    for _, (a, b) in p.names:
+        words = [w for w in p.tokens[a:b] if not _is_initial(w)]
+        if len(words) != 1 or p.roles.get(words[0].lower()) != "last" or words[0].lower() in p.full_last:
+            continue
+        t = words[0].title()
+        f = lexicon.facts.get(t)
+        if lexicon.sole_role(t) == "first" or lexicon.likely_role(t) == "first" and f is not None and (
+                f.first_rank is not None and (f.last_rank is None or 10 * f.first_rank <= f.last_rank)):
+            return True
+    return False
+
+
+def _short_unlisted_word(p: _Person) -> bool:
+    # "Peters says Nat , Lab talks at similar stage": party abbreviations tagged PER
+    return any(b - a == 1 and len(p.tokens[a]) <= 3 and p.tokens[a].isalpha() and not (
+        p.lexicon.is_first_name(p.tokens[a].title()) or p.lexicon.is_last_name(p.tokens[a].title()))
+        for _, (a, b) in p.names)
+
+
+def _modifier_tagged_as_person(p: _Person) -> bool:
+    # "Pace bowler Ian Harvey claimed three": a sentence's first word, a common word, before a noun for a
+    # person, tagged PER in the gold layer
+    from robust_bench.perturb.names.coref import person_noun
+    from robust_bench.perturb.names.org_spans import common_word
+
+    toks = p.tokens
+    return any(b - a == 1 and (a == 0 or toks[a - 1] in (".", "!", "?", '"')) and b < len(toks)
+               and toks[b].isalpha() and toks[b].islower() and person_noun(toks[b]) and common_word(toks[a].lower())
+               for _, (a, b) in p.names)
+
+
+def _middle_word_of_no_role(p: _Person) -> bool:
+    # "Hilde Synnove Lid": a middle word that no list knows is a surname by the paper's default only
+    for _, (a, b) in p.names:
+        n = b - a
+        for k, w in enumerate(p.tokens[a:b]):
+            if 0 < k < n - 1 and not _particle(w, k, n) and not _is_initial(w) and w[:1].isupper() \
+                    and p.roles.get(w.lower()) == "last" and not p.lexicon.is_last_name(w.title()):
+                return True
+    return False
+
+
+def split_by_the_tags(tokens: Sequence[str], mentions: Sequence[Mention], lexicon) -> dict[str, str]:
+    """Persons whose name the gold tags split: a one-word mention of another type that is a first name, right
+    before the person's mention ("Florence [LOC] Masnada [PER]"); swapping the surname alone would leave half a
+    name (issue 53). Entity id -> :data:`SPLIT_BY_THE_TAGS`.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+    mentions : sequence of Mention
+    lexicon : NameLexicon
+
+    Returns
+    -------
+    dict of str to str
+    """
+    ends = {m.end: m for m in mentions if m.type != "PER" and m.end - m.start == 1}
+    return {m.entity: SPLIT_BY_THE_TAGS for m in mentions if m.type == "PER" and m.start in ends
+            and lexicon.is_first_name(tokens[m.start - 1].title()) and tokens[m.start - 1][:1].isupper()}
+
+
+#: Words that join the next word of a name into one ("Abdul Latif", "Abu Bakr", "bin Laden", "Ibn Saud").
+_JOINING_WORDS = frozenset({"abdul", "abdel", "abd", "abdal", "abdol", "abdur", "abu", "abou", "bin", "ibn", "bint"})
+
+
+def _joined_name(p: _Person) -> bool:
+    return any(w.lower() in _JOINING_WORDS for _, (a, b) in p.names for w in p.tokens[a:b - 1])
 
 
 def _after_a_noun_for_a_firm(p: _Person) -> bool:
@@ -379,6 +476,9 @@ def _role_against_the_lists(p: _Person) -> bool:
         if f is not None and p.roles.get(w.lower()) == "first" and f.last_rank is not None and (
                 f.first_rank is None or 50 * f.last_rank < f.first_rank):
             return True
+        if f is not None and p.roles.get(w.lower()) == "first" and p.lexicon.sole_role(w.title()) == "last" and (
+                f.last_rank is not None and (f.first_rank is None or f.last_rank < f.first_rank)):
+            return True         # "Ramos Horta": a compound surname, its first word a surname by both resources
     for _, (a, b) in p.names:
         words = [w for w in p.tokens[a:b] if w[:1].isupper() and not _is_initial(w)]
         if len(words) < 2:
@@ -397,8 +497,12 @@ PERSON_CHECKS = ((GENDER_DISAGREES, _gender_disagrees), (FAMILY_NAME_FIRST, _fam
                  (PARTICLE_OUTSIDE_THE_NAME, _particle_outside_the_name),
                  (ENDS_IN_A_GIVEN_NAME, _ends_in_a_given_name), (AFTER_A_NOUN_FOR_A_FIRM, _after_a_noun_for_a_firm),
                  (FIRST_NAME_AND_SURNAME, _first_name_and_surname), (POPE_OR_SAINT, _pope_or_saint),
-                 (DEITY_OR_PROPHET, _deity_or_prophet), (EAST_ASIAN_NAME, _east_asian_name), (UNKNOWN_NAME_WORD, _unknown_name_word),
-                 (ROLE_AGAINST_THE_LISTS, _role_against_the_lists))
+                 (DEITY_OR_PROPHET, _deity_or_prophet), (EAST_ASIAN_NAME, _east_asian_name),
+                 (JOINED_NAME, _joined_name), (SHORT_UNLISTED_WORD, _short_unlisted_word),
+                 (MODIFIER_TAGGED_AS_PERSON, _modifier_tagged_as_person),
+                 (MIDDLE_WORD_OF_NO_ROLE, _middle_word_of_no_role),
+                 (UNKNOWN_NAME_WORD, _unknown_name_word), (ROLE_AGAINST_THE_LISTS, _role_against_the_lists),
+                 (LONE_GIVEN_NAME, _lone_given_name))
 
 
 def _person_context(tokens, names, hint: str | None) -> str | None:
@@ -414,21 +518,21 @@ def _genders_and_conflicts(state: _Planning, person_names, roles, two_roles, hin
                            ) -> tuple[dict[str, str], dict[str, str]]:
     """Step 2: the gender of each first-name word: its own where names-dataset (or the one list holding it)
     states one, so that "Benito" and "Alessandra" of two Mussolinis each keep theirs; otherwise the person's
-    context (the cluster's pronouns, else an honorific); otherwise a name of either gender ("unisex"). A
+    context (the cluster's pronouns, else an honorific); otherwise none, and the person is left whole. A
     person that a check of :data:`PERSON_CHECKS` or the caller (``refuse``) leaves whole gets none.
 
     Returns word -> pool kind, and entity -> why it is left whole."""
     tokens, lexicon, plan = state.tokens, state.lexicon, state.plan
     word_gender: dict[str, str] = {}
     conflicted: dict[str, str] = {}                 # entity -> why it is left whole
-    unisex = bool(lexicon.pool("unisex"))
+    full_last = frozenset(tokens[b - 1].lower() for names in person_names.values() for _, (a, b) in names if b - a > 1)
     for entity, names in person_names.items():
         context = _person_context(tokens, names, hints.get(entity))
         firsts = list(dict.fromkeys(w for _, (a, b) in names for k, w in enumerate(tokens[a:b])
                                     if roles.get(w.lower()) == "first" and not _particle(w, k, b - a)
                                     and not _plural_of(w, roles)))
         named = {g for w in firsts if (g := lexicon.gender_of(w.title())) in ("male", "female")}
-        person = _Person(tokens, names, lexicon, roles, two_roles, context, named)
+        person = _Person(tokens, names, lexicon, roles, two_roles, context, named, full_last)
         why = next((reason for reason, check in PERSON_CHECKS if check(person)), None)
         if why is not None:
             conflicted[entity] = why
@@ -438,7 +542,7 @@ def _genders_and_conflicts(state: _Planning, person_names, roles, two_roles, hin
             continue
         gender = context if context in ("male", "female") else next(iter(named)) if len(named) == 1 else None
         plan.genders[entity] = gender or "unknown"
-        _first_name_pools(lexicon, firsts, context, unisex, word_gender)
+        _first_name_pools(lexicon, firsts, context, word_gender)
     _share_refusals(tokens, person_names, conflicted)
     return word_gender, conflicted
 
@@ -466,19 +570,17 @@ def _share_refusals(tokens, person_names, conflicted: dict[str, str]) -> None:
                 changed = True
 
 
-def _first_name_pools(lexicon, firsts, context, unisex: bool, word_gender: dict[str, str]) -> None:
+def _first_name_pools(lexicon, firsts, context, word_gender: dict[str, str]) -> None:
     """The pool of each first-name word of one person (see :func:`_genders_and_conflicts`), unless an
-    earlier person set it."""
+    earlier person set it: its own gender, else the person's context's; none for a name of either or unknown
+    gender that nothing in the text decides (a blind read found "Laurie" Harper, a man, renamed "Sasha", and
+    Tae Satoya, a woman, "Sammy", from names of either gender leaning one way: issue 53), so the person is
+    left whole (:data:`FIRST_NAME_OF_UNKNOWN_GENDER`). An initial shows only its letter: that of a first name
+    of the context's gender, else a man's."""
     for w in firsts:
         own = lexicon.gender_of(w.title())
-        pool = own if own in ("male", "female") else context if context in ("male", "female") else \
-            "unisex" if unisex else None
-        if pool == "unisex" and own == "either":
-            # a name of either gender by one leaning the same way ("Joan" by "Sydney", "Nic" by "Casey")
-            share = lexicon.facts[w.title()].female
-            leaning = f"unisex-{'female' if share >= 0.5 else 'male'}"
-            if len(lexicon.pool(leaning)) >= 5:
-                pool = leaning
+        pool = context if context in ("male", "female") else "male" if _is_initial(w) else None
+        pool = own if own in ("male", "female") and not _is_initial(w) else pool
         if pool is not None:
             word_gender.setdefault(w.lower(), pool)
 
@@ -590,6 +692,8 @@ def _swap_organisation(state: _Planning, entity: str, ms, spans, org_cores: list
     kind = next((m.kind for m in ms if m.kind), None) or organisation_kind(canonical)
     if kind == "organisation":
         kind = lexicon.company_sector(canonical)
+    if kind == "university":
+        kind = university_kind(canonical)       # a college by a college (issue 53)
     if len(lexicon.pool(kind)) < pool_minimum(kind):
         # never another kind: "the Securities and Exchange Commission" for "the Nasdaq" says something else
         plan.skipped[no_pool_of_its_kind(kind)] += len(spans)
