@@ -112,8 +112,8 @@ def test_push_results_as_eval_results_and_as_model_index(smoke_runs, fake_hub):
     assert res.exit_code == 0, res.output
     (_, kw), = fake_hub.last.calls
     assert {k: v for k, v in kw.items() if k != "path_or_fileobj"} == {
-        "path_in_repo": ".eval_results/robust-bench-smoke-v4.yaml", "repo_id": "org/parser", "repo_type": "model",
-        "commit_message": "robust-bench results on suite smoke v4", "create_pr": True}
+        "path_in_repo": ".eval_results/robust-bench-smoke-v5.yaml", "repo_id": "org/parser", "repo_type": "model",
+        "commit_message": "robust-bench results on suite smoke v5", "create_pr": True}
     entries = parse_eval_result_entries(yaml.safe_load(kw["path_or_fileobj"]))
     assert {e.task_id: e.value for e in entries} == {t: r["metrics"][r["primary"]] for t, r in records.items()}
     assert all(e.dataset_id == "robust-bench/robust-bench" and e.source_url for e in entries)

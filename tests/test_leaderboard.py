@@ -140,7 +140,7 @@ HOSTILE = {
     "symbolic link": (lambda r: ((r / "records/gec_mnli.json").unlink(),
                                  (r / "records/gec_mnli.json").symlink_to("/etc/hostname")), {}, "symbolic link"),
     "stray file among the records": (lambda r: shutil.copy(r / REC, r / "records/evil.json"), {},
-                                     "not a task of suite smoke v4"),
+                                     "not a task of suite smoke v5"),
     "suite version the store does not accept": (lambda r: _edit(r / "run.json", lambda d: d["suite"].update(version=99)),
                                                 {}, "not a suite version this leaderboard accepts"),
     "a shard, not a run": (lambda r: _edit(r / "run.json", lambda d: d.update(shard=[0, 2])), {}, "field 'shard'"),
@@ -191,7 +191,7 @@ def test_hostile_submissions_are_rejected_and_leave_the_store_unchanged(board, s
 def test_overwrite_needs_the_flag_and_replaces_atomically(board, smoke_runs, tmp_path):
     store = tmp_path / "store"
     shutil.copytree(board["store"], store)
-    entry = next(store.glob("submissions/tiny--tagger/smoke-v4/*/model"))
+    entry = next(store.glob("submissions/tiny--tagger/smoke-v5/*/model"))
     args = ["submit", str(smoke_runs["tagger"][0]), "--to", str(store), "--model-id", "tiny/tagger"]
     assert run(args, tmp_path, check=False).returncode == 2
     first = json.loads((entry / "submission.json").read_text())["submitted_at"]
@@ -213,9 +213,9 @@ def test_aggregation_and_the_built_site(board):
     blob = re.search(r'<script type="application/json" id="leaderboard-data">(.*?)</script>', page, re.S).group(1)
     rows = json.loads(blob)
     assert sorted(r["model_id"] for r in rows) == ["spacy/en_rb_sm", "tiny/nli-clf", "tiny/tagger"]
-    suite = load_suite(board["store"] / "suites" / "smoke-v4.yaml")
+    suite = load_suite(board["store"] / "suites" / "smoke-v5.yaml")
     for row in rows:
-        entry = board["store"] / "submissions" / row["model_id"].replace("/", "--") / "smoke-v4" / row["revision"] / "model"
+        entry = board["store"] / "submissions" / row["model_id"].replace("/", "--") / "smoke-v5" / row["revision"] / "model"
         records = {p.stem: json.loads(p.read_text()) for p in (entry / "records").glob("*.json")}
         assert row == {**{k: row[k] for k in ("model_id", "revision", "suite", "submitted_at", "report",
                                                                   "asked", "partial", "rank")},
@@ -240,7 +240,7 @@ def test_aggregation_and_the_built_site(board):
         assert (board["site"] / row["report"]).is_file()
     assert page.count("<tr>") == 1 + 3
     for fam in ("grammatical_errors", "named_entity_swaps", "adversarial_treebanks", "lit", "jabberwocky"):
-        assert (board["site"] / "families" / "smoke-v4" / f"{fam}.html").is_file()
+        assert (board["site"] / "families" / "smoke-v5" / f"{fam}.html").is_file()
 
 
 def _driver():
@@ -348,8 +348,8 @@ def test_submission_to_a_hub_store_opens_a_pull_request(board, smoke_runs):
     assert where.endswith("/discussions/1")
     (kwargs, files), = api.uploads
     assert kwargs == {"repo_id": "org/board", "repo_type": "dataset", "folder_path": kwargs["folder_path"],
-                      "path_in_repo": "submissions/tiny--bert/smoke-v4/abc123/model", "create_pr": True,
-                      "commit_message": "Submit tiny/bert@abc123 on smoke v4"}
+                      "path_in_repo": "submissions/tiny--bert/smoke-v5/abc123/model", "create_pr": True,
+                      "commit_message": "Submit tiny/bert@abc123 on smoke v5"}
     info = json.loads(files["submission.json"])
     assert sorted(files) == sorted(["submission.json", *info["files"]])
     for rel, sha in info["files"].items():
@@ -498,7 +498,7 @@ def test_verify_marks_a_genuine_submission_verified_and_flags_forged_predictions
     repo, suites = smoke_repo
     store = tmp_path / "store"
     shutil.copytree(board["store"], store)
-    suite = LocalStore(store).suites()[("smoke", 4)]
+    suite = LocalStore(store).suites()[("smoke", 5)]
     cmd = ["leaderboard", "verify", "--store", str(store), "--repo", str(repo), "--model", models["nli"]]
 
     genuine = run([*cmd, "tiny/nli-clf", "--sample", "12", "--seed", "3"], tmp_path, check=False)

@@ -403,8 +403,8 @@ def test_names_configs_build_load_and_score(build_any):
     coref = datasets.load_dataset(str(repo), "names_coref", split="test")
     sc = score_coref(RuleBasedCoref(), coref)
     # of 8 documents (issue 53: a person whose name word no list knows, in a role position does not decide, is
-    # left whole)
-    assert sc["groups"] >= 5 and sc["metrics_original"]["documents"] == sc["groups"]
+    # left whole; builder 2.4.0 also passes over names of either gender that nothing in the text decides)
+    assert sc["groups"] >= 4 and sc["metrics_original"]["documents"] == sc["groups"]
     assert sc["stability"] == 1.0            # consistent swaps cannot change string/head matching
     for r in coref.select(range(1, min(40, len(coref)), 4)):
         for c in r["clusters"]:
@@ -415,17 +415,18 @@ def test_names_configs_build_load_and_score(build_any):
 @pytest.mark.full
 def test_whole_names_configs_have_the_cards_sizes(build_any):
     """The whole corpora, as the suite pins them: names_mrpc's test pairs with names (the paper had
-    218; the same-kind rule leaves about 130, the same remit of issue 53 about 90) and LitBank's documents with a
+    218; the same-kind rule leaves about 130, the same remit of issue 53 about 70) and LitBank's documents with a
     person to swap; the automatic checks of issue 53 find nothing."""
     from robust_bench.data.repository import read_metadata
 
     mrpc = read_metadata(build_any("names_mrpc", whole=True))["names_mrpc"]["statistics"]["test"]
-    # issue 53: organisations of the same remit or refused leave 76; distinct variants, at most B each
-    assert mrpc["groups"] > 70 and mrpc["groups"] <= mrpc["variants"] <= 3 * mrpc["groups"]
+    # issue 53: organisations of the same remit or refused leave 69 (builder 2.4.0); distinct variants, at most
+    # B = 50 each
+    assert mrpc["groups"] > 65 and mrpc["groups"] <= mrpc["variants"] <= 50 * mrpc["groups"]
     assert mrpc["variants_per_group_min"] >= 1 and mrpc["identical_variants"] == 0
     assert not {k: v for k, v in mrpc["checks"].items() if v}
     coref = read_metadata(build_any("names_coref", whole=True))["names_coref"]["statistics"]["test"]
-    assert coref["groups"] >= 75 and coref["identical_variants"] == 0          # 78 since issue 53
+    assert coref["groups"] >= 70 and coref["identical_variants"] == 0          # 74 on builder 2.4.0
     assert not {k: v for k, v in coref["checks"].items() if v}
     conll = read_metadata(build_any("names_conll2003", whole=True))["names_conll2003"]["statistics"]["test"]
     assert not {k: v for k, v in conll["checks"].items() if v} and conll["variants_per_group_min"] >= 1
