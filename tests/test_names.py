@@ -27,7 +27,7 @@ def lexicon(sources):
     words = {w for t in (SENT, "Mary Jones John Brown Kit Small Taylor Benito Alessandra Mussolini Qwyllith Tess "
                                "Durbeyfield Betsey Trotwood Woodhouse Emma Tassel Kim Do Hoon Clijsters Kusunose Shiho Lee Kyou-hyuk "
                                "Westwood Boxmeer Gunn Margit William Hill Joan Jamie Yoo Sang Chul Clarke Oleg Shatskikh Fraser Santiago "
-                               "Tony Peggy Nat Lab Abdul Latif Ramos Horta Laurie Peters Hilde Synnove Lid Florence Masnada".split())
+                               "Tony Peggy Nat Lab Abdul Latif Ramos Horta Laurie Peters Hilde Synnove Lid Florence Masnada George".split())
              for w in t if w[:1].isupper()}
     lex.add_facts(name_facts(words | lex.fact_words()))
     return lex
@@ -177,6 +177,18 @@ def test_a_name_of_either_gender_takes_the_gender_the_text_gives_or_is_left(lexi
         assert new[:2] == ["Laurie", "Harper"] and plan.skipped[FIRST_NAME_OF_UNKNOWN_GENDER] == 1
         plan, new, _, _ = _swap(lexicon, seed, "Mrs. Joan Brown spoke .".split(), [Mention(0, 3, "PER", "j")])
         assert new[1] in lexicon.pool("female") and plan.genders == {"j": "female"}
+        # one word, one replacement: "Chris" of a woman and of a person nothing tells are both left whole
+        plan, new, _, _ = _swap(lexicon, seed, "Mrs. Chris Smith met Chris Jones .".split(),
+                                [Mention(0, 3, "PER", "s"), Mention(4, 6, "PER", "j")])
+        assert new[1] == new[4] == "Chris" and plan.skipped[FIRST_NAME_OF_UNKNOWN_GENDER] == 2
+        plan, new, _, _ = _swap(lexicon, seed, "Mr. Chris Smith met Mrs. Chris Jones .".split(),
+                                [Mention(0, 3, "PER", "s"), Mention(4, 7, "PER", "j")])
+        assert new[1] == new[5] == "Chris" and plan.skipped[FIRST_NAME_OF_UNKNOWN_GENDER] == 2
+        # NLTK's lists hold "Tony" and "George" for both genders too, but names-dataset gives them to men (98%+):
+        # their gender is known, and a context against it is a disagreement
+        assert lexicon.gender_of("Tony") == lexicon.gender_of("George") == "male"
+        plan, new, _, _ = _swap(lexicon, seed, "Mrs. George Smith spoke .".split(), [Mention(0, 3, "PER", "g")])
+        assert new[1] == "George" and plan.skipped["person whose first name and context disagree on gender"] == 1
         # an initial shows only its letter ("M. Waugh": an initial in a gold name, not "Monsieur")
         plan, new, edits, _ = _swap(lexicon, seed, "M. Waugh c Murray".split(), [Mention(0, 2, "PER", "w")],
                                     gold=True, bare="last")
@@ -420,9 +432,9 @@ def test_whole_names_configs_have_the_cards_sizes(build_any):
     from robust_bench.data.repository import read_metadata
 
     mrpc = read_metadata(build_any("names_mrpc", whole=True))["names_mrpc"]["statistics"]["test"]
-    # issue 53: organisations of the same remit or refused leave 69 (builder 2.4.0); distinct variants, at most
-    # B = 50 each
-    assert mrpc["groups"] > 65 and mrpc["groups"] <= mrpc["variants"] <= 50 * mrpc["groups"]
+    # issue 53: organisations of the same remit or refused leave 69 (builder 2.4.0); distinct variants (11.3 per
+    # group on 2.4.0)
+    assert mrpc["groups"] > 65 and 5 * mrpc["groups"] < mrpc["variants"]
     assert mrpc["variants_per_group_min"] >= 1 and mrpc["identical_variants"] == 0
     assert not {k: v for k, v in mrpc["checks"].items() if v}
     coref = read_metadata(build_any("names_coref", whole=True))["names_coref"]["statistics"]["test"]
@@ -636,6 +648,7 @@ def test_a_title_decides_before_names_dataset_and_a_title_of_either_way_decides_
     from robust_bench.perturb.names import name_word_roles
     from robust_bench.text.names import name_facts
 
+    lexicon = lexicon.without(set())           # a copy: the module's fixture stays as it is
     lexicon.add_facts(name_facts(["Heathcliff", "Percy"]))
     tokens = "the name of Mr. Heathcliff 's dwelling . Heathcliff came . sent by my cousin Percy .".split()
     roles = name_word_roles(tokens, [(4, 5), (8, 9), (15, 16)], lexicon)
@@ -692,9 +705,31 @@ def test_universities_colleges_and_junior_colleges_replace_their_own_kind(source
                                           "Ohio State University", "Miami Dade Community College", "Colby College"])
     assert set(lex.pool("university")) == {"University of Michigan", "Vanderbilt University", "Ohio State University"}
     assert set(lex.pool("college")) == {"Boston College", "Northwest College", "Bard College", "Colby College"}
+    colleges = ["Amherst", "Williams", "Bowdoin", "Carleton", "Oberlin", "Wellesley", "Vassar", "Middlebury",
+                "Hamilton", "Davidson", "Grinnell"]
+    lex = NameLexicon.load(sources / "names/checklist_names.json", sources / "names/checklist_lexicon_basic.json",
+                           organisations=list(lex.organisations) + [f"{c} College" for c in colleges])
     assert set(lex.pool("junior college")) == {"Young Harris Junior College", "Miami Dade Community College"}
     assert [university_kind(n) for n in ("the University of Puget Sound", "Boston College", "Young Harris Junior College")] \
         == ["university", "college", "junior college"]
+    tokens = "She studied at Northwest College in 1999 .".split()
+    for seed in range(5):
+        plan = plan_swaps(tokens, [Mention(3, 5, "ORG", "c", "university")], lex, random.Random(seed), types=("ORG",))
+        (words, _, _, role), = plan.spans.values()
+        assert role == "college" and " ".join(words) in set(lex.pool("college")) - {"Northwest College"}
+
+
+def test_a_bare_parliament_is_no_replacement_and_capitals_survive_a_prefix():
+    """Issue 53: "The FTC asked the Parliament today" was judged no name; "SALLIE McBRIDE" renamed "KYLEIGH Matheson"
+    lost its capitals."""
+    from robust_bench.perturb.names.roles import _surface
+    from robust_bench.perturb.organisations import legislatures
+
+    assert "Parliament" not in legislatures() and {"Congress", "Knesset", "House of Commons"} <= set(legislatures())
+    lex = NameLexicon(male=["John"], female=["Mary"], last=["Smith"], organisations=["Parliament", "National Assembly"])
+    assert "Parliament" not in lex.pool("legislature") and "National Assembly" in lex.pool("legislature")
+    assert _surface("McBRIDE", "Matheson") == "MATHESON" and _surface("McBride", "Matheson") == "Matheson"
+    assert _surface("O'NEILL", "Smith") == "SMITH" and _surface("J.", "Smith") == "S."
 
 
 def test_organisation_names_and_kinds():
@@ -995,6 +1030,9 @@ def test_audit_draws_no_variant_identical_to_its_original():
      "Robinson"),
     # "My name is John Carter ; I am better known as Captain Jack Carter of Virginia"
     ("62_a_princess_of_mars_brat", "a name whose family holds a nickname and its full form", "John"),
+    # "calling me 'Sir John' ... when I be plain Jack Durbeyfield" (the gold layer's names leave "plain Jack" out)
+    ("110_tess_of_the_durbervilles_a_pure_woman_brat",
+     "a first name whose nickname or full form the document also writes (Sir John, plain Jack)", "John"),
 ])
 def test_a_coreference_document_renames_no_person_a_blind_read_found_wrong(sources, lexicon, doc, passed_over,
                                                                             not_renamed):
@@ -1009,6 +1047,7 @@ def test_a_coreference_document_renames_no_person_a_blind_read_found_wrong(sourc
     docs = read_conll2012(f)
     gold_person_names(f, docs)
     d = docs[0]
+    lexicon = lexicon.without(set())           # a copy: the module's fixture stays as it is
     lexicon.add_facts(name_facts({t for t in d.tokens if t[:1].isupper()}))
     persons = coref_persons(d, lexicon, None, is_real_word_factory(), gold_names=True)
     mentions = [m for p in persons for m in p["mentions"]]

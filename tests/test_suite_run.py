@@ -36,7 +36,7 @@ def test_run_smoke_with_tiny_models(smoke_runs):
                 rec = json.loads((run_dir / "records" / f"{name}.json").read_text())
                 validate_record(rec)
                 assert hashlib.sha256((run_dir / "logs" / f"{name}.jsonl").read_bytes()).hexdigest() == rec["log_sha256"]
-                assert rec["data_pinned"] and rec["suite"] == {"name": "smoke", "version": 4}
+                assert rec["data_pinned"] and rec["suite"] == {"name": "smoke", "version": 5}
                 for m, v in rec["metrics"].items():
                     lo, hi = rec["intervals"][m]
                     if v is not None and lo is not None:

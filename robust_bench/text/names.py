@@ -10,7 +10,7 @@ from typing import Iterable
 
 from robust_bench import RobustBenchError
 
-__all__ = ["HONORIFIC_GENDER", "NOT_NAME_WORDS", "PARTICLES", "is_name_word", "GENDER_SHARE",
+__all__ = ["HONORIFIC_GENDER", "NOT_NAME_WORDS", "PARTICLES", "is_name_word", "GENDER_SHARE", "BOTH_LISTS_SHARE",
            "SURNAME_FIRST_COUNTRIES", "NameFact", "NameFactsError", "name_facts"]
 
 #: Titles that stay in place; the value is the gender they imply (``None``: either).
@@ -64,9 +64,12 @@ def is_name_word(w: str, gold: bool = False) -> bool:
 
 
 #: A first name is of known gender when at least this share of its bearers have that gender
-#: (names-dataset's shares); "Courtney" (89% women), "Kim", "Andrea" and "Jordan" are not. (A name that NLTK's
-#: names corpus lists for both genders is not either: see :meth:`NameLexicon.gender_of`.)
+#: (names-dataset's shares); "Courtney" (89% women), "Kim", "Andrea" and "Jordan" are not.
 GENDER_SHARE = 0.9
+#: ... but a name that NLTK's names corpus lists for both genders is of either gender unless names-dataset gives
+#: it more than 97% of one ("Chris", 90% men's, and "Laurie", 95% women's, are of either; "Tony" and "George"
+#: are men's): see :meth:`~robust_bench.perturb.names.lexicon.NameLexicon.gender_of` (issue 53).
+BOTH_LISTS_SHARE = (0.03, 0.97)
 #: Countries whose names are written family name first ("Kim Dae-jung", "Tan Kong Yam", "Li Peng", and
 #: in sports results "Inoue Junichi"; the English-language press writes Japanese names in either order,
 #: so a Japanese name counts as family name first only when its second word is a given name there).

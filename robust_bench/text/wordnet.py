@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from functools import lru_cache
 from importlib.metadata import version as package_version
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from nltk.corpus.reader import CorpusReader
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
 from nltk.corpus.util import LazyCorpusLoader
 
-__all__ = ["wordnet"]
+__all__ = ["wordnet", "first_noun_sense"]
 
 
 class _WordNet30Reader(WordNetCorpusReader):
@@ -65,3 +66,21 @@ class _WordNet30Reader(WordNetCorpusReader):
 #: through ``NLTK_DATA`` like NLTK's own.
 wordnet = LazyCorpusLoader("wordnet", _WordNet30Reader,
                            LazyCorpusLoader("omw-2.0", CorpusReader, r".*/wn-data-.*\.tab", encoding="utf8"))
+
+
+@lru_cache(maxsize=8192)
+def first_noun_sense(noun: str) -> str | None:
+    """The WordNet lexicographer file of the first noun sense of ``noun`` ("noun.person" for "bowler",
+    "noun.animal" for "pony"), or ``None`` when WordNet has no noun sense.
+
+    Parameters
+    ----------
+    noun : str
+        Lower case.
+
+    Returns
+    -------
+    str or None
+    """
+    senses = wordnet.synsets(noun, pos="n")
+    return senses[0].lexname() if senses else None

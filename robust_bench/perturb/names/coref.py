@@ -10,10 +10,12 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
+from robust_bench.perturb.names.kinds import _POSSESSIVE
 from robust_bench.perturb.names.mentions import Mention
 from robust_bench.perturb.names.roles import name_word_roles, nickname_pairs, person_name_tokens
 from robust_bench.perturb.names.swaps import plan_swaps
 from robust_bench.text.names import HONORIFIC_GENDER, PARTICLES
+from robust_bench.text.wordnet import first_noun_sense
 
 #: lower-case words inside a proper person name ("Duke of Wellington", "Ludwig van Beethoven")
 _NAME_PARTICLES = {"of", "de", "van", "von", "der", "le", "la", "du", "da", "di", "del", "'s"}
@@ -250,15 +252,6 @@ def coref_persons(d, lexicon, nlp, real_word, *, gold_names: bool) -> list[dict]
 _DETERMINERS = frozenset({"the", "a", "an", "his", "her", "my", "our", "their", "this", "that", "your", "its"})
 
 
-@lru_cache(maxsize=8192)
-def _first_noun_sense(noun: str) -> str | None:
-    """The WordNet lexicographer file of the first noun sense of ``noun`` (``noun.animal``...), or None."""
-    from robust_bench.text.wordnet import wordnet as wn
-
-    senses = wn.synsets(noun, pos="n")
-    return senses[0].lexname() if senses else None
-
-
 def is_animal(noun: str) -> bool:
     """Whether the first WordNet sense of ``noun`` is an animal ("dog", "horse", "pony").
 
@@ -271,7 +264,7 @@ def is_animal(noun: str) -> bool:
     -------
     bool
     """
-    return _first_noun_sense(noun) == "noun.animal"
+    return first_noun_sense(noun) == "noun.animal"
 
 
 def _words_of_titled_places(d, per) -> set[str]:
@@ -281,16 +274,14 @@ def _words_of_titled_places(d, per) -> set[str]:
 
     toks, out = d.tokens, set()
     for a, b, lab in d.entities:
-        if map_entity_label(lab) == "PER":
+        if map_entity_label(lab) != "LOC" and lab.upper() != "VEH":       # places, facilities (LOC) and vessels
             continue
         for pa, pb in per:
-            rest = [w for w in toks[pb:b] if w not in _POSSESSIVES]
+            rest = [w for w in toks[pb:b] if w not in _POSSESSIVE]
             if a <= pa and pb <= b and rest and all(w[:1].isupper() for w in rest):
                 out.update(w.lower() for w in toks[pa:pb] if w[:1].isupper())
     return out
 
-
-_POSSESSIVES = frozenset({"'s", "’s", "'", "’"})
 
 
 def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
@@ -347,10 +338,8 @@ def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
         # "King Solomon's Mines": a place, facility or vessel named after a person, which its renaming would
         # rename too ("Mrs. Todd's garden" is not one: a garden that she owns)
         return "a name inside the name of a place, a facility or a vessel (King Solomon's Mines)"
-    firsts_of_person = {w for w in low if roles.get(w, ("",))[0] == "first"}
-    mine = {(m.start, m.end) for m in person["mentions"]}
-    if any(b - a == 1 and (a, b) not in mine and toks[a].lower() in firsts_of_person and a not in inside
-           for a, b in per):
+    own = {w for w in low if roles.get(w, ("",))[0] == "first"}
+    if any(b - a == 1 and toks[a].lower() in own and a not in inside for a, b in per):
         # "relations were named Robinson ... I was called Robinson Kreutznaer": the first name stands alone
         # for another person or a family
         return "a first name the document also gives another person or a family"
@@ -376,8 +365,9 @@ def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
     if nickname_pairs(firsts):
         return "a name whose family holds a nickname and its full form"
     # ... or anywhere in the document ("calling me 'Sir John' ... when I be plain Jack Durbeyfield")
-    own = {w for w in low if roles.get(w, ("",))[0] == "first"}
-    every = {toks[i].lower() for a, b in per for i in range(a, b) if toks[i][:1].isupper()}
+    # (any capitalised word inside a sentence: the gold layer's names leave out "plain Jack Durbeyfield")
+    starts = set(d.sentence_starts)
+    every = {t.lower() for i, t in enumerate(toks) if t[:1].isupper() and i not in starts and not t.isupper()}
     if nickname_pairs(own | every) & own:
         return "a first name whose nickname or full form the document also writes (Sir John, plain Jack)"
     return None
@@ -417,7 +407,7 @@ def person_noun(noun: str) -> bool:
     -------
     bool
     """
-    return _first_noun_sense(noun) == "noun.person"
+    return first_noun_sense(noun) == "noun.person"
 
 
 def is_person_cluster(tokens, cluster, names, per_tokens: set[int], lexicon) -> bool:

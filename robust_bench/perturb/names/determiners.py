@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from robust_bench.perturb.checks import indefinite_article
-from robust_bench.perturb.names.kinds import ORGANISATION_KINDS, is_institution, organisation_kind
+from robust_bench.perturb.names.kinds import ORGANISATION_KINDS, UNIVERSITY_KINDS, is_institution, organisation_kind
 from robust_bench.perturb.names.spans import ADJUSTED
 
 def needs_the(name: str, article_use: dict | None = None) -> bool | None:
@@ -121,7 +121,8 @@ def fix_determiners(plan, tokens, token_of, sentence_starts: set[int], article_u
         See :func:`needs_the`.
     """
     for (a, b), (words, entity, typ, role) in sorted(plan.spans.items()):
-        if typ != "ORG" or not (role in ORGANISATION_KINDS or role.startswith("industry:")) or not words:
+        if typ != "ORG" or not (role in ORGANISATION_KINDS or role in UNIVERSITY_KINDS or role.startswith("industry:")) \
+                or not words:
             continue
         new = " ".join(words)
         prev = tokens[a - 1] if a > 0 and a not in sentence_starts else None

@@ -16,7 +16,7 @@ from robust_bench.perturb.names.kinds import (INSTITUTION_KINDS, UNIVERSITY_KIND
                                               university_kind, university_name)
 from robust_bench.perturb.organisations import (BROADCAST_FORMATS, COMPANY, GROUP_WORDS, SECTORS, company_index, company_key,
                                                 executive_departments, legislatures, sector_from_words, sector_pools)
-from robust_bench.text.names import SURNAME_FIRST_COUNTRIES, NameFact
+from robust_bench.text.names import BOTH_LISTS_SHARE, SURNAME_FIRST_COUNTRIES, NameFact
 
 class NameLexiconError(RobustBenchError, ValueError):
     """A name list is missing or malformed; the message names the file and the field."""
@@ -104,8 +104,8 @@ class NameLexicon:
         What names-dataset knows of the names that matter (title-cased keys; see
         :func:`robust_bench.text.names.name_facts`): the gender of a first name comes from it where
         it knows the name, and the pools keep only names whose gender it confirms. Without it, the
-        gender of a first name is the list that holds it (CheckList's lists are disjoint), and
-        there is no pool of names of either gender.
+        gender of a first name is the list that holds it (CheckList's lists are disjoint); either way
+        a name NLTK's names corpus lists for both genders may be of either (:meth:`gender_of`).
     source : dict, optional
         What the lists were read from, for the card.
     """
@@ -273,16 +273,18 @@ class NameLexicon:
         :data:`~robust_bench.text.names.GENDER_SHARE` of its bearers that gender, ``either`` when it
         knows the name with both ("Courtney", "Kim", "Andrea"); for a name it does not know, the one
         first-name list that holds it; else ``None`` (unknown). A name that NLTK's names corpus (Kantrowitz)
-        lists among both men's and women's names is ``either`` whatever the shares: a blind read found
-        "Chris" Witty (90% men's in names-dataset) a woman and "Laurie" Harper (95% women's) a man (issue 53).
+        lists among both men's and women's names is ``either`` unless names-dataset gives it at least 97% of one
+        gender: a blind read found "Chris" Witty (90% men's in names-dataset) a woman and "Laurie" Harper (95%
+        women's) a man (issue 53), while NLTK's lists also hold "Tony", "George" and "Bill" (98% men's or more).
 
         Raises
         ------
         NameLexiconError
             If NLTK's names corpus is not installed."""
-        if first.title() in _both_gender_names():
-            return "either"
         fact = self.facts.get(first.title())
+        if first.title() in _both_gender_names() and (fact is None or fact.female is None or
+                                                       BOTH_LISTS_SHARE[0] < fact.female < BOTH_LISTS_SHARE[1]):
+            return "either"
         if fact is not None and fact.gender is not None:
             return fact.gender
         m, f = first in self._male, first in self._female
@@ -359,9 +361,10 @@ class NameLexicon:
                                                     or _english_word(key))
 
     def pool(self, kind: str) -> tuple[str, ...]:
-        """The names of one kind: ``male``, ``female``, ``last``, a company sector (:data:`SECTORS`; ``company`` holds the companies whose names
-        reveal no industry), an institution kind (:data:`INSTITUTION_KINDS`), ``country``, ``city``.
-        Computed once per kind.
+        """The names of one kind: ``male``, ``female``, ``last``, a company sector (:data:`SECTORS`; ``company``
+        holds the companies whose names reveal no industry), an institution kind (:data:`INSTITUTION_KINDS`;
+        ``university`` holds universities only, ``college`` and ``junior college`` the others:
+        :data:`~robust_bench.perturb.names.kinds.UNIVERSITY_KINDS`), ``country``, ``city``. Computed once per kind.
 
         Raises
         ------
@@ -384,9 +387,11 @@ class NameLexicon:
         if kind in BROADCAST_FORMATS:
             return BROADCAST_FORMATS[kind]
         if kind == "legislature":
-            # WordNet's legislatures, and those the corpus names ("National Assembly")
+            # WordNet's legislatures, and those the corpus names ("National Assembly"); never a bare "Parliament"
+            # (see :func:`~robust_bench.perturb.organisations.legislatures`)
             return tuple(dict.fromkeys(legislatures() + tuple(
-                o for o in self.organisations if organisation_kind(o) == kind and o not in legislatures())))
+                o for o in self.organisations if organisation_kind(o) == kind and o not in legislatures()
+                and o.removeprefix("the ") != "Parliament")))
         if kind in INSTITUTION_KINDS or kind in UNIVERSITY_KINDS:
             # not a team named after its university ("University of New Mexico Lobos"), not a city ("Newport
             # News"), not a longer form of another name of the pool ("CBS Television", "Reuters Research");
@@ -448,7 +453,7 @@ class NameLexicon:
 
     def sizes(self) -> dict[str, int]:
         return {k: len(self.pool(k)) for k in ("male", "female", "last", *SECTORS, *INSTITUTION_KINDS,
-                                               "country", "city")}
+                                               *UNIVERSITY_KINDS[1:], "country", "city")}
 
 
 def _read_json(path) -> dict:

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 
 from robust_bench.perturb.names.kinds import (_ORG_SUFFIXES, INSTITUTION_KINDS, is_institution, organisation_core,
-                                           organisation_kind)
+                                           organisation_kind, university_kind)
 from robust_bench.perturb.names.lexicon import MIN_ORGANISATION_POOL, pool_minimum
 from robust_bench.perturb.names.mentions import Mention
 from robust_bench.perturb.names.org_spans import (_COMPANY_NAME_WORDS, _COUNTRY_PREFIXES, _LEGISLATOR_TITLES,
@@ -136,7 +136,7 @@ def organisation_mentions(d1, d2, types, lexicon, lowercase_words, known_compani
     _kind_from_anaphor(linked, toks, kind_of, anaphor)
     _half_swapped(linked, toks, kind_of, why_entity, lexicon, known_companies)
     _refuse_or_group(pair, linked, toks, kind_of, why_entity, d1, d2, lexicon, anaphor, inferred)
-    return _kept(linked, kind_of, why_entity, lexicon, pair.refused), pair.refused, pair.sides
+    return _kept(linked, kind_of, why_entity, lexicon, pair.refused, toks), pair.refused, pair.sides
 
 
 #: Why an organisation of a pair is left whole: the reasons the ``names_mrpc`` card counts.
@@ -457,7 +457,8 @@ def _kind_refusal(kind: str, names, spans, toks, kind_of, pair: _Pair, renamed: 
         # "the cable sports network ESPN": a description that fits one broadcaster
         return DESCRIBED_BROADCASTER
     if kind == "university" and (any(sp in pair.described for sp in spans) or any(
-            part in _UNIVERSITY_DESCRIPTIONS for t in toks for part in t.lower().split("-"))):
+            t.lower() in _UNIVERSITY_DESCRIPTIONS or part in _UNIVERSITY_DESCRIPTIONS
+            for t in toks for part in t.lower().split("-"))):
         # "Washington private-college president", "which is affiliated with the Assemblies of God": a
         # description that fits some universities only (issue 53)
         return DESCRIBED_UNIVERSITY
@@ -527,16 +528,24 @@ def _refuse_or_group(pair: _Pair, linked, toks, kind_of, why_entity, d1, d2, lex
                 why_entity[entity] = NO_INDUSTRY_GROUP
 
 
-def _kept(linked, kind_of, why_entity, lexicon, refused: Counter) -> list[Mention]:
+def _kept(linked, kind_of, why_entity, lexicon, refused: Counter, toks) -> list[Mention]:
     """Step 7: the mentions to swap: every non-ORG mention, and each ORG mention of a kind, not refused, whose
     pool is large enough (:data:`~robust_bench.perturb.names.lexicon.MIN_ORGANISATION_POOL`,
-    :data:`~robust_bench.perturb.names.lexicon.MIN_INDUSTRY_POOL`); the others are counted in ``refused``."""
+    :data:`~robust_bench.perturb.names.lexicon.MIN_INDUSTRY_POOL`); the others are counted in ``refused``. A
+    university's kind is refined here (:func:`~robust_bench.perturb.names.kinds.university_kind`, by its longest
+    mention), so that the pool checked is the pool drawn from."""
     mentions: list[Mention] = []
+    longest = {}
+    for m in linked:
+        if m.type == "ORG" and m.end - m.start > len(longest.get(m.entity, ())):
+            longest[m.entity] = toks[m.start:m.end]
     for m in linked:
         if m.type != "ORG":
             mentions.append(m)
             continue
         kind = kind_of.get(m.entity)
+        if kind == "university":
+            kind = university_kind(" ".join(longest[m.entity]))
         minimum = pool_minimum(kind) if kind else MIN_ORGANISATION_POOL
         if kind is None:
             refused[UNKNOWN_KIND] += 1
@@ -621,7 +630,7 @@ _SWAPPED_INSTITUTIONS = {"court", "hospital", "university", "legislature", "news
 #: Words that describe a university's control, church or type, which its replacement need not share.
 _UNIVERSITY_DESCRIPTIONS = frozenset({"private", "public", "affiliated", "catholic", "jesuit", "baptist", "methodist",
                                       "lutheran", "presbyterian", "christian", "bible", "ivy", "nonprofit",
-                                      "for-profit", "liberal", "two-year", "four-year", "land-grant", "historically"})
+                                      "for-profit", "two-year", "four-year", "land-grant"})
 #: Kinds of news media: a description beside one fits that one only ("the cable sports network ESPN").
 _MEDIA_KINDS = ("broadcaster", "newspaper", "news agency", "television network", "news channel")
 

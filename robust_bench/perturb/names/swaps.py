@@ -14,12 +14,15 @@ from robust_bench.perturb.names.kinds import (_ORG_SUFFIXES, _POSSESSIVE, organi
                                               same_organisation, university_kind)
 from robust_bench.perturb.names.lexicon import NameLexicon, _plural_name, pool_minimum
 from robust_bench.perturb.names.mentions import ENTITY_TYPES, Mention
-from robust_bench.perturb.names.roles import (_NO_FIRST_LAST_TITLES, _ORGANISATION_NOUNS,
+from robust_bench.perturb.names.org_spans import common_word
+from robust_bench.perturb.names.roles import (_NO_FIRST_LAST_TITLES, _ORGANISATION_NOUNS, _SURNAME_TITLES,
                                               _given_name_only, _is_initial, _particle, _person_spans, _plural_of,
                                               _pluralise, _surface, _two_role_words, _word_roles, nickname_pairs)
 from robust_bench.perturb.names.places import GOLD_TAG_DOUBT
 from robust_bench.perturb.names.spans import ADJUSTED, SwapPlan
-from robust_bench.text.names import HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES, SURNAME_FIRST_COUNTRIES, is_name_word
+from robust_bench.text.names import (GENDER_SHARE, HONORIFIC_GENDER, NOT_NAME_WORDS, PARTICLES, SURNAME_FIRST_COUNTRIES,
+                                     is_name_word)
+from robust_bench.text.wordnet import first_noun_sense
 
 def _occurs(words: Sequence[str], lowered_tokens: Sequence[str], token_set: set[str]) -> bool:
     """Whether the token sequence ``words`` occurs in the document (case-insensitive)."""
@@ -161,7 +164,8 @@ def plan_swaps(tokens: Sequence[str], mentions: Sequence[Mention], lexicon: Name
     person_names = _person_names(state, mentions, by_entity, gold)
     roles = _word_roles(tokens, person_names, lexicon, bare)
     two_roles = _two_role_words(tokens, person_names)
-    word_gender, conflicted = _genders_and_conflicts(state, person_names, roles, two_roles, hints, refuse)
+    word_gender, conflicted = _genders_and_conflicts(state, person_names, roles, two_roles, hints, refuse,
+                                                     news=bare == "last")
     chosen = None if entities is None else set(entities)
     _swap_persons(state, person_names, roles, word_gender, conflicted, chosen)
     org_cores = _swap_organisations_and_places(state, by_entity, chosen)
@@ -273,10 +277,13 @@ def _person_names(state: _Planning, mentions, by_entity, gold: bool) -> dict[str
 class _Person:
     """One person as the checks of :data:`PERSON_CHECKS` see it."""
 
-    def __init__(self, tokens, names, lexicon, roles, two_roles, context, named, full_last=frozenset()):
+    def __init__(self, tokens, names, lexicon, roles, two_roles, context, named, full_last=frozenset(),
+                 in_full=frozenset(), news: bool = False):
         self.tokens, self.names, self.lexicon = tokens, names, lexicon
         self.roles, self.two_roles, self.context, self.named = roles, two_roles, context, named
         self.full_last = full_last      # words (lower case) that end a full name anywhere in the document
+        self.in_full = in_full          # words (lower case) of full names (two words or more) of the document
+        self.news = news                # the document is news (``bare="last"``)
 
 
 def _gender_disagrees(p: _Person) -> bool:
@@ -309,7 +316,8 @@ def _given_name_by_names_dataset(word: str, lexicon) -> bool:
         return False
     f = lexicon.facts.get(t)
     return f is not None and f.first_rank is not None and f.first_rank <= 1000 and (
-        f.last_rank is None or f.last_rank >= 5 * f.first_rank) and f.female is not None and not 0.1 < f.female < 0.9
+        f.last_rank is None or f.last_rank >= 5 * f.first_rank) and f.female is not None and not (
+        1 - GENDER_SHARE < f.female < GENDER_SHARE)
 
 
 def _lone_given_name(p: _Person) -> bool:
@@ -317,9 +325,12 @@ def _lone_given_name(p: _Person) -> bool:
     # but one the lists know as a given name only (or rank ten times higher as one, names-dataset agreeing) may be
     # either, unless a full name of the document ends in it (issue 53)
     lexicon = p.lexicon
+    if not p.news:
+        return False
     for _, (a, b) in p.names:
         words = [w for w in p.tokens[a:b] if not _is_initial(w)]
-        if len(words) != 1 or p.roles.get(words[0].lower()) != "last" or words[0].lower() in p.full_last:
+        if len(words) != 1 or p.roles.get(words[0].lower()) != "last" or words[0].lower() in p.full_last or (
+                a > 0 and p.tokens[a - 1].lower() in _SURNAME_TITLES):      # "Mr. Michael" is a surname
             continue
         t = words[0].title()
         f = lexicon.facts.get(t)
@@ -330,22 +341,21 @@ def _lone_given_name(p: _Person) -> bool:
 
 
 def _short_unlisted_word(p: _Person) -> bool:
-    # "Peters says Nat , Lab talks at similar stage": party abbreviations tagged PER
-    return any(b - a == 1 and len(p.tokens[a]) <= 3 and p.tokens[a].isalpha() and not (
-        p.lexicon.is_first_name(p.tokens[a].title()) or p.lexicon.is_last_name(p.tokens[a].title()))
+    # "Peters says Nat , Lab talks at similar stage": party abbreviations the news's gold tags call PER
+    return p.news and any(
+        b - a == 1 and len(p.tokens[a]) <= 3 and p.tokens[a].isalpha() and p.tokens[a].lower() not in p.in_full
+        and not (p.lexicon.is_first_name(p.tokens[a].title()) or p.lexicon.is_last_name(p.tokens[a].title()))
         for _, (a, b) in p.names)
 
 
 def _modifier_tagged_as_person(p: _Person) -> bool:
     # "Pace bowler Ian Harvey claimed three": a sentence's first word, a common word, before a noun for a
-    # person, tagged PER in the gold layer
-    from robust_bench.perturb.names.coref import person_noun
-    from robust_bench.perturb.names.org_spans import common_word
-
+    # person, tagged PER in the news's gold layer
     toks = p.tokens
-    return any(b - a == 1 and (a == 0 or toks[a - 1] in (".", "!", "?", '"')) and b < len(toks)
-               and toks[b].isalpha() and toks[b].islower() and person_noun(toks[b]) and common_word(toks[a].lower())
-               for _, (a, b) in p.names)
+    return p.news and any(
+        b - a == 1 and (a == 0 or toks[a - 1] in (".", "!", "?", '"')) and b < len(toks) and toks[b].isalpha()
+        and toks[b].islower() and first_noun_sense(toks[b]) == "noun.person" and common_word(toks[a].lower())
+        for _, (a, b) in p.names)
 
 
 def _middle_word_of_no_role(p: _Person) -> bool:
@@ -514,25 +524,30 @@ def _person_context(tokens, names, hint: str | None) -> str | None:
     return context
 
 
-def _genders_and_conflicts(state: _Planning, person_names, roles, two_roles, hints, refuse
+def _genders_and_conflicts(state: _Planning, person_names, roles, two_roles, hints, refuse, news: bool = False
                            ) -> tuple[dict[str, str], dict[str, str]]:
     """Step 2: the gender of each first-name word: its own where names-dataset (or the one list holding it)
-    states one, so that "Benito" and "Alessandra" of two Mussolinis each keep theirs; otherwise the person's
-    context (the cluster's pronouns, else an honorific); otherwise none, and the person is left whole. A
-    person that a check of :data:`PERSON_CHECKS` or the caller (``refuse``) leaves whole gets none.
+    states one, so that "Benito" and "Alessandra" of two Mussolinis each keep theirs; otherwise the context
+    (the cluster's pronouns, else an honorific) of every person bearing the word, when they agree; otherwise
+    none, and those persons are left whole ("Mrs. Chris Smith met Chris Jones": nothing tells Chris Jones's
+    gender, and one word has one replacement). A person that a check of :data:`PERSON_CHECKS` or the caller
+    (``refuse``) leaves whole gets none. ``news``: the document is news (``bare="last"``).
 
     Returns word -> pool kind, and entity -> why it is left whole."""
     tokens, lexicon, plan = state.tokens, state.lexicon, state.plan
     word_gender: dict[str, str] = {}
     conflicted: dict[str, str] = {}                 # entity -> why it is left whole
-    full_last = frozenset(tokens[b - 1].lower() for names in person_names.values() for _, (a, b) in names if b - a > 1)
+    multi = [(a, b) for names in person_names.values() for _, (a, b) in names if b - a > 1]
+    full_last = frozenset(tokens[b - 1].lower() for a, b in multi)
+    in_full = frozenset(w.lower() for a, b in multi for w in tokens[a:b])
+    kept, contexts = [], {}         # contexts: a first-name word of no gender of its own -> its bearers' contexts
     for entity, names in person_names.items():
         context = _person_context(tokens, names, hints.get(entity))
         firsts = list(dict.fromkeys(w for _, (a, b) in names for k, w in enumerate(tokens[a:b])
                                     if roles.get(w.lower()) == "first" and not _particle(w, k, b - a)
                                     and not _plural_of(w, roles)))
         named = {g for w in firsts if (g := lexicon.gender_of(w.title())) in ("male", "female")}
-        person = _Person(tokens, names, lexicon, roles, two_roles, context, named, full_last)
+        person = _Person(tokens, names, lexicon, roles, two_roles, context, named, full_last, in_full, news)
         why = next((reason for reason, check in PERSON_CHECKS if check(person)), None)
         if why is not None:
             conflicted[entity] = why
@@ -540,9 +555,14 @@ def _genders_and_conflicts(state: _Planning, person_names, roles, two_roles, hin
         if entity in refuse:
             conflicted[entity] = refuse[entity]
             continue
+        kept.append((entity, firsts, context, named))
+        for w in firsts:
+            if not _is_initial(w) and lexicon.gender_of(w.title()) not in ("male", "female"):
+                contexts.setdefault(w.lower(), set()).add(context if context in ("male", "female") else None)
+    for entity, firsts, context, named in kept:
         gender = context if context in ("male", "female") else next(iter(named)) if len(named) == 1 else None
         plan.genders[entity] = gender or "unknown"
-        _first_name_pools(lexicon, firsts, context, word_gender)
+        _first_name_pools(lexicon, firsts, context, contexts, word_gender)
     _share_refusals(tokens, person_names, conflicted)
     return word_gender, conflicted
 
@@ -570,17 +590,23 @@ def _share_refusals(tokens, person_names, conflicted: dict[str, str]) -> None:
                 changed = True
 
 
-def _first_name_pools(lexicon, firsts, context, word_gender: dict[str, str]) -> None:
+def _first_name_pools(lexicon, firsts, context, contexts, word_gender: dict[str, str]) -> None:
     """The pool of each first-name word of one person (see :func:`_genders_and_conflicts`), unless an
-    earlier person set it: its own gender, else the person's context's; none for a name of either or unknown
-    gender that nothing in the text decides (a blind read found "Laurie" Harper, a man, renamed "Sasha", and
-    Tae Satoya, a woman, "Sammy", from names of either gender leaning one way: issue 53), so the person is
-    left whole (:data:`FIRST_NAME_OF_UNKNOWN_GENDER`). An initial shows only its letter: that of a first name
-    of the context's gender, else a man's."""
+    earlier person set it: its own gender; else the one gender the contexts of all its bearers give
+    (``contexts``: word -> their contexts, ``None`` for a bearer without one); else none, for a name of either
+    or unknown gender that nothing in the text decides (a blind read found "Laurie" Harper, a man, renamed
+    "Sasha", and Tae Satoya, a woman, "Sammy", from names of either gender leaning one way: issue 53), so the
+    person is left whole (:data:`FIRST_NAME_OF_UNKNOWN_GENDER`). An initial shows only its letter: that of a
+    first name of the person's context's gender, else a man's."""
     for w in firsts:
         own = lexicon.gender_of(w.title())
-        pool = context if context in ("male", "female") else "male" if _is_initial(w) else None
-        pool = own if own in ("male", "female") and not _is_initial(w) else pool
+        if _is_initial(w):
+            pool = context if context in ("male", "female") else "male"
+        elif own in ("male", "female"):
+            pool = own
+        else:
+            told = contexts.get(w.lower(), {None})
+            pool = next(iter(told)) if len(told) == 1 and None not in told else None
         if pool is not None:
             word_gender.setdefault(w.lower(), pool)
 
