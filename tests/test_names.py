@@ -415,8 +415,8 @@ def test_names_configs_build_load_and_score(build_any):
     coref = datasets.load_dataset(str(repo), "names_coref", split="test")
     sc = score_coref(RuleBasedCoref(), coref)
     # of 8 documents (issue 53: a person whose name word no list knows, in a role position does not decide, is
-    # left whole; builder 2.4.0 also passes over names of either gender that nothing in the text decides)
-    assert sc["groups"] >= 4 and sc["metrics_original"]["documents"] == sc["groups"]
+    # left whole; builder 2.4.0 also passes over names of either gender that nothing in the text decides: 4 here)
+    assert sc["groups"] >= 3 and sc["metrics_original"]["documents"] == sc["groups"]
     assert sc["stability"] == 1.0            # consistent swaps cannot change string/head matching
     for r in coref.select(range(1, min(40, len(coref)), 4)):
         for c in r["clusters"]:
@@ -433,7 +433,7 @@ def test_whole_names_configs_have_the_cards_sizes(build_any):
 
     mrpc = read_metadata(build_any("names_mrpc", whole=True))["names_mrpc"]["statistics"]["test"]
     # issue 53: organisations of the same remit or refused leave 69 (builder 2.4.0); distinct variants, at most B = 3
-    # here (the tests' budget), and more than one on average
+    # here (the tests' budget), and more than two on average
     assert mrpc["groups"] > 65 and 2 * mrpc["groups"] < mrpc["variants"] <= 3 * mrpc["groups"]
     assert mrpc["variants_per_group_min"] >= 1 and mrpc["identical_variants"] == 0
     assert not {k: v for k, v in mrpc["checks"].items() if v}
@@ -945,6 +945,24 @@ def test_names_of_every_tradition_are_swapped_whole_or_left(lexicon, text, menti
     for seed in range(5):
         plan, new, edits, _ = _swap(lexicon, seed, tokens, [Mention(*mention, "PER", "p")], gold=True, bare="last")
         assert new == tokens and not edits and sum(plan.skipped[getattr(swaps, r)] for r in reason.split()) == 1
+
+
+def test_the_news_rules_stay_in_the_news_and_a_title_or_a_full_name_decides(lexicon):
+    """Issue 53's news rules (a lone given name, a short unlisted word, a modifier tagged PER) hold for CoNLL-2003
+    (``bare="last"``) only; "Mr. Michael" is a surname by its title, and a short word that a full name of the
+    document holds ("Ove Walker ... Ove") is a name."""
+    from robust_bench.perturb.names import swaps
+
+    for text, mention in (("Tony said .", (0, 1)), ("Pace bowler Ian Harvey claimed three .", (0, 1))):
+        plan, new, _, _ = _swap(lexicon, 0, text.split(), [Mention(*mention, "PER", "p")], gold=True)
+        assert not plan.skipped[swaps.LONE_GIVEN_NAME] and not plan.skipped[swaps.MODIFIER_TAGGED_AS_PERSON]
+    plan, new, _, _ = _swap(lexicon, 0, "Mr. Michael said .".split(), [Mention(0, 2, "PER", "m")], gold=True,
+                            bare="last")
+    assert not plan.skipped[swaps.LONE_GIVEN_NAME] and new[1] != "Michael"
+    tokens = "Ove Walker won . Ove said .".split()
+    plan, _, _, _ = _swap(lexicon, 0, tokens, [Mention(0, 2, "PER", "o"), Mention(4, 5, "PER", "o")], gold=True,
+                          bare="last")
+    assert not plan.skipped[swaps.SHORT_UNLISTED_WORD]
 
 
 def test_a_name_the_gold_tags_split_is_left_whole(lexicon):

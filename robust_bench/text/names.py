@@ -67,7 +67,7 @@ def is_name_word(w: str, gold: bool = False) -> bool:
 #: (names-dataset's shares); "Courtney" (89% women), "Kim", "Andrea" and "Jordan" are not.
 GENDER_SHARE = 0.9
 #: ... but a name that NLTK's names corpus lists for both genders is of either gender unless names-dataset gives
-#: it more than 97% of one ("Chris", 90% men's, and "Laurie", 95% women's, are of either; "Tony" and "George"
+#: it at least 97% of one ("Chris", 90% men's, and "Laurie", 95% women's, are of either; "Tony" and "George"
 #: are men's): see :meth:`~robust_bench.perturb.names.lexicon.NameLexicon.gender_of` (issue 53).
 BOTH_LISTS_SHARE = (0.03, 0.97)
 #: Countries whose names are written family name first ("Kim Dae-jung", "Tan Kong Yam", "Li Peng", and

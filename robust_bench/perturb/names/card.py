@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from robust_bench.perturb.names.lexicon import MIN_ORGANISATION_POOL
 from robust_bench.perturb.names.variants import variant_counts
-from robust_bench.text.names import GENDER_SHARE
+from robust_bench.text.names import BOTH_LISTS_SHARE, GENDER_SHARE
 
 
 def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], random_copies: int) -> str:
@@ -60,10 +60,12 @@ def coverage_notes(cfg, stats: dict[str, Any], provenance: Mapping[str, Any], ra
         shown = {k: v for k, v in lex.items() if v and (k in person) == ("PER" in cfg.types)}
         lines.append("Replacement names: " + ", ".join(f"{k} {v:,}" for k, v in shown.items()) + "."
                      + (" First names by gender from names-dataset (a first name is of known gender when at least "
-                        f"{GENDER_SHARE:.0%} of its bearers are and NLTK's names corpus does not list it for both genders, as it "
-                        "does \"Chris\" and \"Laurie\"); a name of either or unknown gender takes the gender "
-                        "the text gives the person (the coreference cluster's pronouns, an honorific), and where "
-                        "nothing does, the person is left whole and counted below." if "PER" in cfg.types else ""))
+                        f"{GENDER_SHARE:.0%} of its bearers are; a name NLTK's names corpus lists for both genders "
+                        f"only when at least {BOTH_LISTS_SHARE[1]:.0%} are: \"Tony\" is a man's, \"Chris\" and "
+                        "\"Laurie\" are of either gender). A name of either or unknown gender takes the gender the "
+                        "text gives when every person bearing it in the example has the same one (the coreference "
+                        "cluster's pronouns, an honorific); otherwise those persons are left whole and counted below."
+                        if "PER" in cfg.types else ""))
         if "ORG" in cfg.types:
             lines.append("Companies are replaced by Fortune 500 companies (2015 list) of the same industry group "
                          "(Fortune's industries grouped, and split by company where they mix kinds a reader tells "

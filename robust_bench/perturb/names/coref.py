@@ -291,7 +291,8 @@ def target_refusal(d, person: dict, roles: dict, lexicon) -> str | None:
     "Strether" alone is no more a first name than a surname, and the paper's default, the last name,
     turned "Lucilla" into a surname); a name word the document also writes in lower case ("Hope",
     "Will") or after "the" ("of the Hudson"), or inside a place, facility, organisation or vessel of
-    the gold layer; a mention nested inside a place or facility of the gold layer ("King Solomon's Mines");
+    the gold layer; a name inside a place, facility or vessel of the gold layer whose name goes on in capitals
+    ("King Solomon's Mines"; an organisation named after a person, "Tellson's Bank", is not refused here);
     a first name that also stands alone for another gold person or a family ("relations named Robinson");
     a gold name with capitalised words that are not names ("Ginger Nut", "Vishnu the Preserver"), which
     would be half swapped; an animal (a mention such as "the dog": "Buck"); and a person whose family's

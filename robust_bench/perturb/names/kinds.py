@@ -118,7 +118,8 @@ UNIVERSITY_KINDS = ("university", "college", "junior college")
 
 def university_kind(name: str) -> str:
     """Which of :data:`UNIVERSITY_KINDS` a university's name says it is: a ``junior college`` (a junior or
-    community college, two-year), a ``college`` ("Boston College", "Northwest College") or a ``university``.
+    community college, two-year), a ``college`` ("Boston College", "Northwest College") or a ``university``
+    (any other name of the kind: "University of Michigan", "the Ohio State").
     A blind read judged "the University of Minnesota" by "Young Harris Junior College" and "Northwest
     College" by "Vanderbilt University" of another kind (issue 53).
 
@@ -136,7 +137,7 @@ def university_kind(name: str) -> str:
     low = {w.lower() for w in name.split()}
     if low & {"junior", "community"}:
         return "junior college"
-    return "university" if "university" in low else "college"
+    return "college" if "college" in low and "university" not in low else "university"
 
 
 def organisation_kind(text: str) -> str:

@@ -391,7 +391,7 @@ class NameLexicon:
             # (see :func:`~robust_bench.perturb.organisations.legislatures`)
             return tuple(dict.fromkeys(legislatures() + tuple(
                 o for o in self.organisations if organisation_kind(o) == kind and o not in legislatures()
-                and o.removeprefix("the ") != "Parliament")))
+                and o.lower().removeprefix("the ") != "parliament")))
         if kind in INSTITUTION_KINDS or kind in UNIVERSITY_KINDS:
             # not a team named after its university ("University of New Mexico Lobos"), not a city ("Newport
             # News"), not a longer form of another name of the pool ("CBS Television", "Reuters Research");

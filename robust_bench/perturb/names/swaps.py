@@ -597,7 +597,7 @@ def _first_name_pools(lexicon, firsts, context, contexts, word_gender: dict[str,
     or unknown gender that nothing in the text decides (a blind read found "Laurie" Harper, a man, renamed
     "Sasha", and Tae Satoya, a woman, "Sammy", from names of either gender leaning one way: issue 53), so the
     person is left whole (:data:`FIRST_NAME_OF_UNKNOWN_GENDER`). An initial shows only its letter: that of a
-    first name of the person's context's gender, else a man's."""
+    first name of the gender of the first bearer's context, else a man's (one letter, one replacement)."""
     for w in firsts:
         own = lexicon.gender_of(w.title())
         if _is_initial(w):
