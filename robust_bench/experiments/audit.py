@@ -360,19 +360,17 @@ def read_judgements(path: str | os.PathLike, *, require_all: bool = False) -> li
 
 
 def wilson_interval(ok: int, n: int, *, alpha: float = 0.05) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``ok / n`` (statsmodels' ``proportion_confint``).
+    """The Wilson score interval of an audit's share ``ok / n``: :func:`robust_bench.scoring.intervals.wilson_interval`
+    (Wilson, 1927; statsmodels' ``proportion_confint``), with no judged row meaning nothing is known.
 
     Returns
     -------
     (float, float)
         Lower and upper bound, in [0, 1]; ``(0.0, 1.0)`` for ``n == 0``.
     """
-    if n == 0:
-        return 0.0, 1.0
-    from statsmodels.stats.proportion import proportion_confint
+    from robust_bench.scoring.intervals import wilson_interval as wilson
 
-    lo, hi = proportion_confint(ok, n, alpha=alpha, method="wilson")
-    return float(lo), float(hi)
+    return (0.0, 1.0) if n == 0 else wilson(ok, n, confidence=1 - alpha)
 
 
 def audit_group(config: str, row: dict[str, str], family: str | None = None) -> str | None:
