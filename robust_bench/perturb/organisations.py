@@ -47,7 +47,7 @@ from robust_bench import RobustBenchError
 __all__ = ["SECTORS", "COMPANY", "INDUSTRY_SECTOR", "INDUSTRY_GROUPS", "INDUSTRY_CUES", "GROUP_SECTOR",
            "CompanyListError", "read_fortune500", "read_traded_companies", "traded_sector", "sector_from_words",
            "transport_group", "group_from_words", "company_key", "industry_cues", "reveals_industry", "sector_pools", "company_index",
-           "executive_department", "executive_departments", "legislatures"]
+           "executive_department", "executive_departments", "legislatures", "generic_legislature"]
 
 #: Unknown sector: a company whose industry neither the list nor its name gives.
 COMPANY = "company"
@@ -574,9 +574,23 @@ def legislatures() -> tuple[str, ...]:
             continue
         bare = [next((n[len(c):] for c in _COUNTRY_WORDS if n.startswith(c)), n) for n in names]
         out.add(min(bare, key=lambda n: (-bare.count(n), len(n), n)))     # "House of Representatives", "Dail"
-    # "Parliament" names Britain's only where the reader knows the country: as a replacement it reads as any
-    # parliament ("The FTC asked the Parliament today", judged no name by a blind read, issue 53)
-    return tuple(sorted(out - {"Parliament"}))
+    return tuple(sorted(n for n in out if not generic_legislature(n)))
+
+
+def generic_legislature(name: str) -> bool:
+    """Whether a legislature's name is a common noun out of context: "Parliament" names Britain's only where the
+    reader knows the country, and as a replacement reads as any parliament ("The FTC asked the Parliament today",
+    judged no name by a blind read, issue 53).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    bool
+    """
+    return name.lower().removeprefix("the ") == "parliament"
 
 
 #: Television broadcasters by format (issue 53: a network's ratings race is no news channel's): the United

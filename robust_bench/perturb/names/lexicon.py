@@ -15,7 +15,7 @@ from robust_bench import RobustBenchError
 from robust_bench.perturb.names.kinds import (INSTITUTION_KINDS, UNIVERSITY_KINDS, organisation_core, organisation_kind,
                                               university_kind, university_name)
 from robust_bench.perturb.organisations import (BROADCAST_FORMATS, COMPANY, GROUP_WORDS, SECTORS, company_index, company_key,
-                                                executive_departments, legislatures, sector_from_words, sector_pools)
+                                                executive_departments, generic_legislature, legislatures, sector_from_words, sector_pools)
 from robust_bench.text.names import BOTH_LISTS_SHARE, SURNAME_FIRST_COUNTRIES, NameFact
 
 class NameLexiconError(RobustBenchError, ValueError):
@@ -391,7 +391,7 @@ class NameLexicon:
             # (see :func:`~robust_bench.perturb.organisations.legislatures`)
             return tuple(dict.fromkeys(legislatures() + tuple(
                 o for o in self.organisations if organisation_kind(o) == kind and o not in legislatures()
-                and o.lower().removeprefix("the ") != "parliament")))
+                and not generic_legislature(o))))
         if kind in INSTITUTION_KINDS or kind in UNIVERSITY_KINDS:
             # not a team named after its university ("University of New Mexico Lobos"), not a city ("Newport
             # News"), not a longer form of another name of the pool ("CBS Television", "Reuters Research");
